@@ -1,0 +1,46 @@
+"""The checklist: `nox` runs every check a change must pass; `nox -s bench` writes the benchmark figures."""
+
+from __future__ import annotations
+
+import nox
+
+nox.options.sessions = ["lint", "typecheck", "tests", "properties"]
+nox.options.reuse_existing_virtualenvs = True
+
+PYTHON = "3.11"
+
+
+@nox.session(python=PYTHON)
+def lint(session: nox.Session) -> None:
+    """Ruff over the whole tree."""
+    session.install("ruff>=0.17")
+    session.run("ruff", "check", "src", "tests", "properties", "examples", "bench", "noxfile.py")
+
+
+@nox.session(python=PYTHON)
+def typecheck(session: nox.Session) -> None:
+    """mypy --strict over src, tests and properties."""
+    session.install("-e", ".[dev]")
+    session.run("mypy", "--strict", "src", "tests", "properties")
+
+
+@nox.session(python=PYTHON)
+def tests(session: nox.Session) -> None:
+    """The unit, integration and example tests."""
+    session.install("-e", ".[dev]")
+    session.run("pytest", "tests", *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def properties(session: nox.Session) -> None:
+    """The property suite: the specification of the core, under the profile HYPOTHESIS_PROFILE names (default ci)."""
+    session.install("-e", ".[dev]")
+    session.env.setdefault("HYPOTHESIS_PROFILE", "ci")
+    session.run("pytest", "properties", "-p", "no:cacheprovider", *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def bench(session: nox.Session) -> None:
+    """The benchmarks, helikon_fc beside the trio floor and the peers; writes bench/results/."""
+    session.install("-e", ".[dev,bench]")
+    session.run("python", "-m", "bench", *session.posargs)

@@ -1,0 +1,83 @@
+"""`Conversation`: an immutable sequence of items that grows in O(1) per appended item.
+
+A run's conversation only ever grows. Copying it into a new tuple on every turn would make a
+long run quadratic, so a `Conversation` is a *bounded view* of an append-only log: the view
+records how many items of the log it covers and never shows more. `extend` appends to the
+shared log in place when the view is the log's tip (nobody else can see the new items, since
+every existing view stops at its own length) and copies only when an older view is extended
+a second time (a branch). Every `Conversation` a caller holds therefore keeps its value forever:
+it is observably immutable, and extending is amortised O(len(new items)).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from itertools import islice
+from typing import overload
+
+from .items import Item
+
+
+class Conversation(Sequence[Item]):
+    """An immutable, cheaply extended sequence of `Item`s."""
+
+    __slots__ = ("_len", "_log")
+
+    _log: list[Item]
+    _len: int
+
+    def __init__(self, items: Iterable[Item] = ()) -> None:
+        self._log = list(items)
+        self._len = len(self._log)
+
+    @classmethod
+    def _view(cls, log: list[Item], length: int) -> Conversation:
+        view = cls.__new__(cls)
+        view._log = log
+        view._len = length
+        return view
+
+    def extend(self, items: Sequence[Item]) -> Conversation:
+        """Return a conversation holding these items followed by `items`; `self` is unchanged."""
+        if not items:
+            return self
+        log = self._log
+        if len(log) != self._len:
+            # An older view is being extended: branch off a private copy of its prefix.
+            log = log[: self._len]
+        log.extend(items)
+        return Conversation._view(log, len(log))
+
+    def __len__(self) -> int:
+        return self._len
+
+    @overload
+    def __getitem__(self, index: int) -> Item: ...
+    @overload
+    def __getitem__(self, index: slice) -> tuple[Item, ...]: ...
+    def __getitem__(self, index: int | slice) -> Item | tuple[Item, ...]:
+        if isinstance(index, slice):
+            return tuple(self._log[: self._len][index])
+        if index < 0:
+            index += self._len
+        if not 0 <= index < self._len:
+            raise IndexError("conversation index out of range")
+        return self._log[index]
+
+    def __iter__(self) -> Iterator[Item]:
+        return islice(self._log, self._len)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Conversation):
+            return NotImplemented
+        if self._len != other._len:
+            return False
+        if self._log is other._log:
+            return True
+        return all(a == b for a, b in zip(self, other, strict=True))
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __repr__(self) -> str:
+        return f"Conversation({list(self)!r})"

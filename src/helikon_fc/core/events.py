@@ -1,0 +1,186 @@
+"""`AgentEvent`: the one typed stream a run is observed through.
+
+Seventeen variants in six families: lifecycle, raw deltas (live, as the model produces them),
+semantic items (the same content re-aggregated once a turn settles), transitions, control
+signals, and the two terminal outcomes. Exactly one terminal event ends every run, last.
+"""
+
+from __future__ import annotations
+
+from typing import TypeAlias
+
+import attrs
+
+from .errors import AgentError
+from .items import AssistantMessage, ToolCall, ToolResult
+from .json_value import JsonValue
+from .usage import Usage
+
+# Lifecycle
+
+
+@attrs.frozen
+class RunStarted:
+    """A run of `agent` began. Always the first event of a run."""
+
+    agent: str
+
+
+@attrs.frozen
+class TurnStarted:
+    """Model turn `turn` (0-based) is about to call the model."""
+
+    turn: int
+
+
+# Raw deltas
+
+
+@attrs.frozen
+class TokenDelta:
+    """A fragment of answer text, as the model streamed it."""
+
+    text: str
+
+
+@attrs.frozen
+class ReasoningDelta:
+    """A fragment of exposed reasoning, as the model streamed it."""
+
+    text: str
+
+
+@attrs.frozen
+class ToolCallDelta:
+    """A fragment of a tool call, as the model streamed it; `name` is set once per call."""
+
+    call_id: str
+    name: str | None
+    args_delta: str
+
+
+# Semantic items
+
+
+@attrs.frozen
+class MessageOutput:
+    """The complete assistant message of a settled turn."""
+
+    item: AssistantMessage
+
+
+@attrs.frozen
+class ToolCallItem:
+    """One complete tool call of a settled turn."""
+
+    item: ToolCall
+
+
+@attrs.frozen
+class ToolOutputItem:
+    """The result of one tool call (an error result included)."""
+
+    item: ToolResult
+
+
+@attrs.frozen
+class HandoffItem:
+    """Control passed from `from_agent` to `to_agent` (serialized as ``from`` / ``to``)."""
+
+    from_agent: str
+    to_agent: str
+
+
+# Transitions
+
+
+@attrs.frozen
+class AgentUpdated:
+    """The active agent is now `agent`."""
+
+    agent: str
+
+
+# Control
+
+
+@attrs.frozen
+class GuardrailTriggered:
+    """A guardrail of `kind` tripped; `info` is what it reported."""
+
+    kind: str
+    info: JsonValue = None
+
+
+@attrs.frozen
+class ApprovalRequested:
+    """A tool call waits for approval (reserved: no driver emits it yet)."""
+
+    call_id: str
+    tool: str
+    args: str
+
+
+@attrs.frozen
+class PermissionDenied:
+    """A tool call was refused by the permission policy."""
+
+    tool: str
+    reason: str
+
+
+@attrs.frozen
+class RepairStarted:
+    """Structured output failed validation; repair turn `attempt` (always 1) begins."""
+
+    attempt: int
+
+
+@attrs.frozen
+class StructuredOutputFailed:
+    """The repair turn's output failed validation too."""
+
+    schema_errors: tuple[str, ...]
+    final_text: str
+
+
+# Terminal
+
+
+@attrs.frozen
+class RunCompleted:
+    """The run succeeded; `usage` is its total, sub-runs included."""
+
+    usage: Usage
+
+
+@attrs.frozen
+class RunFailed:
+    """The run failed with `error`."""
+
+    error: AgentError
+
+
+AgentEvent: TypeAlias = (
+    RunStarted
+    | TurnStarted
+    | TokenDelta
+    | ReasoningDelta
+    | ToolCallDelta
+    | MessageOutput
+    | ToolCallItem
+    | ToolOutputItem
+    | HandoffItem
+    | AgentUpdated
+    | GuardrailTriggered
+    | ApprovalRequested
+    | PermissionDenied
+    | RepairStarted
+    | StructuredOutputFailed
+    | RunCompleted
+    | RunFailed
+)
+"""Everything a run reports, in order."""
+
+TerminalEvent: TypeAlias = RunCompleted | RunFailed
+"""The two events that end a run."""

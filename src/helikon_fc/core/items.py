@@ -1,0 +1,66 @@
+"""Conversation items: the messages, tool calls and tool results a run is made of.
+
+Every item is a frozen, slotted attrs class; `Item` is their union. The wire format tags each
+with a snake_case ``"type"`` (see ``docs/wire-format.md``).
+"""
+
+from __future__ import annotations
+
+from typing import TypeAlias
+
+import attrs
+
+
+@attrs.frozen
+class SystemMessage:
+    """An instruction to the model from the application."""
+
+    text: str
+
+
+@attrs.frozen
+class UserMessage:
+    """A message from the user (or from an orchestrator speaking for the user)."""
+
+    text: str
+
+
+@attrs.frozen
+class AssistantMessage:
+    """Text the model produced; `agent` names the agent whose model produced it."""
+
+    text: str
+    agent: str | None = None
+
+
+@attrs.frozen
+class ToolCall:
+    """A request from the model to run one tool.
+
+    `arguments` is the JSON text exactly as the model produced it; it is decoded and checked
+    against the tool's schema before the tool runs.
+    """
+
+    call_id: str
+    name: str
+    arguments: str
+
+
+@attrs.frozen
+class ToolResult:
+    """The answer to one `ToolCall`, matched by `call_id`; `is_error` marks a failure the model should read."""
+
+    call_id: str
+    output: str
+    is_error: bool = False
+
+
+@attrs.frozen
+class Reasoning:
+    """Reasoning text the model exposed for a turn."""
+
+    text: str
+
+
+Item: TypeAlias = SystemMessage | UserMessage | AssistantMessage | ToolCall | ToolResult | Reasoning
+"""One entry of a conversation."""

@@ -1,0 +1,178 @@
+"""What crosses the boundary to a model: the request, the provider-neutral stream events, the aggregated response.
+
+A provider translates a `ModelRequest` into its wire format and its streamed answer into
+`ModelEvent`s. The driver forwards the deltas live and folds the whole stream into one
+`ModelResponse` with `assemble_response`, which is what `transition` sees.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable
+from typing import TypeAlias, assert_never
+
+import attrs
+
+from .conversation import Conversation
+from .items import ToolCall
+from .json_value import JsonObject
+from .usage import Usage
+
+
+@attrs.frozen(kw_only=True)
+class ModelSettings:
+    """Sampling and tool-use knobs passed through to the provider; `None` leaves the provider's default.
+
+    `tool_choice` is ``"auto"``, ``"required"``, ``"none"`` or the name of one tool the model must call.
+    `previous_response_id` is for server-side conversation state (the Responses API); the caller manages it.
+    """
+
+    temperature: float | None = None
+    top_p: float | None = None
+    max_output_tokens: int | None = None
+    tool_choice: str | None = None
+    parallel_tool_calls: bool | None = None
+    previous_response_id: str | None = None
+
+
+@attrs.frozen
+class ToolDef:
+    """A tool as the model sees it: its name, what it does, and the JSON Schema of its arguments.
+
+    `strict` says the schema is in the strict form OpenAI's structured outputs require
+    (every object closed with ``additionalProperties: false`` and every key required).
+    """
+
+    name: str
+    description: str
+    parameters: JsonObject
+    strict: bool = False
+
+
+@attrs.frozen
+class OutputSchema:
+    """The JSON Schema a structured-output turn must fit, with the name the provider shows the model."""
+
+    name: str
+    schema: JsonObject
+    strict: bool = True
+
+
+@attrs.frozen(kw_only=True)
+class ModelRequest:
+    """One call to a model: the instructions, the whole conversation, the tools offered, the settings.
+
+    `output_schema` is set only on the structured-output (finalizing and repair) turns, and then
+    `tools` is empty.
+    """
+
+    instructions: str | None
+    items: Conversation
+    tools: tuple[ToolDef, ...] = ()
+    settings: ModelSettings = ModelSettings()
+    output_schema: OutputSchema | None = None
+
+
+class FinishReason(enum.Enum):
+    """Why the model stopped generating."""
+
+    STOP = "stop"
+    LENGTH = "length"
+    TOOL_CALLS = "tool_calls"
+    CONTENT_FILTER = "content_filter"
+    OTHER = "other"
+
+
+@attrs.frozen
+class ModelTextDelta:
+    """A fragment of the answer's text."""
+
+    text: str
+
+
+@attrs.frozen
+class ModelReasoningDelta:
+    """A fragment of the model's exposed reasoning."""
+
+    text: str
+
+
+@attrs.frozen
+class ModelToolCallDelta:
+    """A fragment of one tool call. `name` is set exactly once per `call_id`, on the first delta that knows it whole."""
+
+    call_id: str
+    name: str | None
+    args_delta: str
+
+
+@attrs.frozen
+class ModelUsage:
+    """What the turn has cost so far: a cumulative snapshot, the last one of a turn wins."""
+
+    usage: Usage
+
+
+@attrs.frozen
+class ModelFinish:
+    """The model stopped for `reason`; `raw` keeps the provider's own word for an unknown reason. Always last."""
+
+    reason: FinishReason
+    raw: str | None = None
+
+
+ModelEvent: TypeAlias = ModelTextDelta | ModelReasoningDelta | ModelToolCallDelta | ModelUsage | ModelFinish
+"""One event of a model's streamed answer."""
+
+
+@attrs.frozen(kw_only=True)
+class ModelResponse:
+    """A model's whole answer to one request, assembled from its stream."""
+
+    text: str = ""
+    reasoning: str = ""
+    tool_calls: tuple[ToolCall, ...] = ()
+    usage: Usage = Usage()
+    finish_reason: FinishReason = FinishReason.STOP
+
+
+def assemble_response(events: Iterable[ModelEvent]) -> ModelResponse:
+    """Fold one turn's stream events into a `ModelResponse`.
+
+    Text and reasoning fragments are concatenated; tool-call fragments are grouped by `call_id`
+    in the order calls first appeared, named by the first name seen and with their argument
+    fragments concatenated; the last usage snapshot wins; a missing finish means `STOP`.
+    """
+    text: list[str] = []
+    reasoning: list[str] = []
+    names: dict[str, str] = {}
+    arguments: dict[str, list[str]] = {}
+    usage = Usage()
+    finish = FinishReason.STOP
+    for event in events:
+        match event:
+            case ModelTextDelta(text=fragment):
+                text.append(fragment)
+            case ModelReasoningDelta(text=fragment):
+                reasoning.append(fragment)
+            case ModelToolCallDelta(call_id=call_id, name=name, args_delta=delta):
+                parts = arguments.setdefault(call_id, [])
+                parts.append(delta)
+                if name and call_id not in names:
+                    names[call_id] = name
+            case ModelUsage(usage=snapshot):
+                usage = snapshot
+            case ModelFinish(reason=reason):
+                finish = reason
+            case _:
+                assert_never(event)
+    calls = tuple(
+        ToolCall(call_id, names.get(call_id, ""), "".join(parts)) for call_id, parts in arguments.items()
+    )
+    return ModelResponse(
+        text="".join(text),
+        reasoning="".join(reasoning),
+        tool_calls=calls,
+        usage=usage,
+        finish_reason=finish,
+    )

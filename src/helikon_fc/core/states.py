@@ -1,0 +1,225 @@
+"""The machine's vocabulary: `LoopState` (phases), `TransitionInput` (what happened),
+`NextAction` (what the driver must do next), `TransitionCtx` (what the machine may read) and
+`TransitionOutcome` (what one step returns).
+
+Everything here is a frozen value. A state plus its conversation is all a durable runner has to
+persist to resume a run at any transition boundary.
+"""
+
+from __future__ import annotations
+
+from typing import TypeAlias
+
+import attrs
+
+from .conversation import Conversation
+from .errors import AgentError
+from .events import AgentEvent
+from .items import Item, ToolCall, ToolResult
+from .json_value import JsonValue
+from .model import ModelRequest, ModelResponse, ModelSettings, OutputSchema, ToolDef
+from .usage import Usage
+
+
+@attrs.frozen
+class FinalOutput:
+    """What a successful run produced: the final answer's text and, for structured output, its decoded JSON value."""
+
+    text: str
+    value: JsonValue = None
+    structured: bool = False
+
+
+# LoopState: one variant per phase.
+
+
+@attrs.frozen
+class CallingModel:
+    """About to call the model for `turn` (0-based) in the tool loop."""
+
+    turn: int
+    usage: Usage = Usage()
+
+
+@attrs.frozen
+class ExecutingTools:
+    """The model asked for `calls`; the runnable ones are executing.
+
+    `rejected` holds the results already settled without running (unknown tool, bad arguments,
+    not run because of a handoff); the driver runs the others and reports them with `ToolResults`.
+    """
+
+    calls: tuple[ToolCall, ...]
+    rejected: tuple[ToolResult, ...]
+    turn: int
+    usage: Usage = Usage()
+
+
+@attrs.frozen
+class ApplyingHandoff:
+    """Control passes to the agent `target`, which continues with `transcript`."""
+
+    target: str
+    transcript: Conversation
+    usage: Usage = Usage()
+
+
+@attrs.frozen
+class Finalizing:
+    """About to ask the model, with no tools, for output that fits the structured-output schema."""
+
+    turn: int
+    usage: Usage = Usage()
+
+
+@attrs.frozen
+class RepairingOutput:
+    """About to make the one repair turn after the finalizing turn failed validation."""
+
+    turn: int
+    usage: Usage = Usage()
+
+
+@attrs.frozen
+class Compacting:
+    """Reserved: summarising a long conversation (no driver enters it yet)."""
+
+    turn: int
+    usage: Usage = Usage()
+
+
+@attrs.frozen
+class NeedsApproval:
+    """Reserved: tool calls waiting for a human decision (no driver enters it yet)."""
+
+    pending: tuple[ToolCall, ...]
+    turn: int
+    usage: Usage = Usage()
+
+
+@attrs.frozen
+class Done:
+    """Terminal success."""
+
+    output: FinalOutput
+    usage: Usage = Usage()
+
+
+@attrs.frozen
+class Failed:
+    """Terminal failure."""
+
+    error: AgentError
+    usage: Usage = Usage()
+
+
+LoopState: TypeAlias = (
+    CallingModel
+    | ExecutingTools
+    | ApplyingHandoff
+    | Finalizing
+    | RepairingOutput
+    | Compacting
+    | NeedsApproval
+    | Done
+    | Failed
+)
+"""The phase a run is in."""
+
+
+def initial_state() -> LoopState:
+    """The state every run starts in: about to call the model for turn 0, nothing spent."""
+    return CallingModel(turn=0, usage=Usage())
+
+
+# TransitionInput: what just happened.
+
+
+@attrs.frozen
+class Start:
+    """Begin (or resume) the run from the current state."""
+
+
+@attrs.frozen
+class ToolResults:
+    """The results of the calls an `ExecuteTools` action asked for, one per call."""
+
+    results: tuple[ToolResult, ...]
+
+
+TransitionInput: TypeAlias = Start | ModelResponse | ToolResults
+"""What the driver feeds the machine."""
+
+
+# NextAction: what the driver must do before the next step.
+
+
+@attrs.frozen
+class CallModel:
+    """Call the model with `request`; feed its answer back as `ModelResponse`."""
+
+    request: ModelRequest
+
+
+@attrs.frozen
+class ExecuteTools:
+    """Run `calls` concurrently; feed their results back, in any order, as `ToolResults`."""
+
+    calls: tuple[ToolCall, ...]
+
+
+@attrs.frozen
+class PerformHandoff:
+    """Run the agent `target` on `transcript`; its events continue this run's stream."""
+
+    target: str
+    transcript: Conversation
+
+
+@attrs.frozen
+class Terminate:
+    """The state is terminal: stop driving."""
+
+
+NextAction: TypeAlias = CallModel | ExecuteTools | PerformHandoff | Terminate
+"""The side effect the driver performs next."""
+
+
+@attrs.frozen
+class HandoffTarget:
+    """An agent this agent may hand off to, through the tool `tool_name`."""
+
+    tool_name: str
+    agent: str
+    description: str
+
+
+@attrs.frozen(kw_only=True)
+class TransitionCtx:
+    """Everything `transition` may read besides the state and the input.
+
+    `conversation` is the accumulated conversation *before* this step's appends.
+    `agent_depth` is how deeply this run is nested in handoffs and sub-runs (0 at the top).
+    """
+
+    agent_name: str
+    instructions: str | None
+    conversation: Conversation
+    tools: tuple[ToolDef, ...] = ()
+    handoffs: tuple[HandoffTarget, ...] = ()
+    settings: ModelSettings = ModelSettings()
+    max_turns: int = 16
+    output_schema: OutputSchema | None = None
+    agent_depth: int = 0
+    max_agent_depth: int = 8
+
+
+@attrs.frozen
+class TransitionOutcome:
+    """One step of the machine: the next state, the events to emit (in order), what to do next,
+    and the items the driver appends to the conversation before the next step."""
+
+    next_state: LoopState
+    events: tuple[AgentEvent, ...]
+    next_action: NextAction
+    conversation_appends: tuple[Item, ...] = ()

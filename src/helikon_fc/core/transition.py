@@ -1,0 +1,411 @@
+"""`transition(state, input, ctx)`: the whole agent loop as one pure function.
+
+Pure means: no IO, no clock, no randomness, no trio, and no argument is changed (a
+`Conversation` is only ever extended into a new value). The same arguments always give an
+equal outcome, so a run can be persisted as (state, conversation) and resumed at any
+transition boundary by feeding `Start` to the stored state.
+
+Shape: an outer ``match`` on the state, budgets checked first, then a ``match`` on the input.
+Every (state, input) pair the loop cannot accept yields a `Failed` outcome with an
+`InvalidTransition` error; nothing here raises.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import assert_never
+
+import attrs
+
+from .conversation import Conversation
+from .errors import (
+    AgentError,
+    InvalidTransition,
+    MaxAgentDepthExceeded,
+    MaxTurnsExceeded,
+    NotImplementedPhase,
+    StructuredOutputInvalid,
+)
+from .events import (
+    AgentEvent,
+    AgentUpdated,
+    HandoffItem,
+    MessageOutput,
+    RepairStarted,
+    RunCompleted,
+    RunFailed,
+    StructuredOutputFailed,
+    ToolCallItem,
+    ToolOutputItem,
+    TurnStarted,
+)
+from .items import AssistantMessage, Item, Reasoning, ToolCall, ToolResult, UserMessage
+from .json_value import JsonValue
+from .model import ModelRequest, ModelResponse, OutputSchema, ToolDef
+from .schema import parse_arguments, validate
+from .states import (
+    ApplyingHandoff,
+    CallingModel,
+    CallModel,
+    Compacting,
+    Done,
+    ExecuteTools,
+    ExecutingTools,
+    Failed,
+    FinalOutput,
+    Finalizing,
+    HandoffTarget,
+    LoopState,
+    NeedsApproval,
+    PerformHandoff,
+    RepairingOutput,
+    Start,
+    Terminate,
+    ToolResults,
+    TransitionCtx,
+    TransitionInput,
+    TransitionOutcome,
+)
+from .usage import Usage
+
+_NO_ARGUMENTS: dict[str, JsonValue] = {"type": "object", "properties": {}, "required": [], "additionalProperties": False}
+
+
+def transition(state: LoopState, input: TransitionInput, ctx: TransitionCtx) -> TransitionOutcome:
+    """Advance the loop by one step: from `state`, given what just happened (`input`), in `ctx`."""
+    match state:
+        case Done() | Failed():
+            return TransitionOutcome(state, (), Terminate())
+        case Compacting(usage=usage):
+            return _fail(NotImplementedPhase("compaction"), usage)
+        case NeedsApproval(usage=usage):
+            return _fail(NotImplementedPhase("approval"), usage)
+        case CallingModel(turn=turn, usage=usage):
+            if turn >= ctx.max_turns:
+                return _fail(MaxTurnsExceeded(ctx.max_turns), usage)
+            match input:
+                case Start():
+                    return _begin(state, ctx)
+                case ModelResponse():
+                    return _on_tool_loop_response(state, input, ctx)
+                case ToolResults():
+                    return _invalid(state, input, usage)
+                case _:
+                    assert_never(input)
+        case ExecutingTools(usage=usage):
+            match input:
+                case ToolResults():
+                    return _on_tool_results(state, input, ctx)
+                case Start() | ModelResponse():
+                    return _invalid(state, input, usage)
+                case _:
+                    assert_never(input)
+        case ApplyingHandoff(target=target, transcript=transcript, usage=usage):
+            match input:
+                case Start():
+                    return TransitionOutcome(state, (), PerformHandoff(target, transcript))
+                case ModelResponse() | ToolResults():
+                    return _invalid(state, input, usage)
+                case _:
+                    assert_never(input)
+        case Finalizing(turn=turn, usage=usage) | RepairingOutput(turn=turn, usage=usage):
+            match input:
+                case Start():
+                    return TransitionOutcome(state, (), CallModel(_constrained_request(ctx, ctx.conversation)))
+                case ModelResponse():
+                    return _on_structured_response(state, input, ctx)
+                case ToolResults():
+                    return _invalid(state, input, usage)
+                case _:
+                    assert_never(input)
+        case _:
+            assert_never(state)
+
+
+# Starting a turn
+
+
+def _begin(state: CallingModel, ctx: TransitionCtx) -> TransitionOutcome:
+    """Start (or resume) the tool loop; with an output schema and no tools, go straight to finalizing."""
+    if ctx.output_schema is not None and not ctx.tools:
+        return TransitionOutcome(
+            Finalizing(state.turn, state.usage),
+            (TurnStarted(state.turn),),
+            CallModel(_constrained_request(ctx, ctx.conversation)),
+        )
+    return TransitionOutcome(
+        state, (TurnStarted(state.turn),), CallModel(_tool_loop_request(ctx, ctx.conversation))
+    )
+
+
+def _tool_loop_request(ctx: TransitionCtx, conversation: Conversation) -> ModelRequest:
+    """The request of a tool-loop turn: real tools plus one transfer tool per handoff."""
+    return ModelRequest(
+        instructions=ctx.instructions,
+        items=conversation,
+        tools=_offered_tools(ctx),
+        settings=ctx.settings,
+    )
+
+
+def _constrained_request(ctx: TransitionCtx, conversation: Conversation) -> ModelRequest:
+    """The request of a structured-output turn: no tools, no tool choice, the output schema attached."""
+    settings = ctx.settings
+    if settings.tool_choice is not None or settings.parallel_tool_calls is not None:
+        settings = attrs.evolve(settings, tool_choice=None, parallel_tool_calls=None)
+    return ModelRequest(
+        instructions=ctx.instructions,
+        items=conversation,
+        tools=(),
+        settings=settings,
+        output_schema=ctx.output_schema,
+    )
+
+
+def _offered_tools(ctx: TransitionCtx) -> tuple[ToolDef, ...]:
+    if not ctx.handoffs:
+        return ctx.tools
+    return ctx.tools + tuple(_handoff_tool(h) for h in ctx.handoffs)
+
+
+def _handoff_tool(handoff: HandoffTarget) -> ToolDef:
+    """The synthetic transfer tool the model calls to hand off to `handoff.agent`."""
+    return ToolDef(handoff.tool_name, handoff.description, _NO_ARGUMENTS, strict=True)
+
+
+# The tool loop
+
+
+def _response_items(response: ModelResponse, agent: str) -> tuple[Item, ...]:
+    """A response as conversation items: reasoning, then the assistant text, then the tool calls."""
+    items: list[Item] = []
+    if response.reasoning:
+        items.append(Reasoning(response.reasoning))
+    if response.text:
+        items.append(AssistantMessage(response.text, agent))
+    items.extend(response.tool_calls)
+    return tuple(items)
+
+
+def _counted(usage: Usage, response: ModelResponse) -> Usage:
+    """Add one model call's usage; the loop counts the request itself, whatever the provider said."""
+    return usage + attrs.evolve(response.usage, requests=1)
+
+
+def _on_tool_loop_response(state: CallingModel, response: ModelResponse, ctx: TransitionCtx) -> TransitionOutcome:
+    usage = _counted(state.usage, response)
+    items = _response_items(response, ctx.agent_name)
+    events: list[AgentEvent] = []
+    if response.text:
+        events.append(MessageOutput(AssistantMessage(response.text, ctx.agent_name)))
+    calls = response.tool_calls
+    conversation = ctx.conversation.extend(items)
+
+    if calls:
+        handoffs = {h.tool_name: h for h in ctx.handoffs}
+        winner = next((call for call in calls if call.name in handoffs), None)
+        events.extend(ToolCallItem(call) for call in calls)
+        if winner is not None:
+            return _hand_off(winner, handoffs[winner.name], calls, usage, events, items, conversation, ctx)
+        rejected = _reject_invalid(calls, ctx)
+        if len(rejected) == len(calls):
+            return _after_tools(state.turn, usage, calls, rejected, events, items, conversation, ctx)
+        rejected_ids = {result.call_id for result in rejected}
+        runnable = tuple(call for call in calls if call.call_id not in rejected_ids)
+        return TransitionOutcome(
+            ExecutingTools(calls, rejected, state.turn, usage), tuple(events), ExecuteTools(runnable), items
+        )
+
+    if ctx.output_schema is not None:
+        turn = state.turn + 1
+        events.append(TurnStarted(turn))
+        return TransitionOutcome(
+            Finalizing(turn, usage), tuple(events), CallModel(_constrained_request(ctx, conversation)), items
+        )
+    events.append(RunCompleted(usage))
+    return TransitionOutcome(Done(FinalOutput(response.text), usage), tuple(events), Terminate(), items)
+
+
+def _reject_invalid(calls: tuple[ToolCall, ...], ctx: TransitionCtx) -> tuple[ToolResult, ...]:
+    """Error results for the calls that cannot run: unknown tool, arguments not JSON, arguments off-schema."""
+    tools = {tool.name: tool for tool in ctx.tools}
+    rejected: list[ToolResult] = []
+    for call in calls:
+        problem = _call_problem(call, tools)
+        if problem is not None:
+            rejected.append(ToolResult(call.call_id, problem, is_error=True))
+    return tuple(rejected)
+
+
+def _call_problem(call: ToolCall, tools: dict[str, ToolDef]) -> str | None:
+    """Why `call` cannot run, in words the model can act on; `None` when it can."""
+    tool = tools.get(call.name)
+    if tool is None:
+        available = ", ".join(sorted(tools)) or "none"
+        return f"unknown tool: {call.name!r} (available tools: {available})"
+    try:
+        arguments = parse_arguments(call.arguments)
+    except json.JSONDecodeError as exc:
+        return f"invalid arguments for tool {call.name!r}: not valid JSON ({exc})"
+    except ValueError as exc:
+        return f"invalid arguments for tool {call.name!r}: {exc}"
+    errors = validate(arguments, tool.parameters)
+    if errors:
+        return f"invalid arguments for tool {call.name!r}: " + "; ".join(errors)
+    return None
+
+
+def _on_tool_results(state: ExecutingTools, input: ToolResults, ctx: TransitionCtx) -> TransitionOutcome:
+    rejected_ids = {result.call_id for result in state.rejected}
+    expected = [call.call_id for call in state.calls if call.call_id not in rejected_ids]
+    given = [result.call_id for result in input.results]
+    if sorted(given) != sorted(expected):
+        detail = f"tool results answer {given}, expected exactly {expected}"
+        return _invalid(state, input, state.usage, detail)
+    results = state.rejected + input.results
+    return _after_tools(state.turn, state.usage, state.calls, results, [], (), ctx.conversation, ctx)
+
+
+def _after_tools(
+    turn: int,
+    usage: Usage,
+    calls: tuple[ToolCall, ...],
+    results: tuple[ToolResult, ...],
+    events: list[AgentEvent],
+    appends: tuple[Item, ...],
+    conversation: Conversation,
+    ctx: TransitionCtx,
+) -> TransitionOutcome:
+    """Settle a tool round: results in call order, then the next turn, or `MaxTurnsExceeded` at the budget."""
+    by_id = {result.call_id: result for result in results}
+    ordered = tuple(by_id[call.call_id] for call in calls)
+    events.extend(ToolOutputItem(result) for result in ordered)
+    appends = appends + ordered
+    conversation = conversation.extend(ordered)
+    next_turn = turn + 1
+    if next_turn >= ctx.max_turns:
+        error = MaxTurnsExceeded(ctx.max_turns)
+        events.append(RunFailed(error))
+        return TransitionOutcome(Failed(error, usage), tuple(events), Terminate(), appends)
+    events.append(TurnStarted(next_turn))
+    return TransitionOutcome(
+        CallingModel(next_turn, usage), tuple(events), CallModel(_tool_loop_request(ctx, conversation)), appends
+    )
+
+
+def _hand_off(
+    winner: ToolCall,
+    target: HandoffTarget,
+    calls: tuple[ToolCall, ...],
+    usage: Usage,
+    events: list[AgentEvent],
+    items: tuple[Item, ...],
+    conversation: Conversation,
+    ctx: TransitionCtx,
+) -> TransitionOutcome:
+    """The first transfer call wins; every other call is answered as not run, so the transcript stays valid."""
+    results = tuple(
+        ToolResult(call.call_id, json.dumps({"assistant": target.agent}))
+        if call is winner
+        else ToolResult(
+            call.call_id,
+            f"not run: control was handed off to {target.agent!r} by call {winner.call_id!r}",
+            is_error=True,
+        )
+        for call in calls
+    )
+    events.extend(ToolOutputItem(result) for result in results)
+    appends = items + results
+    depth = ctx.agent_depth + 1
+    if depth > ctx.max_agent_depth:
+        error = MaxAgentDepthExceeded(depth, ctx.max_agent_depth)
+        events.append(RunFailed(error))
+        return TransitionOutcome(Failed(error, usage), tuple(events), Terminate(), appends)
+    transcript = conversation.extend(results)
+    events.append(HandoffItem(ctx.agent_name, target.agent))
+    events.append(AgentUpdated(target.agent))
+    return TransitionOutcome(
+        ApplyingHandoff(target.agent, transcript, usage),
+        tuple(events),
+        PerformHandoff(target.agent, transcript),
+        appends,
+    )
+
+
+# Structured output
+
+
+def _on_structured_response(
+    state: Finalizing | RepairingOutput, response: ModelResponse, ctx: TransitionCtx
+) -> TransitionOutcome:
+    usage = _counted(state.usage, response)
+    items = _response_items(response, ctx.agent_name)
+    events: list[AgentEvent] = []
+    if response.text:
+        events.append(MessageOutput(AssistantMessage(response.text, ctx.agent_name)))
+    appends: tuple[Item, ...] = items
+    schema = ctx.output_schema
+    if response.tool_calls:
+        events.extend(ToolCallItem(call) for call in response.tool_calls)
+        refusals = tuple(
+            ToolResult(call.call_id, "not run: no tools are offered on the structured-output turn", is_error=True)
+            for call in response.tool_calls
+        )
+        events.extend(ToolOutputItem(result) for result in refusals)
+        appends = appends + refusals
+        errors: tuple[str, ...] = ("model called a tool on the structured-output turn instead of answering",)
+        value: JsonValue = None
+    elif schema is None:
+        errors = ("no output schema is configured for the structured-output turn",)
+        value = None
+    else:
+        value, errors = validate_output(response.text, schema)
+
+    if not errors:
+        events.append(RunCompleted(usage))
+        output = FinalOutput(response.text.strip(), value, structured=True)
+        return TransitionOutcome(Done(output, usage), tuple(events), Terminate(), appends)
+
+    if isinstance(state, Finalizing):
+        name = schema.name if schema is not None else "the output"
+        repair = UserMessage(_repair_prompt(name, errors))
+        appends = (*appends, repair)
+        events.append(RepairStarted(1))
+        conversation = ctx.conversation.extend(appends)
+        return TransitionOutcome(
+            RepairingOutput(state.turn, usage),
+            tuple(events),
+            CallModel(_constrained_request(ctx, conversation)),
+            appends,
+        )
+    error = StructuredOutputInvalid(errors, response.text)
+    events.append(StructuredOutputFailed(errors, response.text))
+    events.append(RunFailed(error))
+    return TransitionOutcome(Failed(error, usage), tuple(events), Terminate(), appends)
+
+
+def validate_output(text: str, schema: OutputSchema) -> tuple[JsonValue, tuple[str, ...]]:
+    """Decode a structured-output answer and check it against `schema`: the value, and each problem found."""
+    try:
+        value: JsonValue = json.loads(text.strip())
+    except ValueError as exc:
+        return None, (f"response was not valid JSON: {exc}",)
+    return value, tuple(validate(value, schema.schema))
+
+
+def _repair_prompt(name: str, errors: tuple[str, ...]) -> str:
+    return (
+        f"Your reply did not match the JSON schema for {name}: {'; '.join(errors)}. "
+        "Reply again with only a JSON value that fits the schema, with no code fences and no other text."
+    )
+
+
+# Failures
+
+
+def _fail(error: AgentError, usage: Usage) -> TransitionOutcome:
+    return TransitionOutcome(Failed(error, usage), (RunFailed(error),), Terminate())
+
+
+def _invalid(state: LoopState, input: TransitionInput, usage: Usage, detail: str = "") -> TransitionOutcome:
+    return _fail(InvalidTransition(type(state).__name__, type(input).__name__, detail), usage)
