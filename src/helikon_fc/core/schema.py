@@ -164,7 +164,9 @@ def _json_equal(a: JsonValue, b: JsonValue) -> bool:
     return a == b
 
 
-def _validate_object(value: dict[str, JsonValue], schema: JsonObject, root: JsonObject, path: str, errors: list[str]) -> None:
+def _validate_object(
+    value: dict[str, JsonValue], schema: JsonObject, root: JsonObject, path: str, errors: list[str]
+) -> None:
     properties = schema.get("properties")
     props: dict[str, JsonValue] = properties if isinstance(properties, dict) else {}
     required = schema.get("required")

@@ -52,8 +52,8 @@ from .states import (
     ExecuteTools,
     ExecutingTools,
     Failed,
-    FinalOutput,
     Finalizing,
+    FinalOutput,
     HandoffTarget,
     LoopState,
     NeedsApproval,
@@ -68,7 +68,12 @@ from .states import (
 )
 from .usage import Usage
 
-_NO_ARGUMENTS: dict[str, JsonValue] = {"type": "object", "properties": {}, "required": [], "additionalProperties": False}
+_NO_ARGUMENTS: dict[str, JsonValue] = {
+    "type": "object",
+    "properties": {},
+    "required": [],
+    "additionalProperties": False,
+}
 
 
 def transition(state: LoopState, input: TransitionInput, ctx: TransitionCtx) -> TransitionOutcome:

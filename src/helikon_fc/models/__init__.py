@@ -1,0 +1,3 @@
+"""Models: the `Model` protocol providers implement, and wrappers that work for any model."""
+
+from .protocol import Model as Model, ModelError as ModelError, ModelStream as ModelStream

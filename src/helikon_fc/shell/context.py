@@ -1,0 +1,217 @@
+"""`RunContext`: what a run carries besides its conversation — the user's value, shared state,
+the escalate signal, cancellation, the session, the nesting depth and the run's config."""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from typing import Generic, TypeVar
+
+import attrs
+import trio
+
+from ..core import Item, JsonValue
+from .config import RunConfig
+
+Ctx = TypeVar("Ctx")
+Ctx_co = TypeVar("Ctx_co", covariant=True)
+
+
+class SessionState:
+    """A run-scoped map from keys to JSON values, shared by an agent and the sub-agents it runs.
+
+    Workflow agents write each child's final text here under the child's key (as a JSON string);
+    dynamic instructions read it back. Values are copied in and out, so no caller can change a
+    stored value behind the state's back.
+    """
+
+    __slots__ = ("_values",)
+
+    def __init__(self, values: dict[str, JsonValue] | None = None) -> None:
+        self._values: dict[str, JsonValue] = {}
+        for key, value in (values or {}).items():
+            self.set(key, value)
+
+    def get(self, key: str) -> JsonValue | None:
+        """The value stored under `key`, or `None`."""
+        value = self._values.get(key)
+        return value if isinstance(value, str | int | float | bool) or value is None else copy.deepcopy(value)
+
+    def set(self, key: str, value: JsonValue) -> None:
+        """Store `value` under `key`; raises `TypeError` if it is not JSON."""
+        try:
+            json.dumps(value, allow_nan=False)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"state[{key!r}] must be a JSON value: {exc}") from None
+        self._values[key] = copy.deepcopy(value)
+
+    def keys(self) -> tuple[str, ...]:
+        """The keys, in the order they were first set."""
+        return tuple(self._values)
+
+    def snapshot(self) -> dict[str, JsonValue]:
+        """A copy of everything stored."""
+        return copy.deepcopy(self._values)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._values
+
+    def __repr__(self) -> str:
+        return f"SessionState({self._values!r})"
+
+
+class ActionsHandle:
+    """Signals a tool can raise for the orchestrator around its agent; `escalate()` ends a `LoopAgent`."""
+
+    __slots__ = ("_escalated",)
+
+    def __init__(self) -> None:
+        self._escalated = False
+
+    def escalate(self) -> None:
+        """Ask the enclosing loop to stop after the current sub-agent finishes."""
+        self._escalated = True
+
+    @property
+    def escalated(self) -> bool:
+        """Whether `escalate()` was called since the last `reset()`."""
+        return self._escalated
+
+    def reset(self) -> None:
+        """Clear the escalate flag."""
+        self._escalated = False
+
+
+class CancelToken:
+    """Cancellation that crosses task boundaries: cancelling a token cancels every run attached to it
+    and every child token; cancelling a child never reaches its parent."""
+
+    __slots__ = ("_children", "_reason", "_scopes")
+
+    def __init__(self) -> None:
+        self._reason: str | None = None
+        self._scopes: set[trio.CancelScope] = set()
+        self._children: list[CancelToken] = []
+
+    @property
+    def cancelled(self) -> bool:
+        """Whether `cancel` was called (here or on an ancestor)."""
+        return self._reason is not None
+
+    @property
+    def reason(self) -> str | None:
+        """Why it was cancelled, or `None`."""
+        return self._reason
+
+    def cancel(self, reason: str = "run cancelled") -> None:
+        """Cancel every run attached to this token and to its children. Idempotent."""
+        if self._reason is not None:
+            return
+        self._reason = reason
+        for scope in list(self._scopes):
+            scope.cancel()
+        for child in self._children:
+            child.cancel(reason)
+
+    def child(self) -> CancelToken:
+        """A token cancelled with this one, that can also be cancelled on its own."""
+        token = CancelToken()
+        self._children.append(token)
+        if self._reason is not None:
+            token.cancel(self._reason)
+        return token
+
+    @contextmanager
+    def attach(self, scope: trio.CancelScope) -> Iterator[None]:
+        """Cancel `scope` when this token is cancelled (at once if it already is), while inside the block."""
+        if self._reason is not None:
+            scope.cancel()
+        self._scopes.add(scope)
+        try:
+            yield
+        finally:
+            self._scopes.discard(scope)
+
+
+class InMemorySession:
+    """A conversation history kept in memory: what earlier runs on this context said.
+
+    `Runner` prepends the history to a run's input and appends the run's new items when it ends.
+    """
+
+    __slots__ = ("_items",)
+
+    def __init__(self, items: Iterable[Item] = ()) -> None:
+        self._items: list[Item] = list(items)
+
+    def items(self) -> tuple[Item, ...]:
+        """The history, oldest first."""
+        return tuple(self._items)
+
+    def append(self, items: Iterable[Item]) -> None:
+        """Add items at the end."""
+        self._items.extend(items)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+
+@attrs.frozen
+class RunContext(Generic[Ctx]):
+    """Everything a run carries besides its conversation.
+
+    Build one with `RunContext.ephemeral(user)`. `user` is the application's own value (typed by
+    ``Ctx``); `state` is shared with sub-agents; `cancel()` ends the run from any task with
+    `RunFailed(Cancelled)` as its last event.
+    """
+
+    user: Ctx
+    state: SessionState = attrs.field(factory=SessionState)
+    actions: ActionsHandle = attrs.field(factory=ActionsHandle)
+    cancel_token: CancelToken = attrs.field(factory=CancelToken)
+    session: InMemorySession = attrs.field(factory=InMemorySession)
+    agent_depth: int = 0
+    run_config: RunConfig | None = None
+
+    @classmethod
+    def ephemeral(cls, user: Ctx) -> RunContext[Ctx]:
+        """A fresh context: empty state and in-memory session, a new cancel token, depth 0."""
+        return cls(user)
+
+    def cancel(self, reason: str = "run cancelled") -> None:
+        """Cancel every run using this context; each ends with `RunFailed(Cancelled)`."""
+        self.cancel_token.cancel(reason)
+
+    @property
+    def cancelled(self) -> bool:
+        """Whether the run was cancelled from outside."""
+        return self.cancel_token.cancelled
+
+    def with_run_config(self, config: RunConfig | None) -> RunContext[Ctx]:
+        """The same context with `config` installed (it wins over the agent's own)."""
+        return attrs.evolve(self, run_config=config)
+
+    def handoff_child(self) -> RunContext[Ctx]:
+        """The context a handoff target runs in: everything shared, one level deeper."""
+        return attrs.evolve(self, agent_depth=self.agent_depth + 1)
+
+    def subagent_child(self) -> RunContext[Ctx]:
+        """The context a workflow child runs in: shared state and session, its own escalate
+        signal and a child cancel token, one level deeper."""
+        return attrs.evolve(
+            self,
+            actions=ActionsHandle(),
+            cancel_token=self.cancel_token.child(),
+            agent_depth=self.agent_depth + 1,
+        )
+
+    def isolated_child(self) -> RunContext[Ctx]:
+        """The context of an agent-as-tool sub-run: the user value, cancellation and depth cross;
+        it gets a fresh in-memory session, fresh state and signals, and no run config."""
+        return RunContext(
+            self.user,
+            cancel_token=self.cancel_token.child(),
+            agent_depth=self.agent_depth + 1,
+        )

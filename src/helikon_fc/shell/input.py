@@ -1,0 +1,26 @@
+"""`AgentInput`: what a run starts from."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import attrs
+
+from ..core import Item, UserMessage
+
+
+@attrs.frozen
+class AgentInput:
+    """The items a run starts with, appended after any history the run context brings."""
+
+    items: tuple[Item, ...]
+
+    @classmethod
+    def from_user_text(cls, text: str) -> AgentInput:
+        """One user message."""
+        return cls((UserMessage(text),))
+
+    @classmethod
+    def from_items(cls, items: Iterable[Item]) -> AgentInput:
+        """Any items, in order (for example a transcript to continue)."""
+        return cls(tuple(items))

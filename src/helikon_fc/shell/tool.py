@@ -1,0 +1,77 @@
+"""The `Tool` protocol for hand-written tools, what a tool receives (`ToolContext`) and returns (`ToolOutput`)."""
+
+from __future__ import annotations
+
+import json
+from typing import Generic, Protocol, TypeVar, runtime_checkable
+
+import attrs
+
+from ..core import JsonObject, JsonValue, ToolDef
+from .context import ActionsHandle, RunContext
+
+Ctx = TypeVar("Ctx")
+Ctx_contra = TypeVar("Ctx_contra", contravariant=True)
+
+
+@attrs.frozen
+class ToolContext(Generic[Ctx]):
+    """What a running tool may use: the run's context, its own call id, and the `actions` signals."""
+
+    run: RunContext[Ctx]
+    call_id: str
+    tool_name: str
+
+    @property
+    def user(self) -> Ctx:
+        """The application's own value from the run context."""
+        return self.run.user
+
+    @property
+    def actions(self) -> ActionsHandle:
+        """Signals to the enclosing orchestrator; ``actions.escalate()`` ends a `LoopAgent`."""
+        return self.run.actions
+
+
+@attrs.frozen
+class ToolOutput:
+    """What a tool returns: a string reaches the model verbatim, any other JSON value as compact sorted-key JSON."""
+
+    content: JsonValue
+
+    def render(self) -> str:
+        """The text the model reads."""
+        if isinstance(self.content, str):
+            return self.content
+        return json.dumps(self.content, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+class ToolError(Exception):
+    """Raised by a tool to fail its call with a message the model reads (the run goes on)."""
+
+
+@runtime_checkable
+class Tool(Protocol[Ctx]):
+    """A tool the model can call.
+
+    `parameters` is the JSON Schema of its arguments (an object schema); arguments are checked
+    against it before `invoke` runs. `invoke` returns a `ToolOutput` or raises `ToolError`;
+    any other exception is also reported to the model as an error result.
+    """
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def description(self) -> str: ...
+
+    @property
+    def parameters(self) -> JsonObject: ...
+
+    async def invoke(self, ctx: ToolContext[Ctx], arguments: JsonObject) -> ToolOutput: ...
+
+
+def tool_def(tool: Tool[Ctx]) -> ToolDef:
+    """The `ToolDef` the model sees for `tool`."""
+    strict = bool(getattr(tool, "strict", False))
+    return ToolDef(tool.name, tool.description, tool.parameters, strict=strict)
