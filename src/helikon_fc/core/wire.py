@@ -1,0 +1,465 @@
+"""The JSON wire format of every core value: `to_json`, `from_json` and `WireFormatError`.
+
+The rules (documented with an example per union member in ``docs/wire-format.md``):
+
+- An attrs class is a JSON object with one key per field, in declaration order.
+- A member of one of the core unions (`Item`, `ModelEvent`, `AgentEvent`, `AgentError`,
+  `LoopState`, `TransitionInput`, `NextAction`) always carries a snake_case ``"type"`` tag
+  first: ``{"type": "tool_call", "call_id": ...}``. `from_json` requires it.
+- `HandoffItem` writes its fields as ``from`` and ``to``.
+- Tuples are JSON lists and come back as tuples; a `Conversation` is a list of tagged items.
+- Enums are written by value; `JsonValue` fields pass through as JSON, checked to be JSON.
+- Reading is strict: no key the class does not have, no missing field without a default, and
+  no coercion (``"1"`` is not an int, ``1`` is not a str, ``true`` is not an int). Every problem
+  is reported with the path to the value, e.g. ``$.events[2].item.call_id: expected str, got int``.
+
+Built on a cattrs preconf JSON converter, with a hook per union and strict scalar hooks.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+import math
+import re
+import sys
+import types
+import typing
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar, cast, get_args, get_origin, overload
+
+import attrs
+from cattrs.errors import ClassValidationError, ForbiddenExtraKeysError, IterableValidationError
+from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
+from cattrs.preconf.json import JsonConverter, make_converter
+
+from .conversation import Conversation
+from .errors import AgentError, BranchFailure
+from .events import AgentEvent, HandoffItem
+from .items import Item
+from .json_value import JsonObject, JsonValue
+from .model import ModelEvent, ModelRequest, ModelSettings, OutputSchema, ToolDef
+from .states import (
+    FinalOutput,
+    HandoffTarget,
+    LoopState,
+    NextAction,
+    TransitionCtx,
+    TransitionInput,
+    TransitionOutcome,
+)
+from .usage import Usage
+
+__all__ = ["WireFormatError", "from_json", "to_json", "union_tag"]
+
+T = TypeVar("T")
+
+
+class WireFormatError(ValueError):
+    """A value could not be read from (or written to) JSON.
+
+    Raised by `from_json` for text that is not JSON, an unknown or missing ``"type"`` tag, a
+    missing field, an unexpected field or a value of the wrong type; and by `to_json` for a value
+    JSON cannot hold (such as a NaN float or a non-JSON object in a `JsonValue` field).
+
+    Attributes:
+        problems: One ``path: problem`` line per fault, e.g. ``$.item.call_id: expected str, got int``.
+    """
+
+    problems: tuple[str, ...]
+
+    def __init__(self, problems: tuple[str, ...]) -> None:
+        self.problems = problems
+        super().__init__("; ".join(problems))
+
+
+# The unions, and the tag of each member class.
+
+UNIONS: Mapping[str, object] = {
+    "Item": Item,
+    "ModelEvent": ModelEvent,
+    "AgentEvent": AgentEvent,
+    "AgentError": AgentError,
+    "LoopState": LoopState,
+    "TransitionInput": TransitionInput,
+    "NextAction": NextAction,
+}
+"""Every tagged union of the core, by name."""
+
+_RENAMES: Mapping[type, Mapping[str, str]] = {HandoffItem: {"from_agent": "from", "to_agent": "to"}}
+
+_PLAIN_CLASSES: tuple[type, ...] = (
+    Usage,
+    ModelSettings,
+    ToolDef,
+    OutputSchema,
+    ModelRequest,
+    FinalOutput,
+    BranchFailure,
+    HandoffTarget,
+    TransitionCtx,
+    TransitionOutcome,
+)
+
+
+def _snake_case(name: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+def _members(union: object) -> tuple[type, ...]:
+    return tuple(arg for arg in get_args(union) if isinstance(arg, type))
+
+
+_TAGS: dict[type, str] = {cls: _snake_case(cls.__name__) for union in UNIONS.values() for cls in _members(union)}
+
+
+def union_tag(cls: type) -> str | None:
+    """The ``"type"`` tag `cls` is written with, or `None` if it is not a member of a core union."""
+    return _TAGS.get(cls)
+
+
+# Problems, with the path to where they are.
+
+
+class _Problems(Exception):
+    """Faults found while structuring, each with its path relative to the value being structured."""
+
+    def __init__(self, found: list[tuple[str, str]]) -> None:
+        super().__init__(found)
+        self.found = found
+
+    @classmethod
+    def one(cls, message: str, at: str = "") -> _Problems:
+        return cls([(at, message)])
+
+
+def _kind(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, dict):
+        return "object"
+    return type(value).__name__
+
+
+def _key_path(key: str) -> str:
+    return f".{key}" if key.isidentifier() else f"[{json.dumps(key)}]"
+
+
+def _flatten(exc: BaseException, path: str, renames: Mapping[str, str] | None = None) -> list[tuple[str, str]]:
+    """Turn an exception raised while structuring into ``(path, problem)`` pairs."""
+    if isinstance(exc, _Problems):
+        return [(path + at, message) for at, message in exc.found]
+    if isinstance(exc, ClassValidationError):
+        found: list[tuple[str, str]] = []
+        with_notes, others = exc.group_exceptions()
+        for sub, note in with_notes:
+            name = (renames or {}).get(note.name, note.name)
+            if isinstance(sub, KeyError):
+                found.append((path + _key_path(name), "missing field"))
+            else:
+                found.extend(_flatten(sub, path + _key_path(name)))
+        for sub in others:
+            found.extend(_flatten(sub, path, renames))
+        return found
+    if isinstance(exc, IterableValidationError):
+        found = []
+        with_index, others = exc.group_exceptions()
+        for sub, index_note in with_index:
+            found.extend(_flatten(sub, f"{path}[{index_note.index}]"))
+        for sub in others:
+            found.extend(_flatten(sub, path))
+        return found
+    if isinstance(exc, ForbiddenExtraKeysError):
+        return [(path + _key_path(key), "unexpected field") for key in sorted(exc.extra_fields)]
+    return [(path, str(exc) or type(exc).__name__)]
+
+
+# JSON values.
+
+
+def _is_tuple_type(tp: object) -> bool:
+    origin: object = get_origin(tp)
+    return origin is tuple
+
+
+def _is_json_value_type(tp: object) -> bool:
+    origin = get_origin(tp)
+    if origin is not typing.Union and origin is not types.UnionType:
+        return False
+    return {bool, int, float, str, type(None)} <= set(get_args(tp))
+
+
+def _is_json_object_type(tp: object) -> bool:
+    return get_origin(tp) is dict and _is_json_value_type(get_args(tp)[1])
+
+
+def _json_problems(value: object, at: str = "") -> list[tuple[str, str]]:
+    """Where `value` is not a JSON value (`JsonValue`)."""
+    if value is None or isinstance(value, bool | int | str):
+        return []
+    if isinstance(value, float):
+        return [] if math.isfinite(value) else [(at, f"expected a finite number, got {value}")]
+    if isinstance(value, list):
+        return [problem for index, item in enumerate(value) for problem in _json_problems(item, f"{at}[{index}]")]
+    if isinstance(value, dict):
+        found: list[tuple[str, str]] = []
+        for key, item in value.items():
+            if not isinstance(key, str):
+                found.append((at, f"expected str object keys, got {_kind(key)}"))
+            else:
+                found.extend(_json_problems(item, at + _key_path(key)))
+        return found
+    return [(at, f"expected a JSON value, got {_kind(value)}")]
+
+
+def _structure_json_value(value: object, _: object) -> object:
+    found = _json_problems(value)
+    if found:
+        raise _Problems(found)
+    return value
+
+
+def _structure_json_object(value: object, _: object) -> object:
+    if not isinstance(value, dict):
+        raise _Problems.one(f"expected object, got {_kind(value)}")
+    return _structure_json_value(value, None)
+
+
+def _unstructure_json_value(value: object) -> object:
+    found = _json_problems(value)
+    if found:
+        raise WireFormatError(tuple(f"$value{at}: {message}" for at, message in found))
+    return value
+
+
+# Strict scalars.
+
+
+def _structure_str(value: object, _: object) -> str:
+    if not isinstance(value, str):
+        raise _Problems.one(f"expected str, got {_kind(value)}")
+    return value
+
+
+def _structure_int(value: object, _: object) -> int:
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise _Problems.one(f"expected int, got {_kind(value)}")
+    return value
+
+
+def _structure_float(value: object, _: object) -> float:
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        raise _Problems.one(f"expected float, got {_kind(value)}")
+    result = float(value)
+    if not math.isfinite(result):
+        raise _Problems.one(f"expected a finite float, got {value}")
+    return result
+
+
+def _structure_bool(value: object, _: object) -> bool:
+    if not isinstance(value, bool):
+        raise _Problems.one(f"expected bool, got {_kind(value)}")
+    return value
+
+
+def _structure_enum_factory(cls: type[enum.Enum]) -> Callable[[object, object], enum.Enum]:
+    values = {member.value: member for member in cls}
+    expected = ", ".join(json.dumps(value) for value in values)
+
+    def structure(value: object, _: object) -> enum.Enum:
+        member = values.get(value) if isinstance(value, str | int) and not isinstance(value, bool) else None
+        if member is None:
+            raise _Problems.one(f"expected one of {expected}, got {json.dumps(value)}")
+        return member
+
+    return structure
+
+
+# The converter.
+
+
+def _resolve_annotations(cls: type) -> None:
+    """Resolve `cls`'s string annotations where the `JsonValue` alias's own forward reference resolves too."""
+    namespace = dict(vars(sys.modules[cls.__module__]))
+    namespace.update(JsonValue=JsonValue, JsonObject=JsonObject)
+    attrs.resolve_types(cls, globalns=namespace)
+
+
+def _make_converter() -> JsonConverter:
+    conv = make_converter(forbid_extra_keys=True)
+
+    for scalar, hook in ((str, _structure_str), (int, _structure_int), (float, _structure_float)):
+        conv.register_structure_hook(scalar, hook)
+    conv.register_structure_hook(bool, _structure_bool)
+
+    conv.register_structure_hook_factory(
+        lambda tp: isinstance(tp, type) and issubclass(tp, enum.Enum), _structure_enum_factory
+    )
+    conv.register_structure_hook_func(_is_json_value_type, _structure_json_value)
+    conv.register_structure_hook_func(_is_json_object_type, _structure_json_object)
+    conv.register_unstructure_hook_func(
+        lambda tp: _is_json_value_type(tp) or _is_json_object_type(tp), _unstructure_json_value
+    )
+
+    def structure_tuple_factory(tp: Any) -> Callable[[object, object], tuple[object, ...]]:
+        args: tuple[object, ...] = get_args(tp)
+        if len(args) != 2 or args[1] != Ellipsis:
+            raise TypeError(f"only homogeneous tuples are supported on the wire, not {tp}")
+        element = args[0]
+
+        def structure(value: object, _: object) -> tuple[object, ...]:
+            return tuple(_structure_list(conv, value, element))
+
+        return structure
+
+    conv.register_structure_hook_factory(_is_tuple_type, structure_tuple_factory)
+
+    def structure_conversation(value: object, _: object) -> Conversation:
+        return Conversation(cast("list[Item]", _structure_list(conv, value, Item)))
+
+    def unstructure_conversation(conversation: Conversation) -> list[object]:
+        return [conv.unstructure(item) for item in conversation]
+
+    conv.register_structure_hook(Conversation, structure_conversation)
+    conv.register_unstructure_hook(Conversation, unstructure_conversation)
+
+    for cls in (*_TAGS, *_PLAIN_CLASSES):
+        _resolve_annotations(cls)
+
+    def structure_class_factory(cls: type) -> Callable[[object, object], object]:
+        renames = _RENAMES.get(cls, {})
+        base: Callable[[Mapping[str, Any], Any], object] = make_dict_structure_fn(cls, conv, **_overrides(cls))
+        tag = _TAGS.get(cls)
+
+        def structure(value: object, _: object) -> object:
+            if not isinstance(value, dict):
+                raise _Problems.one(f"expected object, got {_kind(value)}")
+            if tag is not None:
+                given = value.get("type")
+                if given != tag:
+                    shown = "missing" if "type" not in value else json.dumps(given)
+                    raise _Problems.one(f"expected type tag {json.dumps(tag)}, got {shown}", ".type")
+                value = {key: item for key, item in value.items() if key != "type"}
+            try:
+                return base(value, cls)
+            except Exception as exc:
+                raise _Problems(_flatten(exc, "", renames)) from exc
+
+        return structure
+
+    def unstructure_class_factory(cls: type) -> Callable[[object], dict[str, object]]:
+        base: Callable[[Any], dict[str, Any]] = make_dict_unstructure_fn(cls, conv, **_overrides(cls))
+        tag = _TAGS.get(cls)
+        if tag is None:
+            return base
+
+        def unstructure(value: object) -> dict[str, object]:
+            return {"type": tag, **base(value)}
+
+        return unstructure
+
+    conv.register_structure_hook_factory(attrs.has, structure_class_factory)
+    conv.register_unstructure_hook_factory(attrs.has, unstructure_class_factory)
+
+    for name, union in UNIONS.items():
+        _register_union(conv, name, union)
+    return conv
+
+
+def _overrides(cls: type) -> dict[str, Any]:
+    """cattrs field overrides: the renamed fields of `cls`."""
+    return {field: override(rename=key) for field, key in _RENAMES.get(cls, {}).items()}
+
+
+def _structure_list(conv: JsonConverter, value: object, element: object) -> list[object]:
+    if not isinstance(value, list):
+        raise _Problems.one(f"expected list, got {_kind(value)}")
+    out: list[object] = []
+    found: list[tuple[str, str]] = []
+    for index, item in enumerate(value):
+        try:
+            out.append(conv.structure(item, cast("type[Any]", element)))
+        except Exception as exc:
+            found.extend(_flatten(exc, f"[{index}]"))
+    if found:
+        raise _Problems(found)
+    return out
+
+
+def _register_union(conv: JsonConverter, name: str, union: object) -> None:
+    by_tag = {_TAGS[cls]: cls for cls in _members(union)}
+    expected = ", ".join(sorted(by_tag))
+
+    def structure(value: object, _: object) -> object:
+        if not isinstance(value, dict):
+            raise _Problems.one(f"expected object, got {_kind(value)}")
+        if "type" not in value:
+            raise _Problems.one(f"missing field (the {name} tag, one of: {expected})", ".type")
+        tag = value["type"]
+        cls = by_tag.get(tag) if isinstance(tag, str) else None
+        if cls is None:
+            raise _Problems.one(f"unknown {name} type {json.dumps(tag)} (expected one of: {expected})", ".type")
+        return conv.structure(value, cls)
+
+    conv.register_structure_hook_func(lambda tp: tp == union, structure)
+
+
+_CONVERTER = _make_converter()
+
+
+def _reject_constant(name: str) -> object:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def to_json(value: object, *, indent: int | None = None) -> str:
+    """Write a core value as JSON text.
+
+    Args:
+        value: Any core value (an item, event, error, state, input, action, outcome, request,
+            `Usage`, `Conversation`, ...) or a tuple of them.
+        indent: Pretty-print with this indent; compact when `None`.
+
+    Returns:
+        The JSON text; fields appear in declaration order, a union member's ``"type"`` first.
+
+    Raises:
+        WireFormatError: `value` holds something JSON cannot represent (a NaN, a set in a `JsonValue`).
+    """
+    separators = (",", ": ") if indent is not None else (",", ":")
+    try:
+        data = _CONVERTER.unstructure(value)
+        return json.dumps(data, indent=indent, separators=separators, ensure_ascii=False, allow_nan=False)
+    except WireFormatError:
+        raise
+    except (TypeError, ValueError) as exc:
+        raise WireFormatError((f"$: cannot be written as JSON: {exc}",)) from exc
+
+
+@overload
+def from_json(tp: type[T], text: str | bytes) -> T: ...
+@overload
+def from_json(tp: object, text: str | bytes) -> Any: ...
+def from_json(tp: object, text: str | bytes) -> Any:
+    """Read a core value of type `tp` from JSON text written by `to_json`.
+
+    Args:
+        tp: The type to read: a class (``ToolCall``), a union alias (``AgentEvent``) or a
+            homogeneous tuple type (``tuple[AgentEvent, ...]``). For a union alias the result is
+            typed `Any`; annotate the variable you assign it to.
+        text: The JSON text.
+
+    Returns:
+        The value, equal to the one `to_json` was given.
+
+    Raises:
+        WireFormatError: The text is not JSON, or does not describe a `tp`; the message names
+            the path to each bad value, e.g. ``$.events[2].item.call_id: expected str, got int``.
+    """
+    try:
+        data = json.loads(text, parse_constant=_reject_constant)
+    except ValueError as exc:
+        raise WireFormatError((f"$: invalid JSON: {exc}",)) from exc
+    try:
+        return _CONVERTER.structure(data, cast("type[Any]", tp))
+    except Exception as exc:
+        raise WireFormatError(tuple(f"${at}: {message}" for at, message in _flatten(exc, ""))) from None
