@@ -4,9 +4,12 @@ A run's conversation only ever grows. Copying it into a new tuple on every turn 
 long run quadratic, so a `Conversation` is a *bounded view* of an append-only log: the view
 records how many items of the log it covers and never shows more. `extend` appends to the
 shared log in place when the view is the log's tip (nobody else can see the new items, since
-every existing view stops at its own length) and copies only when an older view is extended
-a second time (a branch). Every `Conversation` a caller holds therefore keeps its value forever:
-it is observably immutable, and extending is amortised O(len(new items)).
+every existing view stops at its own length). Extending an older view with the very items the
+log already continues with shares the log too (`transition` extends the context's conversation
+to build its request, then the driver extends it with the same `conversation_appends`); only
+extending an older view with *different* items copies its prefix (a branch). Every
+`Conversation` a caller holds therefore keeps its value forever: it is observably immutable,
+and extending is amortised O(len(new items)).
 """
 
 from __future__ import annotations
@@ -42,8 +45,13 @@ class Conversation(Sequence[Item]):
         if not items:
             return self
         log = self._log
+        end = self._len + len(items)
         if len(log) != self._len:
-            # An older view is being extended: branch off a private copy of its prefix.
+            if len(log) >= end and all(a is b or a == b for a, b in zip(log[self._len : end], items, strict=True)):
+                # The log already continues with these very items (the view was extended the same way
+                # before, e.g. by `transition` building its request): share it, nothing to copy.
+                return Conversation._view(log, end)
+            # An older view is being extended differently: branch off a private copy of its prefix.
             log = log[: self._len]
         log.extend(items)
         return Conversation._view(log, len(log))

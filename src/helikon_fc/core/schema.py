@@ -78,7 +78,10 @@ def _resolve(schema: JsonObject, root: JsonObject) -> JsonObject:
 def validate(value: JsonValue, schema: JsonObject, path: str = "$") -> list[str]:
     """Every way `value` fails to fit `schema`, as ``path: problem`` messages; empty when it fits."""
     errors: list[str] = []
-    _validate(value, schema, schema, path, errors)
+    try:
+        _validate(value, schema, schema, path, errors)
+    except RecursionError:
+        errors.append(f"{path}: nested too deeply to check")
     return errors
 
 

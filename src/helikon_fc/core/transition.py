@@ -101,7 +101,9 @@ def transition(state: LoopState, input: TransitionInput, ctx: TransitionCtx) -> 
             match input:
                 case ToolResults():
                     return _on_tool_results(state, input, ctx)
-                case Start() | ModelResponse():
+                case Start():
+                    return TransitionOutcome(state, (), ExecuteTools(_runnable(state.calls, state.rejected)))
+                case ModelResponse():
                     return _invalid(state, input, usage)
                 case _:
                     assert_never(input)
@@ -215,10 +217,11 @@ def _on_tool_loop_response(state: CallingModel, response: ModelResponse, ctx: Tr
         rejected = _reject_invalid(calls, ctx)
         if len(rejected) == len(calls):
             return _after_tools(state.turn, usage, calls, rejected, events, items, conversation, ctx)
-        rejected_ids = {result.call_id for result in rejected}
-        runnable = tuple(call for call in calls if call.call_id not in rejected_ids)
         return TransitionOutcome(
-            ExecutingTools(calls, rejected, state.turn, usage), tuple(events), ExecuteTools(runnable), items
+            ExecutingTools(calls, rejected, state.turn, usage),
+            tuple(events),
+            ExecuteTools(_runnable(calls, rejected)),
+            items,
         )
 
     if ctx.output_schema is not None:
@@ -242,6 +245,12 @@ def _reject_invalid(calls: tuple[ToolCall, ...], ctx: TransitionCtx) -> tuple[To
     return tuple(rejected)
 
 
+def _runnable(calls: tuple[ToolCall, ...], rejected: tuple[ToolResult, ...]) -> tuple[ToolCall, ...]:
+    """The calls the driver must run: those not already answered by a rejection."""
+    rejected_ids = {result.call_id for result in rejected}
+    return tuple(call for call in calls if call.call_id not in rejected_ids)
+
+
 def _call_problem(call: ToolCall, tools: dict[str, ToolDef]) -> str | None:
     """Why `call` cannot run, in words the model can act on; `None` when it can."""
     tool = tools.get(call.name)
@@ -254,6 +263,8 @@ def _call_problem(call: ToolCall, tools: dict[str, ToolDef]) -> str | None:
         return f"invalid arguments for tool {call.name!r}: not valid JSON ({exc})"
     except ValueError as exc:
         return f"invalid arguments for tool {call.name!r}: {exc}"
+    except RecursionError:
+        return f"invalid arguments for tool {call.name!r}: nested too deeply"
     errors = validate(arguments, tool.parameters)
     if errors:
         return f"invalid arguments for tool {call.name!r}: " + "; ".join(errors)
@@ -395,6 +406,8 @@ def validate_output(text: str, schema: OutputSchema) -> tuple[JsonValue, tuple[s
         value: JsonValue = json.loads(text.strip())
     except ValueError as exc:
         return None, (f"response was not valid JSON: {exc}",)
+    except RecursionError:
+        return None, ("response was not valid JSON: nested too deeply",)
     return value, tuple(validate(value, schema.schema))
 
 
