@@ -1,0 +1,197 @@
+"""How a scripted turn becomes a model stream: the rendering into events, the stream object, the request log."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator, Awaitable, Callable
+from types import TracebackType
+from typing import assert_never
+
+import attrs
+import trio
+
+from ..core import (
+    FinishReason,
+    ModelEvent,
+    ModelFailed,
+    ModelFinish,
+    ModelReasoningDelta,
+    ModelRequest,
+    ModelTextDelta,
+    ModelToolCallDelta,
+    ModelUsage,
+)
+from ..models.protocol import ModelError
+from .script import (
+    Pause,
+    ScriptedCall,
+    ScriptedEvents,
+    ScriptedFailure,
+    ScriptedReply,
+    ScriptedToolCalls,
+    ScriptedTurn,
+    Step,
+)
+
+_WORDS = re.compile(r"\s*\S+|\s+")
+
+
+def split_words(text: str) -> tuple[str, ...]:
+    """`text` cut before each word, whitespace kept with the word after it; the parts join back to `text`."""
+    return tuple(_WORDS.findall(text))
+
+
+def call_deltas(scripted: ScriptedCall, call_id: str) -> tuple[ModelToolCallDelta, ...]:
+    """One call as a provider streams it: the name with the first half of the arguments, then the rest."""
+    middle = len(scripted.arguments) // 2
+    if middle == 0:
+        return (ModelToolCallDelta(call_id, scripted.name, scripted.arguments),)
+    return (
+        ModelToolCallDelta(call_id, scripted.name, scripted.arguments[:middle]),
+        ModelToolCallDelta(call_id, None, scripted.arguments[middle:]),
+    )
+
+
+def render(turn: ScriptedReply | ScriptedToolCalls, turn_index: int) -> tuple[ModelEvent, ...]:
+    """The events of a well-formed turn: reasoning, text, tool calls, usage, finish."""
+    events: list[ModelEvent] = [ModelReasoningDelta(part) for part in split_words(turn.reasoning or "")]
+    match turn:
+        case ScriptedReply(text=text):
+            events.extend(ModelTextDelta(part) for part in split_words(text))
+            finish = FinishReason.STOP
+        case ScriptedToolCalls(calls=calls, text=text):
+            events.extend(ModelTextDelta(part) for part in split_words(text or ""))
+            for index, scripted in enumerate(calls):
+                events.extend(call_deltas(scripted, scripted.call_id or f"call_{turn_index}_{index}"))
+            finish = FinishReason.TOOL_CALLS
+        case _:
+            assert_never(turn)
+    events.append(ModelUsage(turn.usage))
+    events.append(ModelFinish(finish))
+    return tuple(events)
+
+
+def model_error(failure: ModelFailed) -> ModelError:
+    """A fresh `ModelError` carrying `failure`."""
+    return ModelError(failure.kind, failure.message, retry_after=failure.retry_after)
+
+
+async def _wait(seconds: float) -> None:
+    if seconds > 0:
+        await trio.sleep(seconds)
+    else:
+        await trio.lowlevel.checkpoint()
+
+
+@attrs.define
+class RequestLog:
+    """The requests a fake model received in one trio run, and so the index of the next turn."""
+
+    requests: list[ModelRequest] = attrs.field(factory=list)
+
+    def record(self, request: ModelRequest) -> int:
+        """Log `request`; returns its turn index (0 for the first)."""
+        self.requests.append(request)
+        return len(self.requests) - 1
+
+
+class PerRunLog:
+    """A `RequestLog` per trio run (so every `trio.run` starts a script from the top); remembers the latest."""
+
+    __slots__ = ("_latest", "_var")
+
+    def __init__(self, label: str) -> None:
+        self._var: trio.lowlevel.RunVar[RequestLog] = trio.lowlevel.RunVar(label)
+        self._latest = RequestLog()
+
+    def current(self) -> RequestLog:
+        """The log of the running trio run (created on first use)."""
+        try:
+            return self._var.get()
+        except LookupError:
+            log = RequestLog()
+            self._var.set(log)
+            self._latest = log
+            return log
+
+    @property
+    def latest(self) -> RequestLog:
+        """The log of the latest trio run that used the model."""
+        return self._latest
+
+
+class _Events:
+    """The iterator of a scripted stream: plays its steps, then raises its failure if it has one."""
+
+    __slots__ = ("_closed", "_failure", "_position", "_steps")
+
+    def __init__(self, steps: tuple[Step, ...], failure: ModelFailed | None) -> None:
+        self._steps = steps
+        self._failure = failure
+        self._position = 0
+        self._closed = False
+
+    def __aiter__(self) -> _Events:
+        return self
+
+    async def __anext__(self) -> ModelEvent:
+        while True:
+            await trio.lowlevel.checkpoint()
+            if self._closed:
+                raise StopAsyncIteration
+            if self._position >= len(self._steps):
+                self._closed = True
+                if self._failure is not None:
+                    raise model_error(self._failure)
+                raise StopAsyncIteration
+            step = self._steps[self._position]
+            self._position += 1
+            match step:
+                case Pause(seconds=seconds):
+                    await _wait(seconds)
+                case _:
+                    return step
+
+    def close(self) -> None:
+        self._closed = True
+
+
+class TurnStream:
+    """The async context manager a fake model's `stream` returns.
+
+    Entering it takes the model's next turn (synchronously, so concurrent callers take turns in
+    the order they entered), waits the turn's latency, and either raises the turn's failure or
+    returns the event iterator. Leaving it ends the iterator.
+    """
+
+    __slots__ = ("_events", "_open_turn")
+
+    def __init__(self, open_turn: Callable[[], Awaitable[tuple[int, ScriptedTurn]]]) -> None:
+        self._open_turn = open_turn
+        self._events: _Events | None = None
+
+    async def __aenter__(self) -> AsyncIterator[ModelEvent]:
+        turn_index, turn = await self._open_turn()
+        match turn:
+            case ScriptedFailure(failure=failure, latency=latency):
+                await _wait(latency)
+                raise model_error(failure)
+            case ScriptedEvents(steps=steps, failure=failure, latency=latency):
+                events = _Events(steps, failure)
+            case ScriptedReply() | ScriptedToolCalls():
+                latency = turn.latency
+                events = _Events(render(turn, turn_index), None)
+            case _:
+                assert_never(turn)
+        await _wait(latency)
+        self._events = events
+        return events
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        if self._events is not None:
+            self._events.close()
