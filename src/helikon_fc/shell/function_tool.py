@@ -1,0 +1,338 @@
+"""`@function_tool`: a typed Python function (sync or async) becomes a `Tool` the model can call.
+
+The tool's name is the function's name, its description the docstring's summary, its parameter
+schema comes from the annotations (see `type_schema` for what is supported) and each parameter's
+description from the docstring's Google-style ``Args:`` section. An optional first parameter
+annotated ``ToolContext[Ctx]`` receives the run's context and is left out of the schema.
+
+A sync function runs in a worker thread (``trio.to_thread.run_sync(..., abandon_on_cancel=True)``),
+so a blocking tool never stalls the tools running beside it. If the call is cancelled (timeout,
+run cancelled) the thread is abandoned: the run goes on at once, and the thread finishes in the
+background, its result thrown away. Tools that must not be cut off should be async.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import re
+from collections.abc import Callable
+from typing import Any, Concatenate, Generic, ParamSpec, Protocol, TypeVar, cast, get_origin, get_type_hints, overload
+
+import trio
+from cattrs.preconf.json import make_converter
+
+from ..core import JsonObject, JsonValue
+from .tool import ToolContext, ToolError, ToolOutput
+from .type_schema import REQUIRED, DecodeError, Parameter, ParametersCodec, compile_parameters, strict_problems
+
+__all__ = ["FunctionTool", "function_tool"]
+
+P = ParamSpec("P")
+R = TypeVar("R")
+Ctx = TypeVar("Ctx")
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
+_MAX_NAME = 64
+_SECTION = re.compile(
+    r"^(Args|Arguments|Parameters|Params|Returns|Return|Yields|Raises|Examples?|Notes?|Attributes):\s*$"
+)
+_ARGS_SECTIONS = ("Args", "Arguments", "Parameters", "Params")
+_ARG_LINE = re.compile(r"^\*{0,2}([A-Za-z_][A-Za-z0-9_]*)\s*(?:\([^)]*\))?\s*:\s*(.*)$")
+
+_converter = make_converter()
+
+
+class FunctionTool(Generic[Ctx, P, R]):
+    """A `Tool[Ctx]` made from a function by `function_tool`; calling it calls the function.
+
+    Attributes:
+        name: The name the model calls it by.
+        description: What the tool does, as the model reads it.
+        parameters: The JSON Schema of its arguments (the strict form when `strict`).
+        strict: Whether `parameters` is in OpenAI's strict form (sent with ``strict: true``).
+        timeout: Seconds a call may take before it fails with an error result, or `None`.
+        fn: The original function.
+    """
+
+    __slots__ = (
+        "_codec",
+        "_is_async",
+        "_takes_context",
+        "description",
+        "fn",
+        "name",
+        "parameters",
+        "strict",
+        "timeout",
+    )
+
+    def __init__(
+        self,
+        fn: Callable[P, R],
+        *,
+        name: str,
+        description: str,
+        codec: ParametersCodec,
+        strict: bool,
+        timeout: float | None,
+        takes_context: bool,
+        is_async: bool,
+    ) -> None:
+        self.fn = fn
+        self.name = name
+        self.description = description
+        self.strict = strict
+        self.timeout = timeout
+        self.parameters = codec.schema(strict)
+        self._codec = codec
+        self._takes_context = takes_context
+        self._is_async = is_async
+
+    def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
+        """Call the original function directly (no decoding, no thread): handy in unit tests."""
+        return self.fn(*args, **kwargs)
+
+    async def invoke(self, ctx: ToolContext[Ctx], arguments: JsonObject) -> ToolOutput:
+        """Decode `arguments`, call the function and encode what it returns.
+
+        Raises:
+            ToolError: the arguments do not fit the parameters (each problem named with its path).
+        """
+        try:
+            args, kwargs = self._codec.decode(arguments)
+        except DecodeError as exc:
+            raise ToolError(f"invalid arguments for tool {self.name!r}: " + "; ".join(exc.errors)) from None
+        if self._takes_context:
+            args.insert(0, ctx)
+        fn = cast("Callable[..., Any]", self.fn)
+        if self._is_async:
+            result = await fn(*args, **kwargs)
+        else:
+            result = await trio.to_thread.run_sync(functools.partial(fn, *args, **kwargs), abandon_on_cancel=True)
+        return to_tool_output(result)
+
+    def __repr__(self) -> str:
+        return f"<FunctionTool {self.name!r} of {getattr(self.fn, '__qualname__', self.fn)!r}>"
+
+
+def to_tool_output(result: object) -> ToolOutput:
+    """What the model reads for a tool's return value: a `ToolOutput` as it is, a string verbatim,
+    anything else (attrs classes, enums, tuples, ...) as JSON.
+
+    Raises:
+        TypeError: the value cannot be encoded as JSON.
+    """
+    if isinstance(result, ToolOutput):
+        return result
+    if isinstance(result, str):
+        return ToolOutput(result)
+    content = _converter.unstructure(result)
+    _check_json(content, "$")
+    return ToolOutput(cast(JsonValue, content))
+
+
+def _check_json(value: object, path: str) -> None:
+    if value is None or isinstance(value, str | bool | int):
+        return
+    if isinstance(value, float):
+        if value != value or value in (float("inf"), float("-inf")):
+            raise TypeError(f"tool returned a non-finite number at {path}: {value}")
+        return
+    if isinstance(value, list):
+        for i, item in enumerate(value):
+            _check_json(item, f"{path}[{i}]")
+        return
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise TypeError(f"tool returned an object key that is not a string at {path}: {key!r}")
+            _check_json(item, f"{path}.{key}")
+        return
+    raise TypeError(f"tool returned a value that is not JSON at {path}: {type(value).__name__}")
+
+
+class _Decorator(Protocol):
+    """What ``function_tool(name=..., ...)`` returns: apply it to the function."""
+
+    @overload
+    def __call__(
+        self, fn: Callable[Concatenate[ToolContext[Ctx], P], R], /
+    ) -> FunctionTool[Ctx, Concatenate[ToolContext[Ctx], P], R]: ...
+    @overload
+    def __call__(self, fn: Callable[P, R], /) -> FunctionTool[Any, P, R]: ...
+
+
+@overload
+def function_tool(
+    fn: Callable[Concatenate[ToolContext[Ctx], P], R], /
+) -> FunctionTool[Ctx, Concatenate[ToolContext[Ctx], P], R]: ...
+@overload
+def function_tool(fn: Callable[P, R], /) -> FunctionTool[Any, P, R]: ...
+@overload
+def function_tool(
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    strict: bool = False,
+    timeout: float | None = None,
+) -> _Decorator: ...
+def function_tool(
+    fn: Callable[..., Any] | None = None,
+    /,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    strict: bool = False,
+    timeout: float | None = None,
+) -> Any:
+    """Turn a typed function into a tool; use as ``@function_tool`` or ``@function_tool(name=..., ...)``.
+
+    Args:
+        fn: The function (sync or async). Every parameter needs a supported annotation; one
+            annotated ``ToolContext[Ctx]`` may come first and receives the tool's context.
+        name: The tool's name (default: the function's); must match ``[A-Za-z_][A-Za-z0-9_-]*``, at most 64 characters.
+        description: What the tool does (default: the docstring's summary); must not be empty.
+        strict: Send the parameters in OpenAI's strict form: every object closed, every key required,
+            optional parameters nullable (``null`` then means "use the default").
+        timeout: Seconds a call may run before it is cancelled and the model reads an error result.
+
+    Returns:
+        A `FunctionTool`, which satisfies `Tool[Ctx]` and stays callable as the function.
+
+    Raises:
+        TypeError: an annotation is missing or unsupported (the message names the parameter and type).
+        ValueError: the name is invalid, the description is empty or the timeout is not positive.
+    """
+
+    def decorate(f: Callable[..., Any]) -> FunctionTool[Any, Any, Any]:
+        return _build(f, name=name, description=description, strict=strict, timeout=timeout)
+
+    if fn is None:
+        return decorate
+    return decorate(fn)
+
+
+def _build(
+    fn: Callable[..., Any], *, name: str | None, description: str | None, strict: bool, timeout: float | None
+) -> FunctionTool[Any, Any, Any]:
+    if not callable(fn):
+        raise TypeError(f"function_tool expects a function, got {type(fn).__name__}")
+    tool_name = name if name is not None else getattr(fn, "__name__", "")
+    if not _NAME.fullmatch(tool_name) or len(tool_name) > _MAX_NAME:
+        raise ValueError(
+            f"invalid tool name {tool_name!r}: it must match [A-Za-z_][A-Za-z0-9_-]* and have at most {_MAX_NAME} "
+            "characters (pass name=...)"
+        )
+    doc = inspect.getdoc(fn) or ""
+    summary, arg_docs = parse_docstring(doc)
+    tool_description = (description if description is not None else summary).strip()
+    if not tool_description:
+        raise ValueError(
+            f"tool {tool_name!r} has no description: give the function a docstring or pass description=..."
+        )
+    if timeout is not None and not timeout > 0:
+        raise ValueError(f"tool {tool_name!r}: timeout must be a positive number of seconds, got {timeout!r}")
+
+    try:
+        hints = get_type_hints(fn, include_extras=True)
+    except Exception as exc:
+        raise TypeError(f"tool {tool_name!r}: cannot resolve its annotations: {exc}") from exc
+    signature = inspect.signature(fn)
+    params: list[Parameter] = []
+    takes_context = False
+    for index, param in enumerate(signature.parameters.values()):
+        annotation = hints.get(param.name, inspect.Parameter.empty)
+        if _is_tool_context(annotation):
+            if index != 0:
+                raise TypeError(f"tool {tool_name!r}: the ToolContext parameter {param.name!r} must come first")
+            if param.kind is inspect.Parameter.KEYWORD_ONLY:
+                raise TypeError(f"tool {tool_name!r}: the ToolContext parameter {param.name!r} must be positional")
+            takes_context = True
+            continue
+        if param.kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD):
+            raise TypeError(f"tool {tool_name!r}: *args and **kwargs ({param.name!r}) cannot be described to a model")
+        if annotation is inspect.Parameter.empty:
+            raise TypeError(f"tool {tool_name!r}: parameter {param.name!r} has no type annotation")
+        params.append(
+            Parameter(
+                param.name,
+                annotation,
+                REQUIRED if param.default is inspect.Parameter.empty else param.default,
+                arg_docs.get(param.name),
+                positional_only=param.kind is inspect.Parameter.POSITIONAL_ONLY,
+            )
+        )
+    codec = compile_parameters(tuple(params), tool_name)
+    if strict:
+        # Fail now, not on the first request, if strict mode cannot express a parameter.
+        problems = strict_problems(codec.schema(True))
+        if problems:
+            raise TypeError(f"tool {tool_name!r} cannot use strict mode: " + "; ".join(problems))
+    is_async = inspect.iscoroutinefunction(inspect.unwrap(fn))
+    return FunctionTool(
+        fn,
+        name=tool_name,
+        description=tool_description,
+        codec=codec,
+        strict=strict,
+        timeout=timeout,
+        takes_context=takes_context,
+        is_async=is_async,
+    )
+
+
+def _is_tool_context(annotation: object) -> bool:
+    return annotation is ToolContext or get_origin(annotation) is ToolContext
+
+
+def parse_docstring(doc: str) -> tuple[str, dict[str, str]]:
+    """The summary (first paragraph, on one line) and the ``Args:`` entries of a Google-style docstring.
+
+    Args:
+        doc: The docstring, already cleaned (`inspect.getdoc`).
+
+    Returns:
+        ``(summary, {parameter: description})``; continuation lines are joined with spaces.
+    """
+    lines = doc.expandtabs().splitlines()
+    summary_lines: list[str] = []
+    for line in lines:
+        if not line.strip() or _SECTION.match(line.strip()):
+            break
+        summary_lines.append(line.strip())
+    summary = " ".join(summary_lines)
+
+    args: dict[str, str] = {}
+    in_args = False
+    section_indent = 0
+    entry_indent: int | None = None
+    current: str | None = None
+    for line in lines:
+        stripped = line.strip()
+        indent = len(line) - len(line.lstrip())
+        header = _SECTION.match(stripped)
+        if header and (not in_args or indent <= section_indent):
+            in_args = header.group(1) in _ARGS_SECTIONS
+            section_indent = indent
+            entry_indent = None
+            current = None
+            continue
+        if not in_args:
+            continue
+        if not stripped:
+            current = None if entry_indent is None else current
+            continue
+        if indent <= section_indent:
+            in_args = False
+            current = None
+            continue
+        if entry_indent is None:
+            entry_indent = indent
+        match = _ARG_LINE.match(stripped) if indent == entry_indent else None
+        if match:
+            current = match.group(1)
+            args[current] = match.group(2).strip()
+        elif current is not None:
+            args[current] = f"{args[current]} {stripped}".strip()
+    return summary, args

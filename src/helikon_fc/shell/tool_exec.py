@@ -1,0 +1,93 @@
+"""Running one tool call: every way it can go wrong becomes an error result the model reads.
+
+`execute_tool_call` never raises, except for trio's ``Cancelled``: a run being cancelled must
+unwind through it. Everything else — an unknown tool, argument text that is not JSON, arguments
+off the schema, a `ToolError`, any other exception, a timeout — is a `ToolResult` with
+``is_error=True`` and a message written for the model:
+
+- ``unknown tool: NAME``
+- ``invalid arguments for tool 'NAME': not valid JSON (...)`` / ``...: $.city: missing required field``
+- the `ToolError`'s own message
+- ``tool NAME raised TypeName: message``
+- ``tool NAME timed out after N s`` (when the tool has a ``timeout`` attribute, in seconds)
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TypeVar
+
+import trio
+
+from ..core import JsonObject, ToolCall, ToolResult, parse_arguments, validate
+from .context import RunContext
+from .tool import Tool, ToolContext, ToolError, ToolOutput
+
+__all__ = ["execute_tool_call"]
+
+Ctx = TypeVar("Ctx")
+
+
+async def execute_tool_call(tool: Tool[Ctx] | None, call: ToolCall, ctx: RunContext[Ctx]) -> ToolResult:
+    """Run `call` with `tool` (`None` when no tool has that name) and return its result.
+
+    Args:
+        tool: The tool the call names, or `None` if there is none.
+        call: The model's call: its id, the tool name and the argument JSON text (blank means ``{}``).
+        ctx: The run's context; the tool receives ``ToolContext(ctx, call.call_id, tool.name)``.
+
+    Returns:
+        ``ToolResult(call.call_id, output)`` on success, or an error result (``is_error=True``)
+        whose text says what went wrong.
+
+    Raises:
+        trio.Cancelled: the surrounding scope was cancelled; nothing else escapes.
+    """
+    if tool is None:
+        return ToolResult(call.call_id, f"unknown tool: {call.name}", is_error=True)
+    name = tool.name
+    try:
+        arguments = parse_arguments(call.arguments)
+    except json.JSONDecodeError as exc:
+        return _error(call, f"invalid arguments for tool {name!r}: not valid JSON ({exc})")
+    except ValueError as exc:
+        return _error(call, f"invalid arguments for tool {name!r}: {exc}")
+    problems = validate(arguments, tool.parameters)
+    if problems:
+        return _error(call, f"invalid arguments for tool {name!r}: " + "; ".join(problems))
+
+    tool_ctx = ToolContext(ctx, call.call_id, name)
+    timeout: float | None = getattr(tool, "timeout", None)
+    try:
+        output: ToolOutput | None
+        if timeout is None:
+            output = await tool.invoke(tool_ctx, arguments)
+        else:
+            output = await _invoke_with_timeout(tool, tool_ctx, arguments, timeout)
+            if output is None:
+                return _error(call, f"tool {name} timed out after {timeout:g} s")
+    except ToolError as exc:
+        return _error(call, str(exc) or f"tool {name} failed")
+    except Exception as exc:
+        detail = str(exc)
+        kind = type(exc).__name__
+        return _error(call, f"tool {name} raised {kind}: {detail}" if detail else f"tool {name} raised {kind}")
+    if not isinstance(output, ToolOutput):
+        return _error(call, f"tool {name} returned {type(output).__name__}, not a ToolOutput")
+    try:
+        return ToolResult(call.call_id, output.render())
+    except (TypeError, ValueError) as exc:
+        return _error(call, f"tool {name} returned output that is not JSON: {exc}")
+
+
+async def _invoke_with_timeout(
+    tool: Tool[Ctx], tool_ctx: ToolContext[Ctx], arguments: JsonObject, timeout: float
+) -> ToolOutput | None:
+    """The tool's output, or `None` when it ran out of time."""
+    with trio.move_on_after(timeout):
+        return await tool.invoke(tool_ctx, arguments)
+    return None
+
+
+def _error(call: ToolCall, message: str) -> ToolResult:
+    return ToolResult(call.call_id, message, is_error=True)
