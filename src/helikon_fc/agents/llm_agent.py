@@ -1,0 +1,148 @@
+"""`LlmAgent`: an agent whose turns a language model takes, with tools, handoffs and structured output."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from functools import partial
+from typing import Any, Generic, TypeVar
+
+import attrs
+
+from ..core import HandoffCollision, HandoffTarget, ModelSettings, OutputSchema, ToolDef
+from ..models.protocol import Model
+from ..shell.config import RunConfig
+from ..shell.context import RunContext
+from ..shell.driver import produce_llm_run
+from ..shell.input import AgentInput
+from ..shell.run_stream import open_run_stream
+from ..shell.tool import Tool, tool_def
+from .handoff import Handoff
+from .protocol import RunStream
+
+Ctx = TypeVar("Ctx")
+
+
+def _tools(value: Iterable[Tool[Any]]) -> tuple[Tool[Any], ...]:
+    return tuple(value)
+
+
+def _handoffs(value: Iterable[Handoff[Any]]) -> tuple[Handoff[Any], ...]:
+    return tuple(value)
+
+
+@attrs.frozen(kw_only=True)
+class LlmAgent(Generic[Ctx]):
+    """An agent driven by a language model: the tool loop of the functional core, run by the trio driver.
+
+    Immutable: the ``with_*`` methods return changed copies. Definitions are checked when built
+    (a duplicate tool name or an unsupported `output_type` raises `ValueError`/`TypeError` here);
+    a handoff whose tool name collides with another handoff or a tool is rejected when a run
+    starts, with `HandoffCollisionError`, before any model call.
+
+    Attributes:
+        name: shown in events (`RunStarted`, `AssistantMessage.agent`) and used for handoff tools.
+        model: the `Model` that takes the turns.
+        instructions: the system prompt: a string, or a callable of the run context rendered once
+            per run (at its start).
+        description: one sentence saying what the agent does (for handoffs and agent-as-tool).
+        tools: the tools the model may call.
+        handoffs: the agents the model may hand control to.
+        output_type: when set, the run ends with a structured-output turn whose JSON must decode
+            into this type (an attrs class or a plain type); see `RunResultStreaming.collect_typed`.
+        model_settings: sampling and tool-use knobs passed to the model.
+        run_config: the agent's own `RunConfig`; a `Runner`'s config (or any config installed on the
+            run context) wins over it.
+    """
+
+    name: str = attrs.field(validator=attrs.validators.min_len(1))
+    model: Model
+    instructions: str | Callable[[RunContext[Ctx]], str] | None = None
+    description: str = ""
+    tools: tuple[Tool[Ctx], ...] = attrs.field(default=(), converter=_tools)
+    handoffs: tuple[Handoff[Ctx], ...] = attrs.field(default=(), converter=_handoffs)
+    output_type: type[Any] | None = None
+    model_settings: ModelSettings | None = None
+    run_config: RunConfig | None = None
+
+    # Derived once per agent, so a run does not rebuild them.
+    _tool_defs: tuple[ToolDef, ...] = attrs.field(init=False, eq=False, repr=False)
+    _tools_by_name: dict[str, Tool[Ctx]] = attrs.field(init=False, eq=False, repr=False)
+    _handoff_targets: tuple[HandoffTarget, ...] = attrs.field(init=False, eq=False, repr=False)
+    _handoffs_by_agent: dict[str, Handoff[Ctx]] = attrs.field(init=False, eq=False, repr=False)
+    _output_schema: OutputSchema | None = attrs.field(init=False, eq=False, repr=False)
+    _collision: HandoffCollision | None = attrs.field(init=False, eq=False, repr=False)
+
+    def __attrs_post_init__(self) -> None:
+        by_name: dict[str, Tool[Ctx]] = {}
+        for tool in self.tools:
+            if tool.name in by_name:
+                raise ValueError(f"agent {self.name!r} has two tools named {tool.name!r}; tool names must be unique")
+            by_name[tool.name] = tool
+        schema: OutputSchema | None = None
+        if self.output_type is not None:
+            from ..shell.type_schema import output_schema_for
+
+            schema = output_schema_for(self.output_type)
+        targets = tuple(h.target() for h in self.handoffs)
+        _set = object.__setattr__
+        _set(self, "_tool_defs", tuple(tool_def(tool) for tool in self.tools))
+        _set(self, "_tools_by_name", by_name)
+        _set(self, "_handoff_targets", targets)
+        _set(self, "_handoffs_by_agent", {h.agent_name: h for h in self.handoffs})
+        _set(self, "_output_schema", schema)
+        _set(self, "_collision", _first_collision(self.tools, targets))
+
+    def run(self, ctx: RunContext[Ctx], input: AgentInput) -> RunStream:
+        """Start a run: ``async with agent.run(ctx, input) as events: async for event in events: ...``.
+
+        `RunStarted` comes first, deltas stream live, exactly one terminal event comes last. A
+        failure mid-run is a `RunFailed` event; a failure to start (`HandoffCollisionError`) is
+        raised when the block is entered.
+        """
+        return open_run_stream(partial(produce_llm_run, self, ctx, input))
+
+    def with_instructions(self, instructions: str | Callable[[RunContext[Ctx]], str] | None) -> LlmAgent[Ctx]:
+        """A copy with other instructions."""
+        return attrs.evolve(self, instructions=instructions)
+
+    def with_model(self, model: Model) -> LlmAgent[Ctx]:
+        """A copy taking its turns with `model`."""
+        return attrs.evolve(self, model=model)
+
+    def with_description(self, description: str) -> LlmAgent[Ctx]:
+        """A copy with another description."""
+        return attrs.evolve(self, description=description)
+
+    def with_tools(self, *tools: Tool[Ctx]) -> LlmAgent[Ctx]:
+        """A copy with `tools` added after the existing ones."""
+        return attrs.evolve(self, tools=self.tools + tools)
+
+    def with_handoffs(self, *handoffs: Handoff[Ctx]) -> LlmAgent[Ctx]:
+        """A copy with `handoffs` added after the existing ones."""
+        return attrs.evolve(self, handoffs=self.handoffs + handoffs)
+
+    def with_output_type(self, output_type: type[Any] | None) -> LlmAgent[Ctx]:
+        """A copy with another structured-output type (`None` for plain text)."""
+        return attrs.evolve(self, output_type=output_type)
+
+    def with_model_settings(self, settings: ModelSettings | None) -> LlmAgent[Ctx]:
+        """A copy with other model settings."""
+        return attrs.evolve(self, model_settings=settings)
+
+    def with_run_config(self, config: RunConfig | None) -> LlmAgent[Ctx]:
+        """A copy with its own run config."""
+        return attrs.evolve(self, run_config=config)
+
+
+def _first_collision(tools: tuple[Tool[Any], ...], targets: tuple[HandoffTarget, ...]) -> HandoffCollision | None:
+    """The first transfer-tool name claimed twice (by two handoffs, or by a handoff and a tool)."""
+    claims: dict[str, list[str]] = {}
+    for tool in tools:
+        claims.setdefault(tool.name, []).append(f"tool {tool.name}")
+    for target in targets:
+        claims.setdefault(target.tool_name, []).append(target.agent)
+    for target in targets:
+        owners = claims[target.tool_name]
+        if len(owners) > 1:
+            return HandoffCollision(target.tool_name, tuple(owners))
+    return None

@@ -1,0 +1,289 @@
+"""The driver: runs the side effects between the pure `transition` steps of one `LlmAgent` run.
+
+One loop: feed the machine, emit the outcome's events, extend the conversation with its appends,
+then perform its `NextAction` —
+
+- `CallModel`: stream the model; forward its deltas live (`TokenDelta`, `ReasoningDelta`,
+  `ToolCallDelta`) and fold the stream into a `ModelResponse` for the next step. A model failure
+  ends the run with `RunFailed(ModelFailed)`; a stream that ends without `ModelFinish` was cut
+  short (rule 2 of the `Model` protocol) and fails with kind ``TRANSPORT``.
+- `ExecuteTools`: run every call of the turn at once in one nursery, at most
+  ``parallel_tool_call_limit`` at a time (a `trio.CapacityLimiter`); each call writes its result
+  into its own slot, so results keep call order. Tool failures are results the model reads.
+- `PerformHandoff`: run the target agent on the transcript in a child context and continue this
+  stream with its events (its `RunStarted` dropped, its `RunCompleted` carrying both usages).
+- `Terminate`: return the terminal event; `emit_run` sends it.
+
+Nothing here logs, and everything a run needs that does not change per turn (tool definitions,
+the transition context, the limiter) is built once per run.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, assert_never
+
+import attrs
+import trio
+
+from ..core import (
+    AgentEvent,
+    CallModel,
+    Conversation,
+    ExecuteTools,
+    ModelEvent,
+    ModelFailed,
+    ModelFailureKind,
+    ModelFinish,
+    ModelReasoningDelta,
+    ModelRequest,
+    ModelResponse,
+    ModelSettings,
+    ModelTextDelta,
+    ModelToolCallDelta,
+    ModelUsage,
+    OtherError,
+    PerformHandoff,
+    ReasoningDelta,
+    RunCompleted,
+    RunFailed,
+    RunStarted,
+    Start,
+    TerminalEvent,
+    Terminate,
+    TokenDelta,
+    ToolCall,
+    ToolCallDelta,
+    ToolResult,
+    ToolResults,
+    TransitionCtx,
+    TransitionInput,
+    UnknownHandoffTarget,
+    Usage,
+    assemble_response,
+    initial_state,
+    transition,
+)
+from ..models.protocol import Model, ModelError
+from .config import RunConfig
+from .context import RunContext
+from .input import AgentInput
+from .results import HandoffCollisionError, RunError
+from .run_stream import Send, emit_run
+from .tool import Tool
+from .tool_exec import execute_tool_call
+
+if TYPE_CHECKING:
+    from ..agents.llm_agent import LlmAgent
+
+_DEFAULT_CONFIG = RunConfig()
+_DEFAULT_SETTINGS = ModelSettings()
+
+
+async def produce_llm_run(
+    agent: LlmAgent[Any],
+    ctx: RunContext[Any],
+    input: AgentInput,
+    send_channel: trio.MemorySendChannel[AgentEvent],
+    *,
+    task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED,
+) -> None:
+    """The producer of an `LlmAgent` run stream (see `open_run_stream`).
+
+    Raises:
+        HandoffCollisionError: before the run starts, when two of the agent's handoffs (or a
+            handoff and a tool) share a tool name.
+    """
+    collision = agent._collision
+    if collision is not None:
+        send_channel.close()
+        raise HandoffCollisionError(collision)
+    task_status.started()
+    async with send_channel:
+        send = send_channel.send
+
+        async def body(send: Send) -> TerminalEvent:
+            return await drive(agent, ctx, input, send)
+
+        await emit_run(send, ctx, agent.name, body)
+
+
+async def drive(agent: LlmAgent[Any], ctx: RunContext[Any], input: AgentInput, send: Send) -> TerminalEvent:
+    """Run `agent`'s loop on `input`, sending every non-terminal event; return the terminal event."""
+    config = ctx.run_config or agent.run_config or _DEFAULT_CONFIG
+    instructions = agent.instructions
+    if callable(instructions):
+        try:
+            instructions = instructions(ctx)
+        except Exception as exc:
+            return RunFailed(OtherError(f"instructions of agent {agent.name!r} failed: {type(exc).__name__}: {exc}"))
+    conversation = Conversation(input.items)
+    tctx = TransitionCtx(
+        agent_name=agent.name,
+        instructions=instructions or None,
+        conversation=conversation,
+        tools=agent._tool_defs,
+        handoffs=agent._handoff_targets,
+        settings=agent.model_settings or _DEFAULT_SETTINGS,
+        max_turns=config.max_turns,
+        output_schema=agent._output_schema,
+        agent_depth=ctx.agent_depth,
+        max_agent_depth=config.max_agent_depth,
+    )
+    limit = config.parallel_tool_call_limit
+    limiter = trio.CapacityLimiter(limit) if limit is not None else None
+    tools = agent._tools_by_name
+    model = agent.model
+
+    state = initial_state()
+    step: TransitionInput = Start()
+    while True:
+        outcome = transition(state, step, tctx)
+        events = outcome.events
+        action = outcome.next_action
+        if type(action) is Terminate:
+            return await _finish(events, send)
+        for event in events:
+            await send(event)
+        appends = outcome.conversation_appends
+        if appends:
+            conversation = conversation.extend(appends)
+            tctx = attrs.evolve(tctx, conversation=conversation)
+        state = outcome.next_state
+        match action:
+            case CallModel(request=request):
+                answer = await call_model(model, request, send)
+                if type(answer) is RunFailed:
+                    return answer
+                assert type(answer) is ModelResponse
+                step = answer
+            case ExecuteTools(calls=calls):
+                step = ToolResults(await execute_tools(calls, tools, ctx, limiter))
+            case PerformHandoff(target=target, transcript=transcript):
+                return await hand_off(agent, target, transcript, state.usage, ctx, send)
+            case Terminate():
+                return await _finish(events, send)
+            case _:
+                assert_never(action)
+
+
+async def _finish(events: tuple[AgentEvent, ...], send: Send) -> TerminalEvent:
+    """Send all but the last event of the final step and return the last, the terminal."""
+    *rest, last = events or (None,)
+    for event in rest:
+        assert event is not None
+        await send(event)
+    if type(last) is RunCompleted or type(last) is RunFailed:
+        return last
+    return RunFailed(OtherError("internal error: the loop terminated without a terminal event"))
+
+
+async def call_model(model: Model, request: ModelRequest, send: Send) -> ModelResponse | RunFailed:
+    """Stream `model`'s answer to `request`, forwarding deltas live; return the assembled response."""
+    received: list[ModelEvent] = []
+    finished = False
+    try:
+        async with model.stream(request) as stream:
+            async for event in stream:
+                received.append(event)
+                match event:
+                    case ModelTextDelta(text=text):
+                        await send(TokenDelta(text))
+                    case ModelReasoningDelta(text=text):
+                        await send(ReasoningDelta(text))
+                    case ModelToolCallDelta(call_id=call_id, name=name, args_delta=args_delta):
+                        await send(ToolCallDelta(call_id, name, args_delta))
+                    case ModelUsage():
+                        pass
+                    case ModelFinish():
+                        finished = True
+                    case _:
+                        assert_never(event)
+    except (trio.BrokenResourceError, trio.ClosedResourceError):
+        raise
+    except Exception as exc:
+        return RunFailed(_model_failure(exc))
+    if not finished:
+        return RunFailed(
+            ModelFailed(
+                ModelFailureKind.TRANSPORT,
+                f"the stream of model {model.name!r} ended without a finish reason (truncated)",
+            )
+        )
+    return assemble_response(received)
+
+
+def _model_failure(exc: Exception) -> ModelFailed:
+    """A model failure as data: `ModelError` keeps its kind; anything else is ``OTHER``."""
+    while isinstance(exc, ExceptionGroup) and len(exc.exceptions) == 1:
+        exc = exc.exceptions[0]
+    if isinstance(exc, ModelError):
+        return exc.to_agent_error()
+    return ModelFailed(ModelFailureKind.OTHER, f"{type(exc).__name__}: {exc}")
+
+
+async def execute_tools(
+    calls: tuple[ToolCall, ...],
+    tools: dict[str, Tool[Any]],
+    ctx: RunContext[Any],
+    limiter: trio.CapacityLimiter | None,
+) -> tuple[ToolResult, ...]:
+    """Run `calls` concurrently (at most `limiter`'s tokens at once); their results, in call order."""
+    if len(calls) == 1 and limiter is None:
+        call = calls[0]
+        return (await execute_tool_call(tools.get(call.name), call, ctx),)
+    slots: list[ToolResult | None] = [None] * len(calls)
+
+    async def run_one(index: int, call: ToolCall) -> None:
+        tool = tools.get(call.name)
+        if limiter is None:
+            slots[index] = await execute_tool_call(tool, call, ctx)
+        else:
+            async with limiter:
+                slots[index] = await execute_tool_call(tool, call, ctx)
+
+    async with trio.open_nursery() as nursery:
+        for index, call in enumerate(calls):
+            nursery.start_soon(run_one, index, call)
+    results: list[ToolResult] = []
+    for call, slot in zip(calls, slots, strict=True):
+        results.append(slot if slot is not None else ToolResult(call.call_id, "tool produced no result", is_error=True))
+    return tuple(results)
+
+
+async def hand_off(
+    agent: LlmAgent[Any],
+    target: str,
+    transcript: Conversation,
+    usage: Usage,
+    ctx: RunContext[Any],
+    send: Send,
+) -> TerminalEvent:
+    """Run the handoff target on `transcript` one level deeper; forward its events; return its terminal.
+
+    The target's `RunStarted` is dropped (the `HandoffItem` and `AgentUpdated` already announced it);
+    its `RunCompleted` is replaced by one carrying this run's usage plus the target's.
+    """
+    handoff = agent._handoffs_by_agent.get(target)
+    if handoff is None:
+        return RunFailed(UnknownHandoffTarget(target))
+    try:
+        successor = handoff.resolve()
+    except Exception as exc:
+        return RunFailed(OtherError(f"handoff target {target!r} could not be resolved: {type(exc).__name__}: {exc}"))
+    terminal: TerminalEvent | None = None
+    try:
+        async with successor.run(ctx.handoff_child(), AgentInput.from_items(transcript)) as events:
+            async for event in events:
+                if type(event) is RunStarted:
+                    continue
+                if type(event) is RunCompleted:
+                    terminal = RunCompleted(usage + event.usage)
+                elif type(event) is RunFailed:
+                    terminal = event
+                else:
+                    await send(event)
+    except RunError as exc:
+        return RunFailed(exc.error)
+    if terminal is None:
+        return RunFailed(OtherError(f"handoff target {target!r} ended its stream without a terminal event"))
+    return terminal

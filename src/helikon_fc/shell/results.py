@@ -1,0 +1,161 @@
+"""Results: draining a run stream into a `RunResult`, and `RunError`, the one exception a failed run raises.
+
+The exceptions::
+
+    RunError                 a run failed; `.error` is the `AgentError`, `.events` what was seen
+     +-- RunStartError       the run could not start (raised from ``agent.run(...).__aenter__``)
+          +-- HandoffCollisionError   two handoffs, or a handoff and a tool, share a tool name
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from contextlib import AbstractAsyncContextManager
+from typing import Generic, TypeVar
+
+import attrs
+
+from ..core import (
+    AgentError,
+    AgentEvent,
+    HandoffCollision,
+    MessageOutput,
+    OtherError,
+    RunCompleted,
+    RunFailed,
+    StructuredOutputInvalid,
+    Usage,
+)
+
+T = TypeVar("T")
+T_co = TypeVar("T_co", covariant=True)
+
+
+class RunError(Exception):
+    """A run ended with `RunFailed`; `error` is the `AgentError` it carried.
+
+    Attributes:
+        error: why the run failed, as data.
+        events: every event the run emitted, the terminal `RunFailed` included (empty when the
+            run never started).
+    """
+
+    def __init__(self, error: AgentError, events: tuple[AgentEvent, ...] = ()) -> None:
+        super().__init__(str(error))
+        self.error = error
+        self.events = events
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.error!r})"
+
+
+class RunStartError(RunError):
+    """A run could not start; raised from entering its run stream, before any event."""
+
+
+class HandoffCollisionError(RunStartError):
+    """Two handoffs of one agent, or a handoff and one of its tools, claim the same tool name.
+
+    Raised when the run starts, before the first model call; `error` is the `HandoffCollision`.
+    """
+
+    error: HandoffCollision
+
+    def __init__(self, error: HandoffCollision) -> None:
+        super().__init__(error)
+
+
+@attrs.frozen
+class RunResult(Generic[T_co]):
+    """What a successful run produced.
+
+    Attributes:
+        final_output: the text of the last `MessageOutput` (``""`` if there was none), or for
+            `RunResultStreaming.collect_typed` the decoded value.
+        events: every event of the run, in order, `RunStarted` first and `RunCompleted` last.
+        usage: the run's total usage, from `RunCompleted`.
+    """
+
+    final_output: T_co
+    events: tuple[AgentEvent, ...]
+    usage: Usage
+
+
+RunStreamLike = AbstractAsyncContextManager[AsyncIterator[AgentEvent]]
+
+
+class RunResultStreaming:
+    """A consumer of one run stream that drains it into a `RunResult`.
+
+    ``await RunResultStreaming(agent.run(ctx, input)).collect()`` is the common way to run an agent
+    to its end. A run stream can be entered once, so each `RunResultStreaming` collects once.
+    """
+
+    __slots__ = ("_run", "_used")
+
+    def __init__(self, run: RunStreamLike) -> None:
+        self._run = run
+        self._used = False
+
+    async def collect(self) -> RunResult[str]:
+        """Drain the run; return its result.
+
+        Raises:
+            RunError: the run ended with `RunFailed` (or could not start: `RunStartError`).
+        """
+        events, usage = await self._drain()
+        return RunResult(final_text(events), events, usage)
+
+    async def collect_typed(self, tp: type[T]) -> RunResult[T]:
+        """Drain a structured-output run; return a result whose `final_output` is a `tp`.
+
+        The trimmed text of the last `MessageOutput` is parsed as JSON and decoded into `tp`.
+
+        Raises:
+            RunError: the run failed; or its last answer was not JSON (`StructuredOutputInvalid`)
+                or did not decode into `tp` (`OtherError`).
+        """
+        from .type_schema import DecodeError, decode
+
+        events, usage = await self._drain()
+        text = final_text(events).strip()
+        try:
+            value = json.loads(text)
+        except ValueError as exc:
+            raise RunError(StructuredOutputInvalid((f"response was not valid JSON: {exc}",), text), events) from None
+        try:
+            decoded = decode(tp, value)
+        except DecodeError as exc:
+            message = f"collect_typed: failed to decode the final output as {_type_name(tp)}: {exc}"
+            raise RunError(OtherError(message), events) from None
+        return RunResult(decoded, events, usage)
+
+    async def _drain(self) -> tuple[tuple[AgentEvent, ...], Usage]:
+        if self._used:
+            raise RuntimeError("this RunResultStreaming was already collected; a run stream runs once")
+        self._used = True
+        collected: list[AgentEvent] = []
+        async with self._run as stream:
+            async for event in stream:
+                collected.append(event)
+        events = tuple(collected)
+        match events[-1] if events else None:
+            case RunCompleted(usage=usage):
+                return events, usage
+            case RunFailed(error=error):
+                raise RunError(error, events)
+            case _:
+                raise RunError(OtherError("the run stream ended without a terminal event"), events)
+
+
+def final_text(events: tuple[AgentEvent, ...] | list[AgentEvent]) -> str:
+    """The text of the last `MessageOutput` among `events`, or ``""``."""
+    for event in reversed(events):
+        if isinstance(event, MessageOutput):
+            return event.item.text
+    return ""
+
+
+def _type_name(tp: object) -> str:
+    return getattr(tp, "__qualname__", None) or repr(tp)
