@@ -61,7 +61,7 @@ _FAIL: Any = _Missing()
 
 
 def _child(path: str, key: str) -> str:
-    return f"{path}.{key}" if key.isidentifier() else f"{path}[{key!r}]"
+    return f"{path}.{key}" if key.isidentifier() else f"{path}[{json.dumps(key)}]"
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,0 +1,368 @@
+"""Schemas from annotations, the strict form, and decoding JSON back into typed values."""
+
+from __future__ import annotations
+
+import enum
+from typing import Annotated, Any, Literal
+
+import attrs
+import pytest
+
+from helikon_fc.core import JsonObject, JsonValue, OutputSchema, validate
+from helikon_fc.shell.type_schema import DecodeError, decode, output_schema_for, schema_for, strict_schema_for
+
+
+class Color(enum.Enum):
+    RED = "red"
+    BLUE = "blue"
+
+
+class Level(enum.IntEnum):
+    LOW = 1
+    HIGH = 2
+
+
+class Weird(enum.Enum):
+    OBJ = object()
+
+
+@attrs.frozen
+class Point:
+    """A point on the plane.
+
+    A second paragraph that is not part of the description.
+    """
+
+    x: int
+    """Horizontal position."""
+    y: int = 0
+    label: str | None = attrs.field(default=None, metadata={"description": "What to call it"})
+
+
+@attrs.frozen
+class Shape:
+    points: list[Point]
+    color: Color
+    kind: Literal["polygon", "line"] = "polygon"
+    weight: Annotated[float, "Line weight in points"] = 1.0
+
+
+@attrs.frozen
+class Node:
+    value: int
+    children: list[Node]
+
+
+@attrs.frozen
+class Bag:
+    items: dict[str, int]
+
+
+@attrs.frozen
+class Positive:
+    n: int = attrs.field(validator=attrs.validators.gt(0))
+
+
+POINT_SCHEMA: JsonObject = {
+    "title": "Point",
+    "description": "A point on the plane.",
+    "type": "object",
+    "properties": {
+        "x": {"type": "integer", "description": "Horizontal position."},
+        "y": {"type": "integer"},
+        "label": {"type": ["string", "null"], "description": "What to call it"},
+    },
+    "required": ["x"],
+    "additionalProperties": False,
+}
+
+
+# schema_for
+
+
+@pytest.mark.parametrize(
+    ("tp", "expected"),
+    [
+        (str, {"type": "string"}),
+        (int, {"type": "integer"}),
+        (float, {"type": "number"}),
+        (bool, {"type": "boolean"}),
+        (None, {"type": "null"}),
+        (type(None), {"type": "null"}),
+        (list[str], {"type": "array", "items": {"type": "string"}}),
+        (tuple[int, ...], {"type": "array", "items": {"type": "integer"}}),
+        (
+            tuple[int, str],
+            {
+                "type": "array",
+                "prefixItems": [{"type": "integer"}, {"type": "string"}],
+                "items": False,
+                "minItems": 2,
+                "maxItems": 2,
+            },
+        ),
+        (dict[str, float], {"type": "object", "additionalProperties": {"type": "number"}}),
+        (list, {"type": "array"}),
+        (dict, {"type": "object"}),
+        (int | None, {"type": ["integer", "null"]}),
+        (int | str, {"anyOf": [{"type": "integer"}, {"type": "string"}]}),
+        (list[int] | None, {"anyOf": [{"type": "array", "items": {"type": "integer"}}, {"type": "null"}]}),
+        (Literal["a", "b"], {"type": "string", "enum": ["a", "b"]}),
+        (Literal[1, "one"], {"enum": [1, "one"]}),
+        (Color, {"type": "string", "enum": ["red", "blue"]}),
+        (Level, {"type": "integer", "enum": [1, 2]}),
+        (Annotated[int, "How many"], {"type": "integer", "description": "How many"}),
+        (Point, POINT_SCHEMA),
+    ],
+)
+def test_schema_for_each_supported_annotation(tp: object, expected: JsonObject) -> None:
+    """Every supported annotation has one fixed JSON Schema."""
+    assert schema_for(tp) == expected
+
+
+def test_schema_for_nested_attrs_classes_inlines_them() -> None:
+    """A nested attrs class is inlined where it is used; field descriptions come from docstrings,
+    metadata and `Annotated`; fields with defaults are optional."""
+    assert schema_for(Shape) == {
+        "title": "Shape",
+        "type": "object",
+        "properties": {
+            "points": {"type": "array", "items": POINT_SCHEMA},
+            "color": {"type": "string", "enum": ["red", "blue"]},
+            "kind": {"type": "string", "enum": ["polygon", "line"]},
+            "weight": {"type": "number", "description": "Line weight in points"},
+        },
+        "required": ["points", "color"],
+        "additionalProperties": False,
+    }
+
+
+def test_schema_for_returns_a_fresh_dict() -> None:
+    """Changing a returned schema does not change the next one."""
+    first = schema_for(Point)
+    first["title"] = "changed"
+    assert schema_for(Point)["title"] == "Point"
+
+
+@pytest.mark.parametrize(
+    ("tp", "fragment"),
+    [
+        (set[int], "unsupported type set[int] at $"),
+        (list[complex], "unsupported type complex at $[]"),
+        (dict[int, str], "JSON object keys are strings"),
+        (Any, "unsupported type"),
+        (Node, "recursive classes cannot be inlined"),
+        (Weird, "enum values must be str, int, float, bool or None"),
+        (tuple[()], "unsupported type"),
+    ],
+)
+def test_schema_for_rejects_unsupported_types(tp: object, fragment: str) -> None:
+    """An unsupported type is a `TypeError` naming the type and where it sits."""
+    with pytest.raises(TypeError) as info:
+        schema_for(tp)
+    assert fragment in str(info.value)
+
+
+def test_schema_for_names_the_path_of_a_nested_unsupported_type() -> None:
+    """The error for a bad field type inside an attrs class names the field's path."""
+
+    @attrs.frozen
+    class Holder:
+        when: complex
+
+    with pytest.raises(TypeError, match=r"unsupported type complex at \$\.when"):
+        schema_for(Holder)
+
+
+# strict form and output schemas
+
+
+def test_strict_schema_for_requires_every_key_and_makes_optional_fields_nullable() -> None:
+    """Strict form: every object closed, every key required, fields with defaults nullable."""
+    schema: Any = strict_schema_for(Shape)
+    point = schema["properties"]["points"]["items"]
+    assert point["required"] == ["x", "y", "label"]
+    assert point["properties"]["y"] == {"type": ["integer", "null"]}
+    assert point["properties"]["label"] == {"type": ["string", "null"], "description": "What to call it"}
+    assert schema["required"] == ["points", "color", "kind", "weight"]
+    assert schema["additionalProperties"] is False
+    assert schema["properties"]["kind"] == {
+        "anyOf": [{"type": "string", "enum": ["polygon", "line"]}, {"type": "null"}]
+    }
+    assert schema["properties"]["weight"] == {
+        "type": ["number", "null"],
+        "description": "Line weight in points",
+    }
+
+
+@pytest.mark.parametrize(
+    ("tp", "fragment"),
+    [
+        (Bag, "$.items: a dict with free-form keys"),
+        (tuple[int, str], "a fixed-length tuple"),
+        (list, "an array of anything"),
+    ],
+)
+def test_strict_schema_for_rejects_what_strict_mode_cannot_express(tp: object, fragment: str) -> None:
+    """Free-form dicts, untyped arrays and fixed tuples cannot be sent in strict mode: a clear `TypeError`."""
+    with pytest.raises(TypeError) as info:
+        strict_schema_for(tp)
+    assert fragment in str(info.value)
+
+
+def test_output_schema_for_an_attrs_class_is_its_strict_schema() -> None:
+    """An attrs output type is sent as its strict schema, named after the class."""
+    assert output_schema_for(Point) == OutputSchema("Point", strict_schema_for(Point), strict=True)
+
+
+def test_output_schema_for_a_non_object_type_wraps_it_under_value() -> None:
+    """A non-object output type is wrapped as ``{"value": T}`` (providers need an object root)."""
+    schema = output_schema_for(list[int])
+    assert schema == OutputSchema(
+        "list_int",
+        {
+            "type": "object",
+            "properties": {"value": {"type": "array", "items": {"type": "integer"}}},
+            "required": ["value"],
+            "additionalProperties": False,
+        },
+    )
+    assert decode(list[int], {"value": [1, 2]}) == [1, 2]
+
+
+def test_output_schema_for_a_dict_type_is_refused() -> None:
+    """``dict[str, X]`` has free-form keys, which strict output cannot express."""
+    with pytest.raises(TypeError, match="free-form keys"):
+        output_schema_for(dict[str, int])
+
+
+def test_decoded_output_fits_its_own_schema() -> None:
+    """A value that fits the strict output schema (nulls for defaults) decodes into the class."""
+    schema = output_schema_for(Shape)
+    value: JsonValue = {
+        "points": [{"x": 1, "y": None, "label": None}],
+        "color": "blue",
+        "kind": None,
+        "weight": 2,
+    }
+    assert validate(value, schema.schema) == []
+    assert decode(Shape, value) == Shape([Point(1)], Color.BLUE, "polygon", 2.0)
+
+
+# decode: success
+
+
+@pytest.mark.parametrize(
+    ("tp", "value", "expected"),
+    [
+        (str, "hi", "hi"),
+        (int, 3, 3),
+        (int, 3.0, 3),
+        (float, 2, 2.0),
+        (bool, False, False),
+        (None, None, None),
+        (list[int], [1, 2], [1, 2]),
+        (tuple[int, ...], [1, 2], (1, 2)),
+        (tuple[int, str], [1, "a"], (1, "a")),
+        (dict[str, int], {"a": 1}, {"a": 1}),
+        (int | None, None, None),
+        (int | str, "x", "x"),
+        (Literal["a", "b"], "b", "b"),
+        (Color, "red", Color.RED),
+        (Level, 2, Level.HIGH),
+        (Annotated[int, "n"], 4, 4),
+        (list, [1, "a"], [1, "a"]),
+        (dict, {"a": [1]}, {"a": [1]}),
+    ],
+)
+def test_decode_each_supported_annotation(tp: object, value: JsonValue, expected: object) -> None:
+    """Decoding returns the Python value the annotation describes."""
+    result = decode(tp, value)
+    assert result == expected
+    assert type(result) is type(expected)
+
+
+def test_decode_attrs_class_with_defaults_and_nulls() -> None:
+    """Missing fields take their defaults, and so does ``null`` for a field that does not accept None."""
+    assert decode(Point, {"x": 1}) == Point(1, 0, None)
+    assert decode(Point, {"x": 1, "y": None, "label": "p"}) == Point(1, 0, "p")
+
+
+def test_decode_round_trips_unstructured_values() -> None:
+    """What `schema_for` describes decodes back to an equal value."""
+    shape = Shape([Point(1, 2, "a"), Point(3)], Color.RED, "line", 0.5)
+    value: JsonValue = {
+        "points": [{"x": 1, "y": 2, "label": "a"}, {"x": 3, "y": 0, "label": None}],
+        "color": "red",
+        "kind": "line",
+        "weight": 0.5,
+    }
+    assert validate(value, schema_for(Shape)) == []
+    assert decode(Shape, value) == shape
+
+
+# decode: failures
+
+
+@pytest.mark.parametrize(
+    ("tp", "value", "errors"),
+    [
+        (int, "1", ("$: expected integer, got string",)),
+        (int, True, ("$: expected integer, got boolean",)),
+        (int, 1.5, ("$: expected integer, got number",)),
+        (str, 1, ("$: expected string, got integer",)),
+        (bool, 0, ("$: expected boolean, got integer",)),
+        (float, "1.0", ("$: expected number, got string",)),
+        (None, 0, ("$: expected null, got integer",)),
+        (list[int], [1, "2", 3, None], ("$[1]: expected integer, got string", "$[3]: expected integer, got null")),
+        (tuple[int, str], [1], ("$: expected 2 items, got 1",)),
+        (tuple[int, str], [1, 2], ("$[1]: expected string, got integer",)),
+        (
+            dict[str, int],
+            {"a": "x", "b c": 1.5},
+            ("$.a: expected integer, got string", '$["b c"]: expected integer, got number'),
+        ),
+        (Literal["a", "b"], "c", ('$: "c" is not one of "a", "b"',)),
+        (Color, "green", ('$: "green" is not one of "red", "blue"',)),
+        (Level, True, ("$: true is not one of 1, 2",)),
+        (Color, ["red"], ('$: ["red"] is not one of "red", "blue"',)),
+        (int | None, "x", ("$: expected integer, got string",)),
+        (Point, [], ("$: expected object, got array",)),
+        (
+            Point,
+            {"y": "2", "z": 0},
+            ("$.x: missing required field", "$.y: expected integer, got string", "$.z: unexpected field"),
+        ),
+        (
+            Shape,
+            {"points": [{"x": 1}, {"x": "a"}], "color": "red"},
+            ("$.points[1].x: expected integer, got string",),
+        ),
+        (Positive, {"n": 0}, ("$: 'n' must be > 0: 0",)),
+    ],
+)
+def test_decode_failures_name_each_problem_with_its_path(tp: object, value: JsonValue, errors: tuple[str, ...]) -> None:
+    """A value that does not fit raises `DecodeError` listing every problem as ``path: problem``."""
+    with pytest.raises(DecodeError) as info:
+        decode(tp, value)
+    assert info.value.errors == errors
+    for error in errors:
+        assert error in str(info.value)
+
+
+def test_decode_error_is_a_value_error() -> None:
+    """`DecodeError` subclasses `ValueError`, so generic handlers catch it."""
+    assert issubclass(DecodeError, ValueError)
+
+
+def test_decode_rejects_a_non_finite_float() -> None:
+    """``NaN`` (which `json.loads` accepts) is not a number a tool should get."""
+    with pytest.raises(DecodeError, match="finite"):
+        decode(float, float("nan"))
+
+
+def test_decode_does_not_unwrap_an_object_type() -> None:
+    """The ``{"value": ...}`` wrapper is only unwrapped for non-object types."""
+    assert decode(dict[str, int], {"value": 1}) == {"value": 1}
+    with pytest.raises(DecodeError, match="unexpected field"):
+        decode(Point, {"value": {"x": 1}})
