@@ -2,6 +2,8 @@
 
 - Turn builders: `reply`, `call_tools` (with `call`), `fail`, `raw` (with `pause`) and `broken`.
 - Fake models: `ScriptedModel` (a fixed script) and `FunctionModel` (a function of the request).
+- Runs: `simulate` (sync, its own ``trio.run`` under ``MockClock``) and `run_simulated` (inside
+  a trio test) return a `Simulation`: the events, the result or error, and the virtual time taken.
 
 See ``docs/testing.md``.
 """
@@ -26,6 +28,7 @@ from .script import (
     reply as reply,
 )
 from .scripted_model import ScriptedModel as ScriptedModel, ScriptExhausted as ScriptExhausted
+from .simulation import Simulation as Simulation, run_simulated as run_simulated, simulate as simulate
 
 __all__ = [
     "DEFAULT_USAGE",
@@ -39,6 +42,7 @@ __all__ = [
     "ScriptedReply",
     "ScriptedToolCalls",
     "ScriptedTurn",
+    "Simulation",
     "Step",
     "TurnFunction",
     "broken",
@@ -48,4 +52,6 @@ __all__ = [
     "pause",
     "raw",
     "reply",
+    "run_simulated",
+    "simulate",
 ]

@@ -1,0 +1,135 @@
+"""`simulate`: run an agent to its end under trio's `MockClock`, and keep everything it did."""
+
+from __future__ import annotations
+
+from typing import Any, TypeVar, overload
+
+import attrs
+import trio
+import trio.testing
+
+from ..agents.protocol import Agent
+from ..core import AgentError, AgentEvent
+from ..shell.config import RunConfig
+from ..shell.context import RunContext
+from ..shell.input import AgentInput
+from ..shell.results import RunError, RunResult, RunResultStreaming
+from ..shell.runner import Runner
+
+Ctx = TypeVar("Ctx")
+
+
+@attrs.frozen(kw_only=True)
+class Simulation:
+    """Everything a simulated run did. Same agent, input and script: the same `Simulation`, every time.
+
+    Attributes:
+        events: every event of the run, in order (empty if it could not start).
+        result: the `RunResult` of a successful run, or `None` if it failed.
+        error: why the run failed (the `AgentError` of its `RunFailed`, or of the failure to
+            start), or `None` if it succeeded.
+        elapsed: how long the run took, in virtual seconds (scripted latencies, tool sleeps, timeouts).
+    """
+
+    events: tuple[AgentEvent, ...]
+    result: RunResult[str] | None
+    error: AgentError | None
+    elapsed: float
+
+
+@overload
+def simulate(
+    agent: Agent[None], input: str | AgentInput, ctx: None = None, config: RunConfig | None = None
+) -> Simulation: ...
+
+
+@overload
+def simulate(
+    agent: Agent[Ctx], input: str | AgentInput, ctx: RunContext[Ctx], config: RunConfig | None = None
+) -> Simulation: ...
+
+
+def simulate(
+    agent: Agent[Any],
+    input: str | AgentInput,
+    ctx: RunContext[Any] | None = None,
+    config: RunConfig | None = None,
+) -> Simulation:
+    """Run `agent` on `input` to its end in a fresh ``trio.run`` with virtual time; return what happened.
+
+    Latencies, tool sleeps and timeouts cost no real time: the run uses
+    ``trio.testing.MockClock(autojump_threshold=0)``, which jumps the clock whenever every task waits.
+
+    Args:
+        agent: any `Agent` (usually one whose model is a `ScriptedModel` or `FunctionModel`).
+        input: a user message, or an `AgentInput`.
+        ctx: the run context; a fresh ``RunContext.ephemeral(None)`` when `None`.
+        config: when given, the run goes through ``Runner(config)`` (which honours `timeout`);
+            otherwise ``agent.run`` is called directly.
+
+    Raises:
+        RuntimeError: called from inside a trio run (use ``await run_simulated(...)`` there).
+    """
+    if trio.lowlevel.in_trio_run():
+        raise RuntimeError(
+            "simulate() starts its own trio.run, so it cannot be called from inside trio;"
+            " in an async test use `await run_simulated(...)` with the autojump_clock fixture"
+        )
+    return trio.run(_run, agent, input, ctx, config, clock=trio.testing.MockClock(autojump_threshold=0))
+
+
+@overload
+async def run_simulated(
+    agent: Agent[None], input: str | AgentInput, ctx: None = None, config: RunConfig | None = None
+) -> Simulation: ...
+
+
+@overload
+async def run_simulated(
+    agent: Agent[Ctx], input: str | AgentInput, ctx: RunContext[Ctx], config: RunConfig | None = None
+) -> Simulation: ...
+
+
+async def run_simulated(
+    agent: Agent[Any],
+    input: str | AgentInput,
+    ctx: RunContext[Any] | None = None,
+    config: RunConfig | None = None,
+) -> Simulation:
+    """The async twin of `simulate`, for use inside a trio run whose clock is a `MockClock`.
+
+    In pytest-trio, take the ``autojump_clock`` fixture in the test. `elapsed` is measured on the
+    run's clock, so it is virtual time.
+
+    Raises:
+        RuntimeError: the current trio run's clock is not a ``trio.testing.MockClock`` (a real
+            clock would make latencies cost real time and `elapsed` vary from run to run).
+    """
+    if not isinstance(trio.lowlevel.current_clock(), trio.testing.MockClock):
+        raise RuntimeError(
+            "run_simulated() needs virtual time: run it under trio.testing.MockClock"
+            " (in pytest-trio, take the autojump_clock fixture), or call simulate() from sync code"
+        )
+    return await _run(agent, input, ctx, config)
+
+
+async def _run(
+    agent: Agent[Any],
+    input: str | AgentInput,
+    ctx: RunContext[Any] | None,
+    config: RunConfig | None,
+) -> Simulation:
+    agent_input = AgentInput.from_user_text(input) if isinstance(input, str) else input
+    run_ctx: RunContext[Any] = RunContext.ephemeral(None) if ctx is None else ctx
+    start = trio.current_time()
+    try:
+        if config is None:
+            run = agent.run(run_ctx, agent_input)
+        else:
+            run = Runner(config).run(agent, run_ctx, agent_input)
+        result = await RunResultStreaming(run).collect()
+    except RunError as failure:
+        return Simulation(
+            events=failure.events, result=None, error=failure.error, elapsed=trio.current_time() - start
+        )
+    return Simulation(events=result.events, result=result, error=None, elapsed=trio.current_time() - start)
