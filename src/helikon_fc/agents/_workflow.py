@@ -1,0 +1,161 @@
+"""What the workflow agents (sequential, parallel, loop, graph, swarm) share: one outer event
+stream, running a child agent into it, and writing a child's answer to the run's state.
+
+The merge convention, the same for every workflow agent:
+
+- the outer stream starts with one `RunStarted(<workflow name>)` and ends with exactly one
+  terminal event (`RunCompleted` with the summed usage, or `RunFailed`), last;
+- each child's own `RunStarted` becomes `AgentUpdated(<child name>)` (which agent is now active);
+- each child's terminal event is swallowed: `RunCompleted.usage` is folded into the total, and
+  `RunFailed.error` decides what the workflow does next;
+- every other child event passes through unchanged and live (concurrent children interleave).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable, Mapping
+from typing import TypeAlias, TypeVar
+
+import attrs
+import trio
+
+from ..core import (
+    AgentError,
+    AgentEvent,
+    AgentUpdated,
+    MaxAgentDepthExceeded,
+    MessageOutput,
+    OtherError,
+    RunCompleted,
+    RunFailed,
+    RunStarted,
+    TerminalEvent,
+    Usage,
+)
+from ..shell.config import RunConfig
+from ..shell.context import RunContext
+from ..shell.input import AgentInput
+from ..shell.run_stream import emit_run, open_run_stream
+from .protocol import Agent, RunStream
+
+Ctx = TypeVar("Ctx")
+
+Emit: TypeAlias = Callable[[AgentEvent], Awaitable[None]]
+"""Sends one event to the outer stream (waits while the consumer is behind: backpressure)."""
+
+
+@attrs.frozen
+class ChildSucceeded:
+    """A child run completed: its last answer text and its total usage."""
+
+    text: str
+    usage: Usage
+
+
+@attrs.frozen
+class ChildFailed:
+    """A child run failed (or could not start) with `error`."""
+
+    error: AgentError
+
+
+ChildOutcome: TypeAlias = ChildSucceeded | ChildFailed
+"""How one child run ended."""
+
+
+def compact_json(value: Mapping[str, str]) -> str:
+    """`value` as compact JSON with sorted keys: the merge format of parallel branches and graph sinks."""
+    return json.dumps(dict(value), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def write_state(ctx: RunContext[Ctx], key: str, text: str) -> None:
+    """Store a child's final `text` under `key` in the run's shared state (as a JSON string)."""
+    ctx.state.set(key, text)
+
+
+def depth_error(ctx: RunContext[Ctx]) -> MaxAgentDepthExceeded | None:
+    """The error for running children one level below `ctx`, if that is deeper than allowed.
+
+    The limit is the context's run config (the one a `Runner` installs) or the default
+    `RunConfig().max_agent_depth`.
+    """
+    limit = (ctx.run_config or RunConfig()).max_agent_depth
+    depth = ctx.agent_depth + 1
+    return MaxAgentDepthExceeded(depth, limit) if depth > limit else None
+
+
+def _describe(exc: BaseException) -> str:
+    error = getattr(exc, "error", None)
+    return str(error) if error is not None else f"{type(exc).__name__}: {exc}"
+
+
+def _error_of(exc: Exception) -> AgentError:
+    """The `AgentError` an exception raised while starting a child carries, or an `OtherError`."""
+    error = getattr(exc, "error", None)
+    if isinstance(error, AgentError):
+        return error
+    return OtherError(f"could not start: {_describe(exc)}")
+
+
+async def run_child(agent: Agent[Ctx], ctx: RunContext[Ctx], input: AgentInput, emit: Emit) -> ChildOutcome:
+    """Run `agent` to its end, forwarding its events to `emit` by the merge convention.
+
+    Never raises for a failing child: a failure to start, a `RunFailed`, or a stream that ends
+    without a terminal event all come back as `ChildFailed`. The answer text is the text of the
+    child's last `MessageOutput` ("" if it produced none).
+    """
+    text = ""
+    outcome: ChildOutcome | None = None
+    try:
+        async with agent.run(ctx, input) as events:
+            async for event in events:
+                match event:
+                    case RunStarted(agent=name):
+                        await emit(AgentUpdated(name))
+                    case RunCompleted(usage=usage):
+                        outcome = ChildSucceeded(text, usage)
+                    case RunFailed(error=error):
+                        outcome = ChildFailed(error)
+                    case MessageOutput(item=item):
+                        text = item.text
+                        await emit(event)
+                    case _:
+                        await emit(event)
+    except Exception as exc:  # a failure to start raises from run()/__aenter__ by contract
+        return ChildFailed(_error_of(exc))
+    if outcome is None:
+        return ChildFailed(OtherError(f"agent {agent.name!r} ended its stream without a terminal event"))
+    return outcome
+
+
+Body: TypeAlias = Callable[[Emit], Awaitable[TerminalEvent]]
+"""A workflow's work: emits events as it goes and returns its terminal event."""
+
+
+def open_workflow_stream(name: str, ctx: RunContext[Ctx], body: Body) -> RunStream:
+    """The run stream of a workflow agent called `name` (see `open_run_stream`).
+
+    Emits `RunStarted(name)`, fails at once with `MaxAgentDepthExceeded` if children would nest
+    deeper than allowed, then runs `body` and ends with the terminal event it returns. A cancelled
+    run context stops `body` and ends the stream with `RunFailed(Cancelled)`; a bug inside `body`
+    ends it with `RunFailed(OtherError)` rather than a traceback out of the stream. Leaving the
+    ``async with`` block early cancels every child still running.
+    """
+
+    async def guarded(emit: Emit) -> TerminalEvent:
+        too_deep = depth_error(ctx)
+        if too_deep is not None:
+            return RunFailed(too_deep)
+        return await body(emit)
+
+    async def produce(
+        send_channel: trio.MemorySendChannel[AgentEvent],
+        *,
+        task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED,
+    ) -> None:
+        async with send_channel:
+            task_status.started()
+            await emit_run(send_channel.send, ctx, name, guarded)
+
+    return open_run_stream(produce)

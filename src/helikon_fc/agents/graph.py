@@ -1,0 +1,210 @@
+"""`GraphAgent`: run a declared DAG of agents as a Kahn wavefront, each node as soon as it can."""
+
+from __future__ import annotations
+
+import math
+from typing import Generic, assert_never
+
+import attrs
+import trio
+from typing_extensions import TypeVar
+
+from ..core import (
+    AgentError,
+    AssistantMessage,
+    BranchFailure,
+    GraphFailed,
+    MessageOutput,
+    RunCompleted,
+    RunFailed,
+    TerminalEvent,
+    Usage,
+    UserMessage,
+)
+from ..core.wavefront import Wavefront, find_cycle
+from ..shell.context import RunContext
+from ..shell.input import AgentInput
+from ._workflow import (
+    ChildFailed,
+    ChildOutcome,
+    ChildSucceeded,
+    Emit,
+    compact_json,
+    open_workflow_stream,
+    run_child,
+    write_state,
+)
+from .protocol import Agent, RunStream
+
+Ctx = TypeVar("Ctx", default=None)
+
+
+class GraphBuildError(ValueError):
+    """A graph definition is not a valid DAG: empty, a duplicate or unknown node, or a cycle.
+
+    Attributes:
+        nodes: the nodes the problem is about (for a cycle, the nodes along it, the first repeated
+            at the end).
+    """
+
+    def __init__(self, message: str, nodes: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.nodes = nodes
+
+
+def context_message(key: str, text: str) -> UserMessage:
+    """How a predecessor's output reaches a successor: ``UserMessage("[<key>]\\n<text>")``."""
+    return UserMessage(f"[{key}]\n{text}")
+
+
+@attrs.frozen
+class GraphAgent(Generic[Ctx]):
+    """Runs a fixed DAG of agents: a node starts the moment its last predecessor completes.
+
+    Build one with `GraphAgent.builder()`. Nodes run in ``ctx.subagent_child()``, concurrently
+    where the graph allows. A node's input is the graph's input followed by one context message
+    per predecessor, in node declaration order: ``UserMessage("[<predecessor key>]\\n<its final
+    text>")`` (see `context_message`). When a node completes its final text is written to
+    ``ctx.state[key]`` (a JSON string).
+
+    Once every node has run, the graph emits one `MessageOutput` built from its sinks (nodes with
+    no successors): one sink's text verbatim; several sinks merged into a compact JSON object
+    ``{key: text}`` with sorted keys. So the final output does not depend on completion order.
+
+    Failure is collect-all: a failed node's transitive descendants are skipped (never started),
+    independent branches run to their end, and the run fails once with `GraphFailed`, naming the
+    failed nodes (sorted by key, each with its error) and the skipped ones (sorted). A skip has
+    no event of its own.
+
+    Attributes:
+        name: the graph's name (its `RunStarted`, and the `agent` of the final message).
+        description: what the graph does, in one sentence.
+        nodes: ``(key, agent)`` pairs in declaration order.
+        edges: ``(predecessor, successor)`` key pairs.
+    """
+
+    name: str
+    description: str
+    nodes: tuple[tuple[str, Agent[Ctx]], ...]
+    edges: tuple[tuple[str, str], ...]
+    wavefront: Wavefront = attrs.field(repr=False, eq=False)
+
+    @staticmethod
+    def builder() -> GraphBuilder[Ctx]:
+        """A builder with no name, nodes or edges yet."""
+        return GraphBuilder()
+
+    def run(self, ctx: RunContext[Ctx], input: AgentInput) -> RunStream:
+        """Run the wavefront; see `GraphAgent`."""
+        agents = dict(self.nodes)
+
+        async def body(emit: Emit) -> TerminalEvent:
+            wave = self.wavefront
+            texts: dict[str, str] = {}
+            failures: dict[str, AgentError] = {}
+            total = Usage()
+            reports_in, reports = trio.open_memory_channel[tuple[str, ChildOutcome]](math.inf)
+
+            async def run_node(key: str, node_input: AgentInput) -> None:
+                outcome = await run_child(agents[key], ctx.subagent_child(), node_input, emit)
+                reports_in.send_nowait((key, outcome))
+
+            async with trio.open_nursery() as nursery:
+
+                def launch(key: str) -> None:
+                    nonlocal wave
+                    wave = wave.start(key)
+                    context = tuple(context_message(p, texts[p]) for p in wave.predecessors[key])
+                    nursery.start_soon(run_node, key, AgentInput((*input.items, *context)))
+
+                for key in wave.ready_in_order():
+                    launch(key)
+                while not wave.finished:
+                    key, outcome = await reports.receive()
+                    match outcome:
+                        case ChildSucceeded(text=text, usage=usage):
+                            texts[key] = text
+                            total += usage
+                            write_state(ctx, key, text)
+                            wave, ready = wave.complete(key)
+                            for successor in ready:
+                                launch(successor)
+                        case ChildFailed(error=error):
+                            failures[key] = error
+                            wave, _ = wave.fail(key)
+                        case _:
+                            assert_never(outcome)
+            if failures:
+                failed = tuple(BranchFailure(key, failures[key]) for key in sorted(failures))
+                return RunFailed(GraphFailed(failed, tuple(sorted(wave.skipped))))
+            sinks = wave.sinks
+            final = texts[sinks[0]] if len(sinks) == 1 else compact_json({key: texts[key] for key in sinks})
+            await emit(MessageOutput(AssistantMessage(final, agent=self.name)))
+            return RunCompleted(total)
+
+        return open_workflow_stream(self.name, ctx, body)
+
+
+@attrs.frozen
+class GraphBuilder(Generic[Ctx]):
+    """Declares a `GraphAgent` step by step; every method returns a new builder.
+
+    ``GraphAgent.builder().name(..).description(..).node(key, agent).edge(a, b).build()``.
+    """
+
+    graph_name: str = "graph"
+    graph_description: str = ""
+    graph_nodes: tuple[tuple[str, Agent[Ctx]], ...] = ()
+    graph_edges: tuple[tuple[str, str], ...] = ()
+
+    def name(self, name: str) -> GraphBuilder[Ctx]:
+        """Set the graph's name (default ``"graph"``)."""
+        return attrs.evolve(self, graph_name=name)
+
+    def description(self, description: str) -> GraphBuilder[Ctx]:
+        """Set the graph's one-sentence description."""
+        return attrs.evolve(self, graph_description=description)
+
+    def node(self, key: str, agent: Agent[Ctx]) -> GraphBuilder[Ctx]:
+        """Add `agent` as the node `key` (its state key and its label in successors' context)."""
+        return attrs.evolve(self, graph_nodes=(*self.graph_nodes, (key, agent)))
+
+    def edge(self, before: str, after: str) -> GraphBuilder[Ctx]:
+        """Make node `after` wait for node `before` (and receive its output as context)."""
+        return attrs.evolve(self, graph_edges=(*self.graph_edges, (before, after)))
+
+    def build(self) -> GraphAgent[Ctx]:
+        """The graph, checked.
+
+        Raises:
+            GraphBuildError: no nodes; a node key used twice; an edge naming an unknown node;
+                a cycle (the error names the nodes along it, e.g. ``a -> b -> a``).
+        """
+        keys = [key for key, _ in self.graph_nodes]
+        if not keys:
+            raise GraphBuildError(f"graph {self.graph_name!r} has no nodes; add at least one with .node(key, agent)")
+        seen: set[str] = set()
+        for key in keys:
+            if key in seen:
+                raise GraphBuildError(f"graph {self.graph_name!r} declares node {key!r} twice", (key,))
+            seen.add(key)
+        for before, after in self.graph_edges:
+            unknown = tuple(k for k in (before, after) if k not in seen)
+            if unknown:
+                raise GraphBuildError(
+                    f"edge {before!r} -> {after!r} names unknown node(s) {', '.join(map(repr, unknown))}; "
+                    f"the nodes are {', '.join(map(repr, keys))}",
+                    unknown,
+                )
+        cycle = find_cycle(keys, self.graph_edges)
+        if cycle is not None:
+            raise GraphBuildError(
+                f"graph {self.graph_name!r} has a cycle: {' -> '.join(cycle)}; a graph must be acyclic", cycle
+            )
+        return GraphAgent(
+            name=self.graph_name,
+            description=self.graph_description,
+            nodes=self.graph_nodes,
+            edges=tuple(dict.fromkeys(self.graph_edges)),
+            wavefront=Wavefront.of(keys, self.graph_edges),
+        )

@@ -1,0 +1,75 @@
+"""`LoopAgent`: repeat sub-agents until one of them escalates, within an iteration budget."""
+
+from __future__ import annotations
+
+from typing import Generic
+
+import attrs
+from typing_extensions import TypeVar
+
+from ..core import MaxIterationsExceeded, RunCompleted, RunFailed, TerminalEvent, Usage
+from ..shell.context import RunContext
+from ..shell.input import AgentInput
+from ._workflow import ChildFailed, ChildSucceeded, Emit, open_workflow_stream, run_child, write_state
+from .protocol import Agent, RunStream
+
+Ctx = TypeVar("Ctx", default=None)
+
+
+def _at_least_one(instance: object, attribute: attrs.Attribute[int], value: int) -> None:
+    if value < 1:
+        raise ValueError(f"max_iterations must be at least 1, got {value}")
+
+
+@attrs.frozen
+class LoopAgent(Generic[Ctx]):
+    """Repeats its steps, in order, up to `max_iterations` passes, until a step escalates.
+
+    Each step runs in ``ctx.subagent_child()`` with a fresh escalate signal; after each step
+    completes its final text is written to ``ctx.state[key]`` (a JSON string) and its signal is
+    checked. A tool that called ``actions.escalate()`` during that step ends the loop with
+    `RunCompleted`, before the rest of the pass runs (the step itself always finishes first).
+    Running out of passes without an escalation fails with `MaxIterationsExceeded`; a failing
+    step fails the loop at once.
+
+    Immutable: `then` and `then_keyed` return a new agent.
+
+    Attributes:
+        name: the workflow's name (its `RunStarted`).
+        description: what the workflow does, in one sentence.
+        max_iterations: the most passes over the steps (at least 1).
+        steps: ``(state key, agent)`` pairs, in running order.
+    """
+
+    name: str
+    description: str = ""
+    max_iterations: int = attrs.field(default=10, validator=_at_least_one)
+    steps: tuple[tuple[str, Agent[Ctx]], ...] = attrs.field(default=(), kw_only=True)
+
+    def then(self, agent: Agent[Ctx]) -> LoopAgent[Ctx]:
+        """A copy with `agent` appended as a step, keyed by its name."""
+        return self.then_keyed(agent.name, agent)
+
+    def then_keyed(self, key: str, agent: Agent[Ctx]) -> LoopAgent[Ctx]:
+        """A copy with `agent` appended as a step whose output is stored under `key`."""
+        return attrs.evolve(self, steps=(*self.steps, (key, agent)))
+
+    def run(self, ctx: RunContext[Ctx], input: AgentInput) -> RunStream:
+        """Run the passes; see `LoopAgent`."""
+
+        async def body(emit: Emit) -> TerminalEvent:
+            total = Usage()
+            for _ in range(self.max_iterations):
+                for key, agent in self.steps:
+                    child = ctx.subagent_child()
+                    match await run_child(agent, child, input, emit):
+                        case ChildFailed(error=error):
+                            return RunFailed(error)
+                        case ChildSucceeded(text=text, usage=usage):
+                            total += usage
+                            write_state(ctx, key, text)
+                    if child.actions.escalated:
+                        return RunCompleted(total)
+            return RunFailed(MaxIterationsExceeded(self.max_iterations))
+
+        return open_workflow_stream(self.name, ctx, body)

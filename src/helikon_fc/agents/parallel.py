@@ -1,0 +1,116 @@
+"""`ParallelAgent`: run independent sub-agents concurrently and merge their answers."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Generic
+
+import attrs
+import trio
+from typing_extensions import TypeVar
+
+from ..core import (
+    AssistantMessage,
+    BranchFailure,
+    MessageOutput,
+    OtherError,
+    ParallelFailed,
+    RunCompleted,
+    RunFailed,
+    TerminalEvent,
+    Usage,
+)
+from ..shell.context import RunContext
+from ..shell.input import AgentInput
+from ._workflow import (
+    ChildFailed,
+    ChildOutcome,
+    ChildSucceeded,
+    Emit,
+    compact_json,
+    open_workflow_stream,
+    run_child,
+    write_state,
+)
+from .protocol import Agent, RunStream
+
+Ctx = TypeVar("Ctx", default=None)
+
+
+@attrs.frozen
+class ParallelAgent(Generic[Ctx]):
+    """Runs its branches concurrently, in one trio nursery, and merges their answers.
+
+    Every branch gets the workflow's input and runs in ``ctx.subagent_child()``; their events
+    interleave live on the outer stream. Concurrency is trio's: cooperative, so it suits branches
+    that wait on models and tools; a branch that computes without awaiting holds up its siblings.
+
+    - Branch keys must be unique: a duplicate key fails the run before any branch starts (two
+      concurrent writers of one state key would race).
+    - Each branch that completes writes its final text to ``ctx.state[key]`` (a JSON string).
+    - On success the run ends with one `MessageOutput` whose text is a compact JSON object
+      ``{key: branch output}`` with sorted keys, so the final output does not depend on which
+      branch finished first.
+    - Failure is collect-all: a failed branch lets its siblings finish, then the run fails once
+      with `ParallelFailed`, naming every failed branch by key (sorted by key).
+
+    Immutable: `add` and `branch` return a new agent.
+
+    Attributes:
+        name: the workflow's name (its `RunStarted`, and the `agent` of the merged message).
+        description: what the workflow does, in one sentence.
+        branches: ``(state key, agent)`` pairs.
+    """
+
+    name: str
+    description: str = ""
+    branches: tuple[tuple[str, Agent[Ctx]], ...] = attrs.field(default=(), kw_only=True)
+
+    def add(self, agent: Agent[Ctx]) -> ParallelAgent[Ctx]:
+        """A copy with `agent` added as a branch, keyed by its name."""
+        return self.branch(agent.name, agent)
+
+    def branch(self, key: str, agent: Agent[Ctx]) -> ParallelAgent[Ctx]:
+        """A copy with `agent` added as a branch whose output is stored under `key`."""
+        return attrs.evolve(self, branches=(*self.branches, (key, agent)))
+
+    def run(self, ctx: RunContext[Ctx], input: AgentInput) -> RunStream:
+        """Run the branches concurrently; see `ParallelAgent`."""
+
+        async def body(emit: Emit) -> TerminalEvent:
+            counts = Counter(key for key, _ in self.branches)
+            duplicates = sorted(key for key, count in counts.items() if count > 1)
+            if duplicates:
+                return RunFailed(OtherError(f"duplicate parallel branch key(s): {', '.join(duplicates)}"))
+            outcomes: dict[str, ChildOutcome] = {}
+
+            async def run_branch(key: str, agent: Agent[Ctx]) -> None:
+                outcome = await run_child(agent, ctx.subagent_child(), input, emit)
+                if isinstance(outcome, ChildSucceeded):
+                    write_state(ctx, key, outcome.text)
+                outcomes[key] = outcome
+
+            async with trio.open_nursery() as nursery:
+                for key, agent in self.branches:
+                    nursery.start_soon(run_branch, key, agent)
+            return await _merge(self.name, outcomes, emit)
+
+        return open_workflow_stream(self.name, ctx, body)
+
+
+async def _merge(name: str, outcomes: dict[str, ChildOutcome], emit: Emit) -> TerminalEvent:
+    """The terminal event of a parallel run whose branches ended with `outcomes`, independent of their order."""
+    total = Usage()
+    texts: dict[str, str] = {}
+    failures: list[BranchFailure] = []
+    for key in sorted(outcomes):
+        match outcomes[key]:
+            case ChildSucceeded(text=text, usage=usage):
+                total += usage
+                texts[key] = text
+            case ChildFailed(error=error):
+                failures.append(BranchFailure(key, error))
+    if failures:
+        return RunFailed(ParallelFailed(tuple(failures)))
+    await emit(MessageOutput(AssistantMessage(compact_json(texts), agent=name)))
+    return RunCompleted(total)

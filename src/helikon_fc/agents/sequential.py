@@ -1,0 +1,66 @@
+"""`SequentialAgent`: run sub-agents in a fixed order, each reading what the earlier ones wrote."""
+
+from __future__ import annotations
+
+from typing import Generic
+
+import attrs
+from typing_extensions import TypeVar
+
+from ..core import RunCompleted, RunFailed, TerminalEvent, Usage
+from ..shell.context import RunContext
+from ..shell.input import AgentInput
+from ._workflow import ChildFailed, ChildSucceeded, Emit, open_workflow_stream, run_child, write_state
+from .protocol import Agent, RunStream
+
+Ctx = TypeVar("Ctx", default=None)
+
+
+@attrs.frozen
+class SequentialAgent(Generic[Ctx]):
+    """Runs its steps one after another, failing fast on the first failure.
+
+    Each step gets the workflow's input and runs in ``ctx.subagent_child()`` (shared state, its
+    own escalate signal, one level deeper). When a step completes, its final text is written to
+    ``ctx.state[key]`` as a JSON string (``key`` defaults to the step's name), where a later
+    step's dynamic instructions can read it. The run's final output is the last step's.
+
+    Immutable: `then` and `then_keyed` return a new agent.
+
+    Example:
+        >>> pipeline = SequentialAgent("research-then-write", "Research, then draft.")
+        >>> pipeline.then(researcher).then(writer)  # doctest: +SKIP
+
+    Attributes:
+        name: the workflow's name (its `RunStarted`).
+        description: what the workflow does, in one sentence.
+        steps: ``(state key, agent)`` pairs, in running order.
+    """
+
+    name: str
+    description: str = ""
+    steps: tuple[tuple[str, Agent[Ctx]], ...] = attrs.field(default=(), kw_only=True)
+
+    def then(self, agent: Agent[Ctx]) -> SequentialAgent[Ctx]:
+        """A copy with `agent` appended as a step, keyed by its name."""
+        return self.then_keyed(agent.name, agent)
+
+    def then_keyed(self, key: str, agent: Agent[Ctx]) -> SequentialAgent[Ctx]:
+        """A copy with `agent` appended as a step whose output is stored under `key`."""
+        return attrs.evolve(self, steps=(*self.steps, (key, agent)))
+
+    def run(self, ctx: RunContext[Ctx], input: AgentInput) -> RunStream:
+        """Run the steps in order; see `SequentialAgent`."""
+
+        async def body(emit: Emit) -> TerminalEvent:
+            total = Usage()
+            for key, agent in self.steps:
+                match await run_child(agent, ctx.subagent_child(), input, emit):
+                    case ChildFailed(error=error):
+                        return RunFailed(error)
+                    case ChildSucceeded(text=text, usage=usage):
+                        total += usage
+                        write_state(ctx, key, text)
+            return RunCompleted(total)
+
+        return open_workflow_stream(self.name, ctx, body)
