@@ -6,6 +6,7 @@ import json
 
 import pytest
 import trio
+from tests.agents.workflow_fakes import FakeAgent, Timeline, drain
 
 from helikon_fc.agents.graph import GraphAgent, GraphBuildError, context_message
 from helikon_fc.core import (
@@ -22,7 +23,6 @@ from helikon_fc.core import (
 )
 from helikon_fc.shell.context import RunContext
 from helikon_fc.shell.input import AgentInput
-from tests.agents.workflow_fakes import FakeAgent, Timeline, drain
 
 INPUT = AgentInput.from_user_text("report")
 
@@ -32,7 +32,8 @@ def diamond(timeline: Timeline | None = None, **latency: float) -> GraphAgent[No
         return FakeAgent(name, latency=latency.get(name, 0.0), timeline=timeline)
 
     return (
-        GraphAgent[None].builder()
+        GraphAgent[None]
+        .builder()
         .name("finance_report")
         .description("Fans spending and income analysis into a combined summary.")
         .node("spending", node("spending"))
@@ -89,7 +90,9 @@ async def test_a_node_runs_only_once_all_predecessors_completed(autojump_clock: 
     """Seed: "nodes are agents, edges are dependencies, and a node runs only once all of its predecessors have
     completed." — the sink starts at the later predecessor's end."""
     timeline = Timeline()
-    events = await drain(diamond(timeline, spending=1.0, income=3.0, summary=0.5).run(RunContext.ephemeral(None), INPUT))
+    events = await drain(
+        diamond(timeline, spending=1.0, income=3.0, summary=0.5).run(RunContext.ephemeral(None), INPUT)
+    )
     assert timeline.starts == {"spending": [0.0], "income": [0.0], "summary": [3.0]}
     assert isinstance(events[-1], RunCompleted)
 
@@ -99,7 +102,8 @@ async def test_a_node_starts_the_moment_its_last_predecessor_completes(autojump_
     wavefront)" — a node does not wait for unrelated siblings."""
     timeline = Timeline()
     graph = (
-        GraphAgent[None].builder()
+        GraphAgent[None]
+        .builder()
         .node("fast", FakeAgent("fast", latency=1.0, timeline=timeline))
         .node("slow", FakeAgent("slow", latency=5.0, timeline=timeline))
         .node("after_fast", FakeAgent("after_fast", latency=1.0, timeline=timeline))
@@ -145,7 +149,8 @@ async def test_one_sink_goes_through_verbatim(autojump_clock: trio.testing.MockC
 async def test_several_sinks_merge_into_a_sorted_key_json_object(autojump_clock: trio.testing.MockClock) -> None:
     """Seed: "multiple sinks merge into a JSON object keyed by node name, the same convention ParallelAgent uses"."""
     graph = (
-        GraphAgent[None].builder()
+        GraphAgent[None]
+        .builder()
         .node("root", FakeAgent("root", answer="r"))
         .node("zulu", FakeAgent("z", answer="Z", latency=0.1))
         .node("alpha", FakeAgent("a", answer="A", latency=0.2))
@@ -169,7 +174,8 @@ async def test_failure_skips_descendants_and_lets_independent_branches_finish(
     timeline = Timeline()
     down = ModelFailed(ModelFailureKind.UNAVAILABLE, "down")
     graph = (
-        GraphAgent[None].builder()
+        GraphAgent[None]
+        .builder()
         .node("a", FakeAgent("a", latency=1.0, error=down, timeline=timeline))
         .node("b", FakeAgent("b", timeline=timeline))
         .node("c", FakeAgent("c", timeline=timeline))

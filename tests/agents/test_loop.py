@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from tests.agents.workflow_fakes import FakeAgent, drain
 
 from helikon_fc.agents.loop import LoopAgent
 from helikon_fc.core import AgentUpdated, MaxIterationsExceeded, OtherError, RunCompleted, RunFailed, Usage
 from helikon_fc.shell.context import RunContext
 from helikon_fc.shell.input import AgentInput
-from tests.agents.workflow_fakes import FakeAgent, drain
 
 INPUT = AgentInput.from_user_text("go")
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import trio
+from tests.agents.workflow_fakes import FakeAgent, Timeline, drain
 
 from helikon_fc.agents.parallel import ParallelAgent
 from helikon_fc.agents.sequential import SequentialAgent
@@ -23,7 +24,6 @@ from helikon_fc.core import (
 )
 from helikon_fc.shell.context import RunContext
 from helikon_fc.shell.input import AgentInput
-from tests.agents.workflow_fakes import FakeAgent, Timeline, drain
 
 INPUT = AgentInput.from_user_text("go")
 
@@ -69,7 +69,9 @@ async def test_collect_all_failure_lets_siblings_finish(autojump_clock: trio.tes
     assert [e for e in events if isinstance(e, RunFailed | RunCompleted)] == [
         RunFailed(ParallelFailed((BranchFailure("alpha", MaxTurnsExceeded(2)), BranchFailure("zeta", down))))
     ]
-    assert events[-1] == RunFailed(ParallelFailed((BranchFailure("alpha", MaxTurnsExceeded(2)), BranchFailure("zeta", down))))
+    assert events[-1] == RunFailed(
+        ParallelFailed((BranchFailure("alpha", MaxTurnsExceeded(2)), BranchFailure("zeta", down)))
+    )
     assert ctx.state.snapshot() == {"slow": "s(go)"}
 
 
@@ -80,7 +82,7 @@ async def test_success_ends_with_one_sorted_key_json_message(autojump_clock: tri
         ParallelAgent[None]("multi-lens")
         .branch("realist", FakeAgent("r", answer="meh", latency=0.1))
         .branch("optimist", FakeAgent("o", answer="yay", latency=0.3))
-        .branch("pessimist", FakeAgent("p", answer="nay \"no\"", latency=0.2))
+        .branch("pessimist", FakeAgent("p", answer='nay "no"', latency=0.2))
     )
     ctx = RunContext.ephemeral(None)
     events = await drain(par.run(ctx, INPUT))
@@ -95,7 +97,9 @@ async def test_success_ends_with_one_sorted_key_json_message(autojump_clock: tri
 
 async def test_each_branch_writes_state_under_its_key_defaulting_to_its_name() -> None:
     """Seed: "Each branch writes state[key]; outputs merge into one JSON object" and .add(agent) keys by name."""
-    par = ParallelAgent[None]("fan").add(FakeAgent("spending", answer="1")).branch("inc", FakeAgent("income", answer="2"))
+    par = (
+        ParallelAgent[None]("fan").add(FakeAgent("spending", answer="1")).branch("inc", FakeAgent("income", answer="2"))
+    )
     ctx = RunContext.ephemeral(None)
     await drain(par.run(ctx, INPUT))
     assert ctx.state.get("spending") == "1"

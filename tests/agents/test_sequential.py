@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import trio
+from tests.agents.workflow_fakes import FakeAgent, Timeline, drain
 
 from helikon_fc.agents.sequential import SequentialAgent
 from helikon_fc.core import (
@@ -20,7 +21,6 @@ from helikon_fc.core import (
 from helikon_fc.shell.config import RunConfig
 from helikon_fc.shell.context import RunContext
 from helikon_fc.shell.input import AgentInput
-from tests.agents.workflow_fakes import FakeAgent, Timeline, drain
 
 INPUT = AgentInput.from_user_text("go")
 
@@ -54,8 +54,10 @@ async def test_fails_fast_on_the_first_failure() -> None:
 async def test_each_step_final_text_lands_in_state_under_its_key() -> None:
     """Seed: "after each sub-agent completes, its final text is written to state[key], where key defaults to
     the sub-agent's name." (stored as a JSON string)"""
-    seq = SequentialAgent[None]("pipe").then(FakeAgent("researcher", answer="notes")).then_keyed(
-        "draft", FakeAgent("writer", answer="brief")
+    seq = (
+        SequentialAgent[None]("pipe")
+        .then(FakeAgent("researcher", answer="notes"))
+        .then_keyed("draft", FakeAgent("writer", answer="brief"))
     )
     ctx = RunContext.ephemeral(None)
     await drain(seq.run(ctx, INPUT))
@@ -64,7 +66,9 @@ async def test_each_step_final_text_lands_in_state_under_its_key() -> None:
 
 async def test_then_keyed_avoids_a_state_key_collision() -> None:
     """Seed: "Use .then_keyed(key, agent) when two steps share a name (to avoid a state-key collision)"."""
-    seq = SequentialAgent[None]("pipe").then(FakeAgent("w", answer="one")).then_keyed("w2", FakeAgent("w", answer="two"))
+    seq = (
+        SequentialAgent[None]("pipe").then(FakeAgent("w", answer="one")).then_keyed("w2", FakeAgent("w", answer="two"))
+    )
     ctx = RunContext.ephemeral(None)
     await drain(seq.run(ctx, INPUT))
     assert ctx.state.get("w") == "one"
