@@ -1,0 +1,9 @@
+"""The OpenAI provider: `OpenAIModel.chat` (Chat Completions) and `OpenAIModel.responses` (Responses API).
+
+Both work with OpenAI and with any OpenAI-compatible server (vLLM, Ollama, llama.cpp's server)
+through ``base_url``; see ``docs/providers.md``.
+"""
+
+from ._model import Api as Api, OpenAIModel as OpenAIModel
+
+__all__ = ["Api", "OpenAIModel"]

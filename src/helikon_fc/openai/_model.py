@@ -1,0 +1,359 @@
+"""`OpenAIModel`: the `Model` protocol over the official ``openai`` SDK, for Chat Completions and Responses."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping
+from types import TracebackType
+from typing import Literal, cast
+
+import httpx2
+import openai
+import trio
+from openai import AsyncOpenAI, not_given, omit
+from openai._response import AsyncAPIResponse
+
+from ..core import ModelEvent, ModelRequest
+from ..models.protocol import ModelStream
+from ._chat_request import chat_messages, chat_response_format, chat_tool_choice, chat_tools
+from ._chat_stream import ChatStreamTranslator
+from ._errors import error_from_exception
+from ._responses_request import responses_input, responses_text_format, responses_tool_choice, responses_tools
+from ._responses_stream import ResponsesStreamTranslator
+from ._sse import SseDecoder
+
+Api = Literal["chat", "responses"]
+"""Which OpenAI API a model speaks: Chat Completions (``"chat"``) or Responses (``"responses"``)."""
+
+_CLOSE_TIMEOUT = 5.0
+"""How long closing a response or a client may take when the caller has been cancelled (seconds)."""
+
+_NO_KEY_PLACEHOLDER = "unused"
+"""Sent as the API key to a custom ``base_url`` when no key is configured (local servers ignore it)."""
+
+_FAILURES: tuple[type[BaseException], ...] = (openai.OpenAIError, httpx2.HTTPError, httpx2.StreamError)
+
+
+async def _close_shielded(close: Callable[[], Awaitable[None]]) -> None:
+    """Run `close` even if the caller is being cancelled, bounded by `_CLOSE_TIMEOUT`."""
+    with trio.CancelScope(deadline=trio.current_time() + _CLOSE_TIMEOUT, shield=True):
+        await close()
+
+
+class OpenAIModel:
+    """An OpenAI model (or any OpenAI-compatible server) behind the `Model` protocol.
+
+    Build one with `OpenAIModel.chat` (Chat Completions, ``/v1/chat/completions``) or
+    `OpenAIModel.responses` (the Responses API, ``/v1/responses``). Either takes a ready
+    ``AsyncOpenAI`` client, which it uses and never closes, or the usual connection options
+    (``api_key``, ``base_url``, ... falling back to ``OPENAI_API_KEY`` / ``OPENAI_BASE_URL``), from
+    which it builds clients of its own and closes them:
+
+    - used directly, each ``stream()`` opens a client and closes it when the stream is left, so
+      nothing needs closing and nothing leaks;
+    - inside ``async with model:`` one client (one connection pool) serves every call and is
+      closed when the block ends. Prefer this for many calls to a remote API.
+
+    The SDK's own retries are off (``max_retries=0``) unless you ask for them; wrap the model in
+    `helikon_fc.models.RetryingModel` for retries that respect the stream rules.
+
+    Example:
+        ```python
+        model = OpenAIModel.chat("gpt-5-mini")
+        local = OpenAIModel.chat("qwen3:8b", base_url="http://127.0.0.1:11434/v1")
+        ```
+    """
+
+    __slots__ = ("_api", "_client", "_client_options", "_depth", "_model", "_shared")
+
+    def __init__(
+        self, api: Api, model: str, *, client: AsyncOpenAI | None, client_options: Mapping[str, object]
+    ) -> None:
+        """Prefer `OpenAIModel.chat` / `OpenAIModel.responses`, which check their arguments."""
+        self._api: Api = api
+        self._model = model
+        self._client = client
+        self._client_options = dict(client_options)
+        self._shared: AsyncOpenAI | None = None
+        self._depth = 0
+
+    @classmethod
+    def chat(
+        cls,
+        model: str,
+        *,
+        client: AsyncOpenAI | None = None,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        organization: str | None = None,
+        project: str | None = None,
+        timeout: float | None = None,
+        max_retries: int = 0,
+        default_headers: Mapping[str, str] | None = None,
+    ) -> OpenAIModel:
+        """A model served through Chat Completions (the API most compatible servers implement).
+
+        Args:
+            model: The model's name, e.g. ``"gpt-5-mini"``.
+            client: A ready ``AsyncOpenAI`` to use; the model never closes it. Exclusive with the
+                connection options below.
+            api_key: The API key; defaults to ``OPENAI_API_KEY``. Without one, a custom
+                ``base_url`` is called with a placeholder key (local servers ignore it).
+            base_url: The API's base URL, e.g. ``"http://127.0.0.1:8000/v1"``; defaults to
+                ``OPENAI_BASE_URL``, then to OpenAI's.
+            organization: The OpenAI organization id, if any.
+            project: The OpenAI project id, if any.
+            timeout: The SDK's request timeout in seconds (`None`: the SDK's default).
+            max_retries: The SDK's own retries; 0 by default (see `RetryingModel`).
+            default_headers: Extra headers sent with every request.
+
+        Raises:
+            TypeError: both a client and connection options were given.
+            ValueError: no API key is configured and no custom base URL either.
+        """
+        return cls._build(
+            "chat",
+            model,
+            client,
+            api_key=api_key,
+            base_url=base_url,
+            organization=organization,
+            project=project,
+            timeout=timeout,
+            max_retries=max_retries,
+            default_headers=default_headers,
+        )
+
+    @classmethod
+    def responses(
+        cls,
+        model: str,
+        *,
+        client: AsyncOpenAI | None = None,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        organization: str | None = None,
+        project: str | None = None,
+        timeout: float | None = None,
+        max_retries: int = 0,
+        default_headers: Mapping[str, str] | None = None,
+    ) -> OpenAIModel:
+        """A model served through the Responses API; the arguments are those of `OpenAIModel.chat`."""
+        return cls._build(
+            "responses",
+            model,
+            client,
+            api_key=api_key,
+            base_url=base_url,
+            organization=organization,
+            project=project,
+            timeout=timeout,
+            max_retries=max_retries,
+            default_headers=default_headers,
+        )
+
+    @classmethod
+    def _build(
+        cls,
+        api: Api,
+        model: str,
+        client: AsyncOpenAI | None,
+        *,
+        api_key: str | None,
+        base_url: str | None,
+        organization: str | None,
+        project: str | None,
+        timeout: float | None,
+        max_retries: int,
+        default_headers: Mapping[str, str] | None,
+    ) -> OpenAIModel:
+        if not model:
+            raise ValueError("the model name must not be empty")
+        if client is not None:
+            given = [
+                name
+                for name, value in (
+                    ("api_key", api_key),
+                    ("base_url", base_url),
+                    ("organization", organization),
+                    ("project", project),
+                    ("timeout", timeout),
+                    ("default_headers", default_headers),
+                )
+                if value is not None
+            ]
+            if given:
+                raise TypeError(f"pass either a ready client or connection options, not both (got {', '.join(given)})")
+            return cls(api, model, client=client, client_options={})
+        if max_retries < 0:
+            raise ValueError(f"max_retries must be >= 0, got {max_retries}")
+        base_url = base_url or os.environ.get("OPENAI_BASE_URL") or None
+        api_key = api_key or os.environ.get("OPENAI_API_KEY") or None
+        if api_key is None:
+            if base_url is None:
+                raise ValueError(
+                    "no OpenAI API key: pass api_key=, set OPENAI_API_KEY, pass base_url= for a local server, "
+                    "or pass a ready client="
+                )
+            api_key = _NO_KEY_PLACEHOLDER
+        options: dict[str, object] = {
+            "api_key": api_key,
+            "base_url": base_url,
+            "organization": organization,
+            "project": project,
+            "timeout": timeout,
+            "max_retries": max_retries,
+            "default_headers": dict(default_headers) if default_headers else None,
+        }
+        return cls(api, model, client=None, client_options=options)
+
+    @property
+    def name(self) -> str:
+        """The model's name, as sent in each request."""
+        return self._model
+
+    @property
+    def api(self) -> Api:
+        """Which API this model calls: ``"chat"`` or ``"responses"``."""
+        return self._api
+
+    def __repr__(self) -> str:
+        base_url = self._client.base_url if self._client is not None else self._client_options.get("base_url")
+        return f"OpenAIModel.{self._api}({self._model!r}, base_url={str(base_url) if base_url else None!r})"
+
+    async def __aenter__(self) -> OpenAIModel:
+        """Share one client (one connection pool) across every call until the block ends."""
+        if self._client is None and self._shared is None:
+            self._shared = self._new_client()
+        self._depth += 1
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        """Close the shared client when the outermost ``async with`` ends."""
+        self._depth -= 1
+        if self._depth == 0:
+            await self.aclose()
+
+    async def aclose(self) -> None:
+        """Close the shared client, if this model built one (a client you passed in is left open)."""
+        shared, self._shared = self._shared, None
+        if shared is not None:
+            await _close_shielded(shared.close)
+
+    def stream(self, request: ModelRequest) -> ModelStream:
+        """Ask the model; the stream obeys the rules in the `Model` docstring.
+
+        Raises:
+            ModelError: on entering, when the call fails (HTTP status, connection); while
+                iterating, when the stream fails part-way.
+        """
+        return self._stream(request)
+
+    @contextlib.asynccontextmanager
+    async def _stream(self, request: ModelRequest) -> AsyncGenerator[AsyncIterator[ModelEvent], None]:
+        async with contextlib.AsyncExitStack() as stack:
+            client = self._client or self._shared
+            if client is None:
+                client = self._new_client()
+                stack.push_async_callback(_close_shielded, client.close)
+            try:
+                response = await self._open(client, request)
+            except _FAILURES as exc:
+                raise error_from_exception(exc) from exc
+            stack.push_async_callback(_close_shielded, response.close)
+            lines = cast(AsyncGenerator[str, None], response.http_response.aiter_lines())
+            stack.push_async_callback(_close_shielded, lines.aclose)
+            events = self._chat_events(lines) if self._api == "chat" else self._responses_events(lines)
+            async with contextlib.aclosing(events):
+                yield events
+
+    def _new_client(self) -> AsyncOpenAI:
+        options = self._client_options
+        timeout = options["timeout"]
+        return AsyncOpenAI(
+            api_key=cast(str, options["api_key"]),
+            base_url=cast("str | None", options["base_url"]),
+            organization=cast("str | None", options["organization"]),
+            project=cast("str | None", options["project"]),
+            timeout=cast(float, timeout) if timeout is not None else not_given,
+            max_retries=cast(int, options["max_retries"]),
+            default_headers=cast("Mapping[str, str] | None", options["default_headers"]),
+        )
+
+    async def _open(self, client: AsyncOpenAI, request: ModelRequest) -> AsyncAPIResponse[object]:
+        settings = request.settings
+        tools = request.tools
+        temperature = settings.temperature if settings.temperature is not None else omit
+        top_p = settings.top_p if settings.top_p is not None else omit
+        parallel = settings.parallel_tool_calls if tools and settings.parallel_tool_calls is not None else omit
+        if self._api == "chat":
+            chat = client.chat.completions.with_streaming_response.create(
+                model=self._model,
+                messages=chat_messages(request.instructions, request.items),
+                stream=True,
+                stream_options={"include_usage": True},
+                tools=chat_tools(tools) if tools else omit,
+                tool_choice=chat_tool_choice(settings.tool_choice) if tools and settings.tool_choice else omit,
+                parallel_tool_calls=parallel,
+                temperature=temperature,
+                top_p=top_p,
+                max_completion_tokens=settings.max_output_tokens if settings.max_output_tokens is not None else omit,
+                response_format=chat_response_format(request.output_schema) if request.output_schema else omit,
+            )
+            return cast(AsyncAPIResponse[object], await chat.__aenter__())
+        responses = client.responses.with_streaming_response.create(
+            model=self._model,
+            input=responses_input(request.items),
+            instructions=request.instructions if request.instructions else omit,
+            stream=True,
+            tools=responses_tools(tools) if tools else omit,
+            tool_choice=responses_tool_choice(settings.tool_choice) if tools and settings.tool_choice else omit,
+            parallel_tool_calls=parallel,
+            temperature=temperature,
+            top_p=top_p,
+            max_output_tokens=settings.max_output_tokens if settings.max_output_tokens is not None else omit,
+            previous_response_id=settings.previous_response_id if settings.previous_response_id else omit,
+            text={"format": responses_text_format(request.output_schema)} if request.output_schema else omit,
+        )
+        return cast(AsyncAPIResponse[object], await responses.__aenter__())
+
+    async def _chat_events(self, lines: AsyncIterator[str]) -> AsyncGenerator[ModelEvent, None]:
+        translator = ChatStreamTranslator()
+        decoder = SseDecoder()
+        try:
+            async for line in lines:
+                frame = decoder.feed(line)
+                if frame is None:
+                    continue
+                for event in translator.feed(frame.data):
+                    yield event
+                if translator.done:
+                    break
+        except _FAILURES as exc:
+            if translator.turn.stop is None:
+                raise error_from_exception(exc) from exc
+            # The stop reason came before the break: the turn is whole, end it as if the body had.
+        for event in translator.end():
+            yield event
+
+    async def _responses_events(self, lines: AsyncIterator[str]) -> AsyncGenerator[ModelEvent, None]:
+        translator = ResponsesStreamTranslator()
+        decoder = SseDecoder()
+        try:
+            async for line in lines:
+                frame = decoder.feed(line)
+                if frame is None:
+                    continue
+                for event in translator.feed(frame.event, frame.data):
+                    yield event
+        except _FAILURES as exc:
+            if translator.turn.stop is None:
+                raise error_from_exception(exc) from exc
+        for event in translator.end():
+            yield event
+
+
+__all__ = ["Api", "OpenAIModel"]

@@ -1,0 +1,128 @@
+"""Responses API stream events in, provider-neutral `ModelEvent`s out (the rules are `Model`'s docstring).
+
+The events read (each SSE frame's JSON has a ``type``): ``response.output_text.delta``,
+``response.refusal.delta``, ``response.reasoning_summary_text.delta`` and
+``response.reasoning_text.delta``, ``response.output_item.added`` / ``.done`` and
+``response.function_call_arguments.delta`` / ``.done`` for function calls (keyed by
+``output_index``), the terminal ``response.completed`` / ``response.incomplete`` (stop reason and
+usage) and ``response.failed`` / ``error`` (failures). Other events are ignored.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import cast
+
+import attrs
+
+from ..core import FinishReason, ModelEvent, ModelFinish, ModelReasoningDelta, ModelTextDelta
+from ._errors import stream_error
+from ._json import JsonMap, get_int, get_map, get_str
+from ._turn import TurnState, finish_for, usage_from
+
+
+@attrs.define
+class ResponsesStreamTranslator:
+    """Feed it each SSE frame with `feed`, then call `end` when the body ends."""
+
+    turn: TurnState = attrs.Factory(TurnState)
+    response_id: str | None = None
+    """The id of the response being streamed (for ``previous_response_id`` on the next call)."""
+
+    def feed(self, event: str | None, data: str) -> list[ModelEvent]:
+        """The events one frame yields; an unparseable or unknown frame yields none.
+
+        Raises:
+            ModelError: the server reported an error or a failed response.
+        """
+        try:
+            decoded: object = json.loads(data)
+        except ValueError:
+            return []
+        if not isinstance(decoded, Mapping):
+            return []
+        payload = cast(JsonMap, decoded)
+        kind = get_str(payload, "type") or event or ""
+        if kind == "error":
+            error = get_map(payload, "error") or payload
+            raise stream_error(
+                get_str(error, "code"), get_str(error, "type"), get_str(error, "message") or "unknown error"
+            )
+        if kind == "response.failed":
+            error = get_map(get_map(payload, "response"), "error")
+            raise stream_error(get_str(error, "code"), None, get_str(error, "message") or "the response failed")
+        if self.turn.stop is not None:
+            return []
+        return self._event(kind, payload)
+
+    def end(self) -> list[ModelEvent]:
+        """The body ended; see `TurnState.end`."""
+        return self.turn.end()
+
+    def _event(self, kind: str, payload: JsonMap) -> list[ModelEvent]:
+        calls = self.turn.calls
+        key = str(get_int(payload, "output_index"))
+        match kind:
+            case "response.created":
+                self.response_id = get_str(get_map(payload, "response"), "id")
+            case "response.output_text.delta":
+                text = get_str(payload, "delta")
+                if text:
+                    self.turn.answered = True
+                    return [ModelTextDelta(text)]
+            case "response.refusal.delta":
+                self.turn.refusal.append(get_str(payload, "delta") or "")
+            case "response.reasoning_summary_text.delta" | "response.reasoning_text.delta":
+                text = get_str(payload, "delta")
+                if text:
+                    return [ModelReasoningDelta(text)]
+            case "response.output_item.added" | "response.output_item.done":
+                item = get_map(payload, "item")
+                if get_str(item, "type") == "function_call":
+                    return self._call_fields(key, item)
+            case "response.function_call_arguments.delta":
+                return calls.args_fragment(key, get_str(payload, "delta") or "")
+            case "response.function_call_arguments.done":
+                return self._call_fields(key, payload)
+            case "response.completed" | "response.incomplete":
+                return self._terminal(kind, get_map(payload, "response"))
+            case _:
+                pass
+        return []
+
+    def _call_fields(self, key: str, fields: JsonMap) -> list[ModelEvent]:
+        """A function call's whole name (and whole arguments, when no deltas carried them)."""
+        calls = self.turn.calls
+        is_new = key not in calls
+        calls.start(key, get_str(fields, "call_id"))
+        events: list[ModelEvent] = calls.complete_all_except(key) if is_new else []
+        name = get_str(fields, "name") or ""
+        calls.name_fragment(key, name)
+        if not calls.args_seen(key):
+            events.extend(calls.args_fragment(key, get_str(fields, "arguments") or ""))
+        if name:
+            events.extend(calls.name_complete(key))
+        return events
+
+    def _terminal(self, kind: str, response: JsonMap) -> list[ModelEvent]:
+        self.response_id = get_str(response, "id") or self.response_id
+        events = self.turn.calls.flush()
+        usage = get_map(response, "usage")
+        if usage:
+            events.append(
+                usage_from(
+                    usage,
+                    input_key="input_tokens",
+                    output_key="output_tokens",
+                    input_details="input_tokens_details",
+                    output_details="output_tokens_details",
+                )
+            )
+        if kind == "response.incomplete":
+            self.turn.stop = finish_for(get_str(get_map(response, "incomplete_details"), "reason") or "incomplete")
+        elif len(self.turn.calls):
+            self.turn.stop = ModelFinish(FinishReason.TOOL_CALLS)
+        else:
+            self.turn.stop = ModelFinish(FinishReason.STOP)
+        return events
