@@ -180,3 +180,17 @@ async def test_run_simulated_needs_a_mock_clock() -> None:
     agent: LlmAgent[None] = LlmAgent(name="a", model=ScriptedModel([reply("x")]))
     with pytest.raises(RuntimeError, match="autojump_clock"):
         await run_simulated(agent, "hi")
+
+
+def test_elapsed_adds_decimal_latencies_exactly() -> None:
+    """Latencies of 0.4, 0.2 and 0.6 s give an elapsed of exactly 1.2 (rounded to the nanosecond)."""
+    model = ScriptedModel(
+        [
+            call_tools(call("add", a=1, b=1), latency=0.4),
+            call_tools(call("add", a=1, b=1), latency=0.2),
+            reply("2", latency=0.6),
+        ]
+    )
+    sim = simulate(adder(model), "sum twice")
+    assert sim.error is None
+    assert sim.elapsed == 1.2 + 2.0

@@ -167,9 +167,7 @@ def call_tools(
     ids = [scripted.call_id for scripted in calls if scripted.call_id is not None]
     if len(ids) != len(set(ids)):
         raise ValueError(f"call_tools(): call ids must be unique within a turn, got {ids}")
-    return ScriptedToolCalls(
-        calls=calls, text=text, reasoning=reasoning, usage=usage or DEFAULT_USAGE, latency=latency
-    )
+    return ScriptedToolCalls(calls=calls, text=text, reasoning=reasoning, usage=usage or DEFAULT_USAGE, latency=latency)
 
 
 def fail(error: ModelError | ModelFailureKind | str, *, latency: float = 0.0) -> ScriptedFailure:

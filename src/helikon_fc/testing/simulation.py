@@ -28,7 +28,8 @@ class Simulation:
         result: the `RunResult` of a successful run, or `None` if it failed.
         error: why the run failed (the `AgentError` of its `RunFailed`, or of the failure to
             start), or `None` if it succeeded.
-        elapsed: how long the run took, in virtual seconds (scripted latencies, tool sleeps, timeouts).
+        elapsed: how long the run took, in virtual seconds (scripted latencies, tool sleeps,
+            timeouts), rounded to the nanosecond so that latencies of 0.4 and 0.2 s add up to 0.6.
     """
 
     events: tuple[AgentEvent, ...]
@@ -122,6 +123,10 @@ async def _run(
     agent_input = AgentInput.from_user_text(input) if isinstance(input, str) else input
     run_ctx: RunContext[Any] = RunContext.ephemeral(None) if ctx is None else ctx
     start = trio.current_time()
+
+    def elapsed() -> float:
+        return round(trio.current_time() - start, 9)
+
     try:
         if config is None:
             run = agent.run(run_ctx, agent_input)
@@ -129,7 +134,5 @@ async def _run(
             run = Runner(config).run(agent, run_ctx, agent_input)
         result = await RunResultStreaming(run).collect()
     except RunError as failure:
-        return Simulation(
-            events=failure.events, result=None, error=failure.error, elapsed=trio.current_time() - start
-        )
-    return Simulation(events=result.events, result=result, error=None, elapsed=trio.current_time() - start)
+        return Simulation(events=failure.events, result=None, error=failure.error, elapsed=elapsed())
+    return Simulation(events=result.events, result=result, error=None, elapsed=elapsed())
