@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import inspect
 import re
+import sys
 from collections.abc import Callable
 from typing import Any, Concatenate, Generic, ParamSpec, Protocol, TypeVar, cast, get_origin, get_type_hints, overload
 
@@ -205,16 +206,24 @@ def function_tool(
         ValueError: the name is invalid, the description is empty or the timeout is not positive.
     """
 
-    def decorate(f: Callable[..., Any]) -> FunctionTool[Any, Any, Any]:
-        return _build(f, name=name, description=description, strict=strict, timeout=timeout)
+    def decorate(f: Callable[..., Any], caller: int = 1) -> FunctionTool[Any, Any, Any]:
+        # The decorating frame's locals resolve annotations naming classes defined in a function body.
+        localns = sys._getframe(caller).f_locals
+        return _build(f, name=name, description=description, strict=strict, timeout=timeout, localns=localns)
 
     if fn is None:
         return decorate
-    return decorate(fn)
+    return decorate(fn, caller=2)
 
 
 def _build(
-    fn: Callable[..., Any], *, name: str | None, description: str | None, strict: bool, timeout: float | None
+    fn: Callable[..., Any],
+    *,
+    name: str | None,
+    description: str | None,
+    strict: bool,
+    timeout: float | None,
+    localns: dict[str, Any] | None = None,
 ) -> FunctionTool[Any, Any, Any]:
     if not callable(fn):
         raise TypeError(f"function_tool expects a function, got {type(fn).__name__}")
@@ -235,7 +244,7 @@ def _build(
         raise ValueError(f"tool {tool_name!r}: timeout must be a positive number of seconds, got {timeout!r}")
 
     try:
-        hints = get_type_hints(fn, include_extras=True)
+        hints = get_type_hints(fn, localns=localns, include_extras=True)
     except Exception as exc:
         raise TypeError(f"tool {tool_name!r}: cannot resolve its annotations: {exc}") from exc
     signature = inspect.signature(fn)

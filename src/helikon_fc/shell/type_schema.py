@@ -8,8 +8,9 @@ schema and the decoder never disagree.
 Supported types: ``str``, ``int``, ``float``, ``bool``, ``None``, ``list[X]``, ``tuple[X, ...]``,
 ``tuple[X, Y, ...]`` (fixed length), ``dict[str, X]``, bare ``list``/``dict`` (any JSON array/object),
 ``X | Y`` (``X | None`` included), ``Literal[...]`` of strings, ints, bools and ``None``, ``Enum``
-classes (by value) and attrs classes (inlined; field descriptions from attribute docstrings,
-``attrs.field(metadata={"description": ...})`` or ``Annotated[X, "description"]``).
+classes (by value) and attrs classes (inlined; field descriptions from
+``attrs.field(metadata={"description": ...})``, attribute docstrings or ``Annotated[X, "description"]``,
+in that order, and the class docstring's summary when the field has none).
 Anything else raises `TypeError` when the schema is built.
 
 Decoding is strict: no ``"1"`` -> ``1`` coercion, no unknown keys on attrs objects (their schemas say
@@ -498,8 +499,8 @@ class _Compiler:
                     raise TypeError(f"field {tp.__name__}.{a.name} at {where} has no type annotation")
                 codec = self.compile(hints[a.name], _child(where, a.name))
                 description = a.metadata.get("description") if isinstance(a.metadata, Mapping) else None
-                if codec.description is None:
-                    codec = _described(codec, description if isinstance(description, str) else docs.get(a.name))
+                # A description given for the field wins over one its type carries (a class docstring).
+                codec = _described(codec, description if isinstance(description, str) else docs.get(a.name))
                 default: Any = _FAIL
                 if a.default is not attrs.NOTHING:
                     default = a.default
@@ -626,8 +627,7 @@ def compile_parameters(params: tuple[Parameter, ...], owner: str) -> ParametersC
             codec = _compile(param.annotation)
         except TypeError as exc:
             raise TypeError(f"tool {owner!r}, parameter {param.name!r}: {exc}") from None
-        if codec.description is None:
-            codec = _described(codec, param.description)
+        codec = _described(codec, param.description)
         fields.append(_Field(param.name, param.name, codec, param.default, positional=param.positional_only))
     positional = tuple(f for f in fields if f.positional)
     return ParametersCodec(_Fields(tuple(fields), _identity, None), positional)
