@@ -394,3 +394,15 @@ async def test_cancelled_stream_ends_without_finish(autojump_clock: trio.testing
 def test_repr_names_the_model() -> None:
     """The repr shows the script length and name."""
     assert repr(ScriptedModel([reply("a")], name="x")) == "ScriptedModel(<1 turns>, name='x')"
+
+
+async def test_every_event_is_a_cancellation_point() -> None:
+    """A stream cancelled between two events stops there, with no finish."""
+    model = ScriptedModel([reply("one two three")])
+    seen: list[ModelEvent] = []
+    with trio.CancelScope() as scope:
+        async with model.stream(request()) as events:
+            async for event in events:
+                seen.append(event)
+                scope.cancel()
+    assert seen == [ModelTextDelta("one")]

@@ -194,3 +194,23 @@ def test_elapsed_adds_decimal_latencies_exactly() -> None:
     sim = simulate(adder(model), "sum twice")
     assert sim.error is None
     assert sim.elapsed == 1.2 + 2.0
+
+
+async def test_two_runs_sharing_one_model_take_turns_in_call_order(autojump_clock: trio.testing.MockClock) -> None:
+    """Concurrent runs on one `ScriptedModel` get its turns in the order their requests arrive."""
+    model = ScriptedModel([reply("for the first", latency=3), reply("for the second", latency=1)])
+    first: LlmAgent[None] = LlmAgent(name="first", model=model)
+    second: LlmAgent[None] = LlmAgent(name="second", model=model)
+    outputs: dict[str, str] = {}
+
+    async def run(agent: LlmAgent[None]) -> None:
+        sim = await run_simulated(agent, "hi")
+        assert sim.result is not None
+        outputs[agent.name] = sim.result.final_output
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(run, first)
+        await trio.testing.wait_all_tasks_blocked()
+        nursery.start_soon(run, second)
+    assert outputs == {"first": "for the first", "second": "for the second"}
+    assert trio.current_time() == 3

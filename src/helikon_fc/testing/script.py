@@ -139,7 +139,9 @@ def reply(
         usage: the usage the turn reports; `DEFAULT_USAGE` (10 in, 5 out) when `None`.
         reasoning: reasoning text streamed before the answer.
     """
-    return ScriptedReply(text=text, reasoning=reasoning, usage=usage or DEFAULT_USAGE, latency=latency)
+    return ScriptedReply(
+        text=text, reasoning=reasoning, usage=DEFAULT_USAGE if usage is None else usage, latency=latency
+    )
 
 
 def call_tools(
@@ -167,7 +169,9 @@ def call_tools(
     ids = [scripted.call_id for scripted in calls if scripted.call_id is not None]
     if len(ids) != len(set(ids)):
         raise ValueError(f"call_tools(): call ids must be unique within a turn, got {ids}")
-    return ScriptedToolCalls(calls=calls, text=text, reasoning=reasoning, usage=usage or DEFAULT_USAGE, latency=latency)
+    return ScriptedToolCalls(
+        calls=calls, text=text, reasoning=reasoning, usage=DEFAULT_USAGE if usage is None else usage, latency=latency
+    )
 
 
 def fail(error: ModelError | ModelFailureKind | str, *, latency: float = 0.0) -> ScriptedFailure:
