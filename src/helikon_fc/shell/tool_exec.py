@@ -8,7 +8,7 @@ off the schema, a `ToolError`, any other exception, a timeout — is a `ToolResu
 - ``unknown tool: NAME``
 - ``invalid arguments for tool 'NAME': not valid JSON (...)`` / ``...: $.city: missing required field``
 - the `ToolError`'s own message
-- ``tool NAME raised TypeName: message``
+- ``tool NAME raised TypeName: message`` (a failing nursery inside the tool is named by its leaf exceptions)
 - ``tool NAME timed out after N s`` (when the tool has a ``timeout`` attribute, in seconds)
 """
 
@@ -69,9 +69,7 @@ async def execute_tool_call(tool: Tool[Ctx] | None, call: ToolCall, ctx: RunCont
     except ToolError as exc:
         return _error(call, str(exc) or f"tool {name} failed")
     except Exception as exc:
-        detail = str(exc)
-        kind = type(exc).__name__
-        return _error(call, f"tool {name} raised {kind}: {detail}" if detail else f"tool {name} raised {kind}")
+        return _error(call, f"tool {name} raised {_describe(exc)}")
     if not isinstance(output, ToolOutput):
         return _error(call, f"tool {name} returned {type(output).__name__}, not a ToolOutput")
     try:
@@ -87,6 +85,24 @@ async def _invoke_with_timeout(
     with trio.move_on_after(timeout):
         return await tool.invoke(tool_ctx, arguments)
     return None
+
+
+def _describe(exc: BaseException) -> str:
+    """``TypeName: message``; an exception group (a tool's own nursery failing) by its leaf exceptions."""
+    if isinstance(exc, BaseExceptionGroup):
+        leaves = _leaves(exc)
+        if len(leaves) == 1:
+            return _describe(leaves[0])
+        return f"{type(exc).__name__}: " + "; ".join(_describe(leaf) for leaf in leaves)
+    detail = str(exc)
+    return f"{type(exc).__name__}: {detail}" if detail else type(exc).__name__
+
+
+def _leaves(group: BaseExceptionGroup[BaseException]) -> list[BaseException]:
+    leaves: list[BaseException] = []
+    for exc in group.exceptions:
+        leaves.extend(_leaves(exc) if isinstance(exc, BaseExceptionGroup) else [exc])
+    return leaves
 
 
 def _error(call: ToolCall, message: str) -> ToolResult:
