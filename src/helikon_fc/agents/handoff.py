@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Generic, TypeVar
+from typing import Any, Generic
 
 import attrs
+from typing_extensions import TypeVar
 
 from ..core import HandoffTarget
 from .protocol import Agent
 
-Ctx = TypeVar("Ctx")
+Ctx = TypeVar("Ctx", default=Any)
+"""The user context type; `Any` when nothing (instructions, tools) pins it."""
 
 _NOT_ALNUM = re.compile(r"[^a-z0-9]+")
 

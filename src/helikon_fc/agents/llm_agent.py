@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from functools import partial
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic
 
 import attrs
+from typing_extensions import TypeVar
 
 from ..core import HandoffCollision, HandoffTarget, ModelSettings, OutputSchema, ToolDef
 from ..models.protocol import Model
@@ -19,7 +20,8 @@ from ..shell.tool import Tool, tool_def
 from .handoff import Handoff
 from .protocol import RunStream
 
-Ctx = TypeVar("Ctx")
+Ctx = TypeVar("Ctx", default=Any)
+"""The user context type; `Any` when nothing (instructions, tools) pins it."""
 
 
 def _tools(value: Iterable[Tool[Any]]) -> tuple[Tool[Any], ...]:

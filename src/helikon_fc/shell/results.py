@@ -10,7 +10,7 @@ The exceptions::
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import Generic, TypeVar
 
@@ -81,6 +81,16 @@ class RunResult(Generic[T_co]):
     events: tuple[AgentEvent, ...]
     usage: Usage
 
+    @staticmethod
+    def from_events(events: Iterable[AgentEvent]) -> RunResult[str]:
+        """The result of a run whose events you drained yourself (what `RunResultStreaming.collect` returns).
+
+        Raises:
+            RunError: the events end with `RunFailed`, or with no terminal event.
+        """
+        drained = tuple(events)
+        return RunResult(final_text(drained), drained, _settled_usage(drained))
+
 
 RunStreamLike = AbstractAsyncContextManager[AsyncIterator[AgentEvent]]
 
@@ -98,16 +108,21 @@ class RunResultStreaming:
         self._run = run
         self._used = False
 
-    async def collect(self) -> RunResult[str]:
+    async def collect(self, *, on_event: Callable[[AgentEvent], object] | None = None) -> RunResult[str]:
         """Drain the run; return its result.
+
+        Args:
+            on_event: called with each event as it arrives, to react live while collecting.
 
         Raises:
             RunError: the run ended with `RunFailed` (or could not start: `RunStartError`).
         """
-        events, usage = await self._drain()
+        events, usage = await self._drain(on_event)
         return RunResult(final_text(events), events, usage)
 
-    async def collect_typed(self, tp: type[T]) -> RunResult[T]:
+    async def collect_typed(
+        self, tp: type[T], *, on_event: Callable[[AgentEvent], object] | None = None
+    ) -> RunResult[T]:
         """Drain a structured-output run; return a result whose `final_output` is a `tp`.
 
         The trimmed text of the last `MessageOutput` is parsed as JSON and decoded into `tp`.
@@ -118,7 +133,7 @@ class RunResultStreaming:
         """
         from .type_schema import DecodeError, decode
 
-        events, usage = await self._drain()
+        events, usage = await self._drain(on_event)
         text = final_text(events).strip()
         try:
             value = json.loads(text)
@@ -131,25 +146,35 @@ class RunResultStreaming:
             raise RunError(OtherError(message), events) from None
         return RunResult(decoded, events, usage)
 
-    async def _drain(self) -> tuple[tuple[AgentEvent, ...], Usage]:
+    async def _drain(self, on_event: Callable[[AgentEvent], object] | None) -> tuple[tuple[AgentEvent, ...], Usage]:
         if self._used:
             raise RuntimeError("this RunResultStreaming was already collected; a run stream runs once")
         self._used = True
         collected: list[AgentEvent] = []
         async with self._run as stream:
-            async for event in stream:
-                collected.append(event)
+            if on_event is None:
+                async for event in stream:
+                    collected.append(event)
+            else:
+                async for event in stream:
+                    collected.append(event)
+                    on_event(event)
         events = tuple(collected)
-        match events[-1] if events else None:
-            case RunCompleted(usage=usage):
-                return events, usage
-            case RunFailed(error=error):
-                raise RunError(error, events)
-            case _:
-                raise RunError(OtherError("the run stream ended without a terminal event"), events)
+        return events, _settled_usage(events)
 
 
-def final_text(events: tuple[AgentEvent, ...] | list[AgentEvent]) -> str:
+def _settled_usage(events: tuple[AgentEvent, ...]) -> Usage:
+    """The usage of a run that completed; `RunError` for one that failed."""
+    match events[-1] if events else None:
+        case RunCompleted(usage=usage):
+            return usage
+        case RunFailed(error=error):
+            raise RunError(error, events)
+        case _:
+            raise RunError(OtherError("the run stream ended without a terminal event"), events)
+
+
+def final_text(events: Sequence[AgentEvent]) -> str:
     """The text of the last `MessageOutput` among `events`, or ``""``."""
     for event in reversed(events):
         if isinstance(event, MessageOutput):
