@@ -406,3 +406,11 @@ async def test_every_event_is_a_cancellation_point() -> None:
                 seen.append(event)
                 scope.cancel()
     assert seen == [ModelTextDelta("one")]
+
+
+def test_raw_and_broken_take_only_events_and_pauses() -> None:
+    """A step that is not a `ModelEvent` or `pause` is rejected when the turn is built."""
+    with pytest.raises(TypeError, match=re.escape("raw() takes ModelEvent values and pause(...), got 'Hi'")):
+        raw("Hi")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=re.escape("broken() takes ModelEvent values")):
+        broken(ModelTextDelta("a"), 3)  # type: ignore[arg-type]

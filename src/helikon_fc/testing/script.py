@@ -15,7 +15,17 @@ from typing import TypeAlias
 
 import attrs
 
-from ..core import ModelEvent, ModelFailed, ModelFailureKind, Usage
+from ..core import (
+    ModelEvent,
+    ModelFailed,
+    ModelFailureKind,
+    ModelFinish,
+    ModelReasoningDelta,
+    ModelTextDelta,
+    ModelToolCallDelta,
+    ModelUsage,
+    Usage,
+)
 from ..models.protocol import ModelError
 
 DEFAULT_USAGE = Usage(input_tokens=10, output_tokens=5)
@@ -190,8 +200,11 @@ def raw(*steps: Step, latency: float = 0.0) -> ScriptedEvents:
 
     Nothing is added or checked: ``raw()`` is a model that returns nothing, ``raw(ModelTextDelta("Hi"))``
     a stream truncated before its finish. Use it to test how code copes with streams that break the rules.
+
+    Raises:
+        TypeError: a step is neither a `ModelEvent` nor a `pause`.
     """
-    return ScriptedEvents(steps=steps, latency=latency)
+    return ScriptedEvents(steps=_steps("raw", steps), latency=latency)
 
 
 def broken(
@@ -206,7 +219,18 @@ def broken(
         error: as for `fail`; by default a ``TRANSPORT`` failure ("stream broke mid-turn").
         latency: seconds before the first event.
     """
-    return ScriptedEvents(steps=steps, failure=_failure(error, "stream broke mid-turn"), latency=latency)
+    return ScriptedEvents(
+        steps=_steps("broken", steps), failure=_failure(error, "stream broke mid-turn"), latency=latency
+    )
+
+
+def _steps(builder: str, steps: tuple[Step, ...]) -> tuple[Step, ...]:
+    for step in steps:
+        if not isinstance(
+            step, ModelTextDelta | ModelReasoningDelta | ModelToolCallDelta | ModelUsage | ModelFinish | Pause
+        ):
+            raise TypeError(f"{builder}() takes ModelEvent values and pause(...), got {step!r}")
+    return steps
 
 
 def _failure(error: ModelError | ModelFailureKind | str, default_message: str) -> ModelFailed:
