@@ -1,0 +1,88 @@
+"""The libraries the bench compares, and which scenarios each can express (standard library only)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+SCENARIOS = ("S1", "S2", "S3", "S4", "S5", "S6", "S7", "S8")
+
+TITLES = {
+    "S1": "S1 single turn",
+    "S2": "S2 tool script (3 rounds x 4 parallel calls)",
+    "S3": "S3 2,000 concurrent S2 runs, 50 ms model latency",
+    "S4": "S4 streaming",
+    "S5": "S5 one more tool round vs conversation length",
+    "S6": "S6 pure transition",
+    "S7": "S7 graph scheduling (MockClock)",
+    "S8": "S8 10,000 concurrent S2 runs: memory",
+}
+
+
+@dataclass(frozen=True)
+class Library:
+    """One contestant: its scenario module, the distribution it needs, and what it cannot express."""
+
+    key: str
+    label: str
+    module: str
+    distribution: str | None
+    """The installed distribution whose version the results name (None: the standard library)."""
+    imports: str
+    """A module the interpreter must be able to import for the library to run."""
+    unsupported: dict[str, str] = field(default_factory=dict)
+    """Scenario id -> why the library cannot run it (shown in the table instead of a number)."""
+
+    def supports(self, scenario: str) -> bool:
+        return scenario not in self.unsupported
+
+
+_NO_CORE = "no pure transition function: the loop is not a separate value"
+_PEER_ONLY = "not scripted for peers (S1-S4 and S8 are)"
+_NO_DAG = "not scripted: S7 runs under trio's MockClock (virtual time); asyncio peers have no equivalent"
+
+LIBRARIES: tuple[Library, ...] = (
+    Library("helikon_fc", "helikon_fc", "bench.scenarios.helikon", "helikon_fc", "helikon_fc"),
+    Library(
+        "trio-floor",
+        "trio floor",
+        "bench.scenarios.floor_trio",
+        "trio",
+        "trio",
+        {"S6": _NO_CORE},
+    ),
+    Library(
+        "asyncio-floor",
+        "asyncio floor",
+        "bench.scenarios.floor_asyncio",
+        None,
+        "asyncio",
+        {"S6": _NO_CORE, "S7": "reference wavefront is the trio floor's (MockClock is trio's)"},
+    ),
+    Library(
+        "openai-agents",
+        "openai-agents",
+        "bench.scenarios.peer_openai_agents",
+        "openai-agents",
+        "agents",
+        {"S5": _PEER_ONLY, "S6": _NO_CORE, "S7": _NO_DAG},
+    ),
+    Library(
+        "pydantic-ai",
+        "pydantic-ai",
+        "bench.scenarios.peer_pydantic_ai",
+        "pydantic-ai-slim",
+        "pydantic_ai",
+        {"S5": _PEER_ONLY, "S6": _NO_CORE, "S7": _NO_DAG},
+    ),
+    Library(
+        "langgraph",
+        "langgraph",
+        "bench.scenarios.peer_langgraph",
+        "langgraph",
+        "langgraph",
+        {"S5": _PEER_ONLY, "S6": _NO_CORE, "S7": _NO_DAG},
+    ),
+)
+
+BY_KEY = {lib.key: lib for lib in LIBRARIES}
+PEERS = ("openai-agents", "pydantic-ai", "langgraph")
