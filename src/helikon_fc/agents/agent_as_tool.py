@@ -1,0 +1,122 @@
+"""`AgentAsTool`: call another agent like a tool, read its answer, keep reasoning."""
+
+from __future__ import annotations
+
+from typing import Any, Generic
+
+import attrs
+from typing_extensions import TypeVar
+
+from ..core import JsonObject, MaxAgentDepthExceeded
+from ..shell.config import RunConfig
+from ..shell.context import RunContext
+from ..shell.input import AgentInput
+from ..shell.tool import ToolContext, ToolError, ToolOutput
+from ._workflow import ChildFailed, ChildSucceeded, run_child
+from .protocol import Agent
+
+Ctx = TypeVar("Ctx", default=None)
+
+_PARAMETERS: JsonObject = {
+    "type": "object",
+    "properties": {"input": {"type": "string", "description": "What to ask the agent, in plain words."}},
+    "required": ["input"],
+    "additionalProperties": False,
+}
+
+
+async def _discard(event: object) -> None:
+    """The sub-run's events stay inside the tool: the parent sees only the tool result."""
+
+
+@attrs.frozen
+class AgentAsTool(Generic[Ctx]):
+    """Any `Agent` as a `Tool` the parent's model calls with one string argument, ``input``.
+
+    The wrapped agent runs to its end on ``AgentInput.from_user_text(input)`` and its final
+    output (the text of its last `MessageOutput`) comes back as the tool result; control always
+    returns to the caller. The name and description default to the agent's own.
+
+    The sub-run is isolated (see `sub_run_context`): a fresh in-memory session and fresh state,
+    so its turns never touch the parent's conversation, and its own `RunConfig` (`run_config`,
+    or else the wrapped agent's own; the parent's ``max_turns`` and ``timeout`` do not cross).
+    What crosses: the user context, cancellation (a child token), and the nesting depth — a call
+    that would nest deeper than the parent context's ``max_agent_depth`` (its run config's, or
+    the default 8) is refused with an error result.
+
+    A sub-run that fails becomes an error result the parent's model reads
+    (``"agent <name> failed: <error>"``); the parent run goes on.
+
+    Immutable: `with_name`, `with_description` and `with_run_config` return a new tool.
+
+    Attributes:
+        agent: the wrapped agent.
+        tool_name: the name the model calls (default: the agent's name).
+        tool_description: shown to the model (default: the agent's description).
+        run_config: the sub-run's config; `None` leaves the wrapped agent's own in force.
+    """
+
+    agent: Agent[Ctx]
+    tool_name: str | None = attrs.field(default=None, kw_only=True)
+    tool_description: str | None = attrs.field(default=None, kw_only=True)
+    run_config: RunConfig | None = attrs.field(default=None, kw_only=True)
+
+    @property
+    def name(self) -> str:
+        """The tool's name: the override, or the wrapped agent's name."""
+        return self.tool_name if self.tool_name is not None else self.agent.name
+
+    @property
+    def description(self) -> str:
+        """The tool's description: the override, or the wrapped agent's description."""
+        if self.tool_description is not None:
+            return self.tool_description
+        return self.agent.description or f"Ask the agent {self.agent.name!r} and get its answer."
+
+    @property
+    def parameters(self) -> JsonObject:
+        """One required string argument, ``input``."""
+        return _PARAMETERS
+
+    def with_name(self, name: str) -> AgentAsTool[Ctx]:
+        """A copy exposed to the model under `name`."""
+        return attrs.evolve(self, tool_name=name)
+
+    def with_description(self, description: str) -> AgentAsTool[Ctx]:
+        """A copy shown to the model with `description`."""
+        return attrs.evolve(self, tool_description=description)
+
+    def with_run_config(self, config: RunConfig | None) -> AgentAsTool[Ctx]:
+        """A copy whose sub-runs use `config` (`None`: the wrapped agent's own)."""
+        return attrs.evolve(self, run_config=config)
+
+    def sub_run_context(self, parent: RunContext[Ctx]) -> RunContext[Ctx]:
+        """The context the sub-run gets: the one place that decides what crosses the boundary.
+
+        Crosses: the user value, cancellation (a child token: cancelling the parent cancels the
+        sub-run, never the reverse), the depth (one deeper). Fresh: session, state, escalate signal.
+        The sub-run's config is `run_config`. Tracer and permission settings cross here too once
+        the run context carries them.
+        """
+        return parent.isolated_child().with_run_config(self.run_config)
+
+    async def invoke(self, ctx: ToolContext[Ctx], arguments: JsonObject) -> ToolOutput:
+        """Run the wrapped agent on ``arguments["input"]``; its final output is the result.
+
+        Raises:
+            ToolError: ``input`` is missing or not a string; the sub-run would nest too deep; the
+                sub-run failed. Each becomes an error result for the parent's model.
+        """
+        text: Any = arguments.get("input")
+        if not isinstance(text, str):
+            raise ToolError(f"invalid arguments for tool {self.name!r}: `input` must be a string")
+        parent = ctx.run
+        limit = (parent.run_config or RunConfig()).max_agent_depth
+        if parent.agent_depth + 1 > limit:
+            raise ToolError(str(MaxAgentDepthExceeded(parent.agent_depth + 1, limit)))
+        outcome = await run_child(self.agent, self.sub_run_context(parent), AgentInput.from_user_text(text), _discard)
+        match outcome:
+            case ChildSucceeded(text=answer):
+                return ToolOutput(answer)
+            case ChildFailed(error=error):
+                raise ToolError(f"agent {self.agent.name} failed: {error}")

@@ -1,0 +1,205 @@
+"""`SwarmAgent`: a pool of `LlmAgent`s with full-mesh handoffs; the first member to answer ends the run."""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any, Generic
+
+import attrs
+import trio
+from typing_extensions import TypeVar
+
+from ..core import HandoffItem, MaxHandoffsExceeded, RunCompleted, RunFailed, TerminalEvent
+from ..core.events import AgentEvent
+from ..shell.context import RunContext
+from ..shell.input import AgentInput
+from ._workflow import ChildFailed, ChildOutcome, ChildSucceeded, Emit, open_workflow_stream, run_child
+from .handoff import Handoff, slug
+from .llm_agent import LlmAgent
+from .protocol import RunStream
+
+Ctx = TypeVar("Ctx", default=None)
+
+
+class SwarmBuildError(ValueError):
+    """A swarm definition is invalid: no members, two members with one name (or one transfer tool
+    name), an entry that is not a member, or a negative `max_handoffs`."""
+
+
+def _mesh(members: tuple[LlmAgent[Any], ...]) -> dict[str, LlmAgent[Any]]:
+    """Copies of `members`, each with a handoff to every other member that it does not already have.
+
+    The handoffs resolve lazily to the *copies*, so a handoff lands on a member that can hand off
+    again: the mesh is cyclic, built from immutable values.
+    """
+    meshed: dict[str, LlmAgent[Any]] = {}
+    for member in members:
+        present = {handoff.agent_name for handoff in member.handoffs}
+        added = tuple(
+            Handoff(
+                agent_name=other.name, description=other.description, resolve=partial(meshed.__getitem__, other.name)
+            )
+            for other in members
+            if other.name != member.name and other.name not in present
+        )
+        meshed[member.name] = member.with_handoffs(*added)
+    return meshed
+
+
+@attrs.frozen
+class SwarmAgent(Generic[Ctx]):
+    """A pool of `LlmAgent` members that hand the conversation to each other until one answers.
+
+    Build one with `SwarmAgent.builder()`. Every member gets a handoff (a ``transfer_to_<slug>``
+    tool) to every other member; the run is the entry member's ordinary `LlmAgent` loop, its
+    handoffs nesting as usual, and it ends as soon as the active member answers instead of handing
+    off: first to answer wins. Members' events pass through unchanged (``HandoffItem`` and
+    ``AgentUpdated`` show who is active); the entry member's `RunStarted` becomes `AgentUpdated`.
+
+    Convergence: every handoff nests one level deeper, so a ping-pong that never ends is bounded by
+    ``max_agent_depth`` (`MaxAgentDepthExceeded`). With `max_handoffs` set, the swarm counts the
+    `HandoffItem` events on its own stream; the first one beyond the budget is delivered, then the
+    run is cancelled and fails with `MaxHandoffsExceeded(limit)`.
+
+    Attributes:
+        name: the swarm's name (its `RunStarted`).
+        description: what the swarm does, in one sentence.
+        members: the members as given, in order.
+        entry: the name of the member that takes the first turn.
+        max_handoffs: the handoff budget, or `None` for none beyond ``max_agent_depth``.
+    """
+
+    name: str
+    description: str
+    members: tuple[LlmAgent[Ctx], ...]
+    entry: str
+    max_handoffs: int | None = None
+    _meshed: dict[str, LlmAgent[Any]] = attrs.field(init=False, eq=False, repr=False)
+
+    def __attrs_post_init__(self) -> None:
+        object.__setattr__(self, "_meshed", _mesh(self.members))
+
+    @staticmethod
+    def builder() -> SwarmBuilder[Ctx]:
+        """A builder with no members yet."""
+        return SwarmBuilder()
+
+    def member(self, name: str) -> LlmAgent[Ctx]:
+        """The member `name` as the swarm runs it: with its injected handoffs.
+
+        Raises:
+            KeyError: no member has that name.
+        """
+        return self._meshed[name]
+
+    def run(self, ctx: RunContext[Ctx], input: AgentInput) -> RunStream:
+        """Run the entry member with full-mesh handoffs; see `SwarmAgent`."""
+        entry = self._meshed[self.entry]
+        limit = self.max_handoffs
+
+        async def body(emit: Emit) -> TerminalEvent:
+            seen = 0
+            exceeded = False
+            outcome: ChildOutcome | None = None
+            with trio.CancelScope() as scope:
+
+                async def counting(event: AgentEvent) -> None:
+                    nonlocal seen, exceeded
+                    await emit(event)
+                    if isinstance(event, HandoffItem):
+                        seen += 1
+                        if limit is not None and seen > limit:
+                            exceeded = True
+                            scope.cancel()
+
+                outcome = await run_child(entry, ctx.subagent_child(), input, counting)
+            if exceeded or outcome is None:
+                return RunFailed(MaxHandoffsExceeded(limit if limit is not None else seen))
+            match outcome:
+                case ChildSucceeded(usage=usage):
+                    return RunCompleted(usage)
+                case ChildFailed(error=error):
+                    return RunFailed(error)
+
+        return open_workflow_stream(self.name, ctx, body)
+
+
+@attrs.frozen
+class SwarmBuilder(Generic[Ctx]):
+    """Declares a `SwarmAgent` step by step; every method returns a new builder.
+
+    ``SwarmAgent.builder().name(..).description(..).member(a).member(b).entry("a").max_handoffs(6).build()``.
+    Members must be `LlmAgent`s: they are the only agents that can call transfer tools (a type
+    checker rejects anything else).
+    """
+
+    swarm_name: str = "swarm"
+    swarm_description: str = ""
+    swarm_members: tuple[LlmAgent[Ctx], ...] = ()
+    swarm_entry: str | None = None
+    swarm_max_handoffs: int | None = None
+
+    def name(self, name: str) -> SwarmBuilder[Ctx]:
+        """Set the swarm's name (default ``"swarm"``)."""
+        return attrs.evolve(self, swarm_name=name)
+
+    def description(self, description: str) -> SwarmBuilder[Ctx]:
+        """Set the swarm's one-sentence description."""
+        return attrs.evolve(self, swarm_description=description)
+
+    def member(self, agent: LlmAgent[Ctx]) -> SwarmBuilder[Ctx]:
+        """Add `agent` to the pool.
+
+        Raises:
+            TypeError: `agent` is not an `LlmAgent` (a type checker reports this too).
+        """
+        if not isinstance(agent, LlmAgent):
+            raise TypeError(
+                f"swarm members must be LlmAgents (only they can call transfer tools), got {type(agent).__name__}"
+            )
+        return attrs.evolve(self, swarm_members=(*self.swarm_members, agent))
+
+    def entry(self, name: str) -> SwarmBuilder[Ctx]:
+        """Let member `name` take the first turn (default: the first member added)."""
+        return attrs.evolve(self, swarm_entry=name)
+
+    def max_handoffs(self, limit: int | None) -> SwarmBuilder[Ctx]:
+        """Fail the run with `MaxHandoffsExceeded` once more than `limit` handoffs happened (`None`: no budget)."""
+        return attrs.evolve(self, swarm_max_handoffs=limit)
+
+    def build(self) -> SwarmAgent[Ctx]:
+        """The swarm, checked.
+
+        Raises:
+            SwarmBuildError: no members; two members with one name, or whose names make the same
+                ``transfer_to_<slug>`` tool; an entry that is not a member; a negative budget.
+        """
+        if not self.swarm_members:
+            raise SwarmBuildError(f"swarm {self.swarm_name!r} has no members; add at least one with .member(agent)")
+        by_tool: dict[str, str] = {}
+        for member in self.swarm_members:
+            tool = "transfer_to_" + slug(member.name)
+            if tool in by_tool:
+                other = by_tool[tool]
+                problem = "two members named" if other == member.name else f"members {other!r} and"
+                raise SwarmBuildError(
+                    f"swarm {self.swarm_name!r} has {problem} {member.name!r}"
+                    + ("" if other == member.name else f", which both hand off through {tool!r}")
+                    + "; member names must be unique"
+                )
+            by_tool[tool] = member.name
+        names = [member.name for member in self.swarm_members]
+        entry = self.swarm_entry if self.swarm_entry is not None else names[0]
+        if entry not in names:
+            raise SwarmBuildError(
+                f"swarm {self.swarm_name!r} has no member {entry!r} to enter with; members: {', '.join(names)}"
+            )
+        if self.swarm_max_handoffs is not None and self.swarm_max_handoffs < 0:
+            raise SwarmBuildError(f"max_handoffs must be 0 or more (or None), got {self.swarm_max_handoffs}")
+        return SwarmAgent(
+            name=self.swarm_name,
+            description=self.swarm_description,
+            members=self.swarm_members,
+            entry=entry,
+            max_handoffs=self.swarm_max_handoffs,
+        )
