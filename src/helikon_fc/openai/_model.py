@@ -29,6 +29,9 @@ Api = Literal["chat", "responses"]
 _CLOSE_TIMEOUT = 5.0
 """How long closing a response or a client may take when the caller has been cancelled (seconds)."""
 
+_DRAIN_TIMEOUT = 1.0
+"""How long to wait for the body to end after ``data: [DONE]`` before closing it anyway (seconds)."""
+
 _NO_KEY_PLACEHOLDER = "unused"
 """Sent as the API key to a custom ``base_url`` when no key is configured (local servers ignore it)."""
 
@@ -39,6 +42,13 @@ async def _close_shielded(close: Callable[[], Awaitable[None]]) -> None:
     """Run `close` even if the caller is being cancelled, bounded by `_CLOSE_TIMEOUT`."""
     with trio.CancelScope(deadline=trio.current_time() + _CLOSE_TIMEOUT, shield=True):
         await close()
+
+
+async def _drain(lines: AsyncIterator[str]) -> None:
+    """Read the little that follows ``[DONE]`` so the body ends whole (no half-read generators left behind)."""
+    with trio.move_on_after(_DRAIN_TIMEOUT):
+        async for _ in lines:
+            pass
 
 
 class OpenAIModel:
@@ -331,6 +341,7 @@ class OpenAIModel:
                 for event in translator.feed(frame.data):
                     yield event
                 if translator.done:
+                    await _drain(lines)
                     break
         except _FAILURES as exc:
             if translator.turn.stop is None:
