@@ -1,0 +1,522 @@
+"""Hypothesis strategies for every core type, valid by construction.
+
+Named as plural nouns of what they generate. Two families:
+
+- *values* (`items()`, `agent_events()`, `loop_states()`, ...): any value of a core type, for the
+  wire format and for fuzzing `transition` with arbitrary (state, input, context) triples;
+- *runs* (`scenario_ctxs()`, `scripts()`): a context in the small world of `properties.reference`
+  and a finite script of model behaviour to drive through `transition`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+from hypothesis import strategies as st
+from properties.reference import ADD, ANSWER, BILLING, SUPPORT, WEATHER, make_ctx
+
+from helikon_fc.core import (
+    AgentError,
+    AgentEvent,
+    AgentUpdated,
+    ApplyingHandoff,
+    ApprovalRequested,
+    AssistantMessage,
+    BranchFailure,
+    CallingModel,
+    CallModel,
+    Cancelled,
+    Compacting,
+    Conversation,
+    Done,
+    ExecuteTools,
+    ExecutingTools,
+    Failed,
+    Finalizing,
+    FinalOutput,
+    FinishReason,
+    GraphFailed,
+    GuardrailTriggered,
+    GuardrailTripped,
+    HandoffCollision,
+    HandoffItem,
+    HandoffTarget,
+    HookDenied,
+    InvalidTransition,
+    Item,
+    JsonObject,
+    JsonValue,
+    LoopState,
+    MaxAgentDepthExceeded,
+    MaxHandoffsExceeded,
+    MaxIterationsExceeded,
+    MaxTurnsExceeded,
+    MessageOutput,
+    ModelEvent,
+    ModelFailed,
+    ModelFailureKind,
+    ModelFinish,
+    ModelReasoningDelta,
+    ModelRequest,
+    ModelResponse,
+    ModelSettings,
+    ModelTextDelta,
+    ModelToolCallDelta,
+    ModelUsage,
+    NeedsApproval,
+    NextAction,
+    NotImplementedPhase,
+    OtherError,
+    OutputSchema,
+    ParallelFailed,
+    PerformHandoff,
+    PermissionDenied,
+    Reasoning,
+    ReasoningDelta,
+    RepairingOutput,
+    RepairStarted,
+    RunCompleted,
+    RunFailed,
+    RunStarted,
+    SessionFailed,
+    Start,
+    StructuredOutputFailed,
+    StructuredOutputInvalid,
+    SystemMessage,
+    Terminate,
+    TimedOut,
+    TokenDelta,
+    ToolCall,
+    ToolCallDelta,
+    ToolCallItem,
+    ToolDef,
+    ToolFailed,
+    ToolOutputItem,
+    ToolResult,
+    ToolResults,
+    TransitionCtx,
+    TransitionInput,
+    TransitionOutcome,
+    TurnStarted,
+    UnknownHandoffTarget,
+    Usage,
+    UserMessage,
+)
+
+# Scalars
+
+
+def texts() -> st.SearchStrategy[str]:
+    """Short unicode text, the empty string included."""
+    return st.text(max_size=12)
+
+
+def names() -> st.SearchStrategy[str]:
+    """Identifier-like names: agents, tools, call ids, keys."""
+    return st.text(alphabet="abcdefghijklmnopqrstuvwxyz_0123456789", min_size=1, max_size=10)
+
+
+def counts() -> st.SearchStrategy[int]:
+    """Non-negative counts (turns, tokens, limits)."""
+    return st.integers(min_value=0, max_value=10_000)
+
+
+def finite_floats() -> st.SearchStrategy[float]:
+    """Floats JSON can hold: no NaN, no infinity."""
+    return st.floats(allow_nan=False, allow_infinity=False)
+
+
+def json_values() -> st.SearchStrategy[JsonValue]:
+    """Any JSON value: scalars, and arrays and objects of them, a few levels deep."""
+    scalars: st.SearchStrategy[JsonValue] = st.none() | st.booleans() | st.integers() | finite_floats() | texts()
+    return st.recursive(
+        scalars,
+        lambda inner: st.lists(inner, max_size=3) | st.dictionaries(texts(), inner, max_size=3),
+        max_leaves=8,
+    )
+
+
+def json_objects() -> st.SearchStrategy[JsonObject]:
+    """JSON objects, such as schemas or decoded arguments."""
+    return st.dictionaries(texts(), json_values(), max_size=3)
+
+
+def usages() -> st.SearchStrategy[Usage]:
+    """Any usage, with any provider-reported request count."""
+    return st.builds(
+        Usage,
+        input_tokens=counts(),
+        output_tokens=counts(),
+        cached_input_tokens=counts(),
+        reasoning_tokens=counts(),
+        requests=counts(),
+    )
+
+
+# Items
+
+
+def tool_calls() -> st.SearchStrategy[ToolCall]:
+    """Tool calls with any name and any argument text (valid JSON or not)."""
+    return st.builds(ToolCall, names(), names(), texts() | json_objects().map(json.dumps))
+
+
+def tool_results() -> st.SearchStrategy[ToolResult]:
+    """Tool results, errors included."""
+    return st.builds(ToolResult, names(), texts(), st.booleans())
+
+
+def items() -> st.SearchStrategy[Item]:
+    """Any conversation item."""
+    return st.one_of(
+        st.builds(SystemMessage, texts()),
+        st.builds(UserMessage, texts()),
+        st.builds(AssistantMessage, texts(), st.none() | names()),
+        tool_calls(),
+        tool_results(),
+        st.builds(Reasoning, texts()),
+    )
+
+
+def conversations(item_strategy: st.SearchStrategy[Item] | None = None) -> st.SearchStrategy[Conversation]:
+    """Conversations of a few items."""
+    return st.lists(item_strategy or items(), max_size=5).map(Conversation)
+
+
+def messages() -> st.SearchStrategy[Item]:
+    """Items with no tool call in them: a conversation of these has nothing unanswered."""
+    return st.one_of(
+        st.builds(SystemMessage, texts()),
+        st.builds(UserMessage, texts()),
+        st.builds(AssistantMessage, texts(), st.none() | names()),
+    )
+
+
+# Model carriers
+
+
+def model_settings() -> st.SearchStrategy[ModelSettings]:
+    """Any model settings."""
+    return st.builds(
+        ModelSettings,
+        temperature=st.none() | finite_floats(),
+        top_p=st.none() | finite_floats(),
+        max_output_tokens=st.none() | counts(),
+        tool_choice=st.none() | st.sampled_from(["auto", "required", "none"]) | names(),
+        parallel_tool_calls=st.none() | st.booleans(),
+        previous_response_id=st.none() | names(),
+    )
+
+
+def tool_defs() -> st.SearchStrategy[ToolDef]:
+    """Tool definitions with arbitrary JSON object schemas."""
+    return st.builds(ToolDef, names(), texts(), json_objects(), st.booleans())
+
+
+def output_schemas() -> st.SearchStrategy[OutputSchema]:
+    """Output schemas with arbitrary JSON object schemas."""
+    return st.builds(OutputSchema, names(), json_objects(), st.booleans())
+
+
+def model_requests() -> st.SearchStrategy[ModelRequest]:
+    """Any model request."""
+    return st.builds(
+        ModelRequest,
+        instructions=st.none() | texts(),
+        items=conversations(),
+        tools=st.lists(tool_defs(), max_size=2).map(tuple),
+        settings=model_settings(),
+        output_schema=st.none() | output_schemas(),
+    )
+
+
+def finish_reasons() -> st.SearchStrategy[FinishReason]:
+    """Every finish reason."""
+    return st.sampled_from(FinishReason)
+
+
+def model_events() -> st.SearchStrategy[ModelEvent]:
+    """Any provider-neutral model stream event."""
+    return st.one_of(
+        st.builds(ModelTextDelta, texts()),
+        st.builds(ModelReasoningDelta, texts()),
+        st.builds(ModelToolCallDelta, names(), st.none() | names(), texts()),
+        st.builds(ModelUsage, usages()),
+        st.builds(ModelFinish, finish_reasons(), st.none() | names()),
+    )
+
+
+def model_responses() -> st.SearchStrategy[ModelResponse]:
+    """Any aggregated model response: arbitrary text, reasoning and tool calls."""
+    return st.builds(
+        ModelResponse,
+        text=texts(),
+        reasoning=texts(),
+        tool_calls=st.lists(tool_calls(), max_size=3).map(tuple),
+        usage=usages(),
+        finish_reason=finish_reasons(),
+    )
+
+
+# Errors and events
+
+
+def _leaf_errors() -> st.SearchStrategy[AgentError]:
+    return st.one_of(
+        st.builds(MaxTurnsExceeded, counts()),
+        st.builds(MaxAgentDepthExceeded, counts(), counts()),
+        st.builds(MaxIterationsExceeded, counts()),
+        st.builds(MaxHandoffsExceeded, counts()),
+        st.builds(HandoffCollision, names(), st.lists(names(), max_size=3).map(tuple)),
+        st.builds(UnknownHandoffTarget, names()),
+        st.builds(ModelFailed, st.sampled_from(ModelFailureKind), texts(), st.none() | finite_floats()),
+        st.builds(StructuredOutputInvalid, st.lists(texts(), max_size=3).map(tuple), texts()),
+        st.builds(TimedOut, finite_floats()),
+        st.builds(Cancelled, texts()),
+        st.builds(GuardrailTripped, names(), json_values()),
+        st.builds(HookDenied, names(), texts()),
+        st.builds(ToolFailed, names(), texts()),
+        st.builds(SessionFailed, texts()),
+        st.builds(NotImplementedPhase, st.sampled_from(["compaction", "approval"])),
+        st.builds(InvalidTransition, names(), names(), texts()),
+        st.builds(OtherError, texts()),
+    )
+
+
+def agent_errors() -> st.SearchStrategy[AgentError]:
+    """Any failure, workflow failures nesting other failures (`BranchFailure`) included."""
+
+    def nest(inner: st.SearchStrategy[AgentError]) -> st.SearchStrategy[AgentError]:
+        branches = st.lists(st.builds(BranchFailure, names(), inner), max_size=2).map(tuple)
+        return st.builds(ParallelFailed, branches) | st.builds(
+            GraphFailed, branches, st.lists(names(), max_size=2).map(tuple)
+        )
+
+    return st.recursive(_leaf_errors(), nest, max_leaves=4)
+
+
+def agent_events() -> st.SearchStrategy[AgentEvent]:
+    """Any agent event."""
+    return st.one_of(
+        st.builds(RunStarted, names()),
+        st.builds(TurnStarted, counts()),
+        st.builds(TokenDelta, texts()),
+        st.builds(ReasoningDelta, texts()),
+        st.builds(ToolCallDelta, names(), st.none() | names(), texts()),
+        st.builds(MessageOutput, st.builds(AssistantMessage, texts(), st.none() | names())),
+        st.builds(ToolCallItem, tool_calls()),
+        st.builds(ToolOutputItem, tool_results()),
+        st.builds(HandoffItem, names(), names()),
+        st.builds(AgentUpdated, names()),
+        st.builds(GuardrailTriggered, names(), json_values()),
+        st.builds(ApprovalRequested, names(), names(), texts()),
+        st.builds(PermissionDenied, names(), texts()),
+        st.builds(RepairStarted, st.just(1)),
+        st.builds(StructuredOutputFailed, st.lists(texts(), max_size=3).map(tuple), texts()),
+        st.builds(RunCompleted, usages()),
+        st.builds(RunFailed, agent_errors()),
+    )
+
+
+# States, inputs, actions, outcomes
+
+
+def final_outputs() -> st.SearchStrategy[FinalOutput]:
+    """Plain and structured final outputs."""
+    return st.builds(FinalOutput, texts(), json_values(), st.booleans())
+
+
+def terminal_states() -> st.SearchStrategy[LoopState]:
+    """`Done` and `Failed` states."""
+    return st.builds(Done, final_outputs(), usages()) | st.builds(Failed, agent_errors(), usages())
+
+
+def loop_states() -> st.SearchStrategy[LoopState]:
+    """Any loop state, with arbitrary (not necessarily reachable) contents."""
+    calls = st.lists(tool_calls(), max_size=3).map(tuple)
+    return st.one_of(
+        st.builds(CallingModel, counts(), usages()),
+        st.builds(ExecutingTools, calls, st.lists(tool_results(), max_size=2).map(tuple), counts(), usages()),
+        st.builds(ApplyingHandoff, names(), conversations(), usages()),
+        st.builds(Finalizing, counts(), usages()),
+        st.builds(RepairingOutput, counts(), usages()),
+        st.builds(Compacting, counts(), usages()),
+        st.builds(NeedsApproval, calls, counts(), usages()),
+        terminal_states(),
+    )
+
+
+def transition_inputs() -> st.SearchStrategy[TransitionInput]:
+    """Any transition input."""
+    return st.one_of(
+        st.just(Start()),
+        model_responses(),
+        st.builds(ToolResults, st.lists(tool_results(), max_size=3).map(tuple)),
+    )
+
+
+def next_actions() -> st.SearchStrategy[NextAction]:
+    """Any next action."""
+    return st.one_of(
+        st.builds(CallModel, model_requests()),
+        st.builds(ExecuteTools, st.lists(tool_calls(), max_size=3).map(tuple)),
+        st.builds(PerformHandoff, names(), conversations()),
+        st.just(Terminate()),
+    )
+
+
+def handoff_targets() -> st.SearchStrategy[HandoffTarget]:
+    """Handoff targets."""
+    return st.builds(HandoffTarget, names().map(lambda slug: f"transfer_to_{slug}"), names(), texts())
+
+
+def transition_ctxs() -> st.SearchStrategy[TransitionCtx]:
+    """Any transition context: arbitrary tools, schemas, handoffs and budgets."""
+    return st.builds(
+        TransitionCtx,
+        agent_name=names(),
+        instructions=st.none() | texts(),
+        conversation=conversations(),
+        tools=st.lists(tool_defs() | st.sampled_from([WEATHER, ADD]), max_size=3).map(tuple),
+        handoffs=st.lists(handoff_targets() | st.sampled_from([BILLING, SUPPORT]), max_size=2).map(tuple),
+        settings=model_settings(),
+        max_turns=st.integers(min_value=0, max_value=20),
+        output_schema=st.none() | output_schemas() | st.just(ANSWER),
+        agent_depth=st.integers(min_value=0, max_value=10),
+        max_agent_depth=st.integers(min_value=0, max_value=10),
+    )
+
+
+def transition_outcomes() -> st.SearchStrategy[TransitionOutcome]:
+    """Any transition outcome."""
+    return st.builds(
+        TransitionOutcome,
+        loop_states(),
+        st.lists(agent_events(), max_size=3).map(tuple),
+        next_actions(),
+        st.lists(items(), max_size=3).map(tuple),
+    )
+
+
+# Runs: a context in the small world, and a script of model behaviour
+
+
+def scenario_ctxs() -> st.SearchStrategy[TransitionCtx]:
+    """Contexts of the reference world: some of its tools and handoffs, maybe the output schema, small budgets."""
+    return st.builds(
+        make_ctx,
+        tools=st.sampled_from([(), (WEATHER,), (WEATHER, ADD)]),
+        handoffs=st.sampled_from([(), (BILLING,), (BILLING, SUPPORT)]),
+        output_schema=st.none() | st.just(ANSWER),
+        max_turns=st.integers(min_value=0, max_value=6),
+        agent_depth=st.integers(min_value=0, max_value=3),
+        max_agent_depth=st.integers(min_value=0, max_value=3),
+        conversation=conversations(messages()),
+    )
+
+
+def _arguments_for(name: str) -> st.SearchStrategy[str]:
+    """Argument text for a call to `name`: fitting its schema, off-schema, blank, not an object, or not JSON."""
+    fitting = {
+        "get_weather": st.builds(lambda city: {"city": city}, texts()),
+        "add": st.builds(lambda a, b: {"a": a, "b": b}, st.integers(), st.integers()),
+    }.get(name, st.just({}))
+    off_schema = st.sampled_from([{"city": 3}, {"a": "one", "b": 2}, {"c": True}, {}])
+    return st.one_of(
+        fitting.map(json.dumps),
+        off_schema.map(json.dumps),
+        st.sampled_from(["", "   ", "[1, 2]", '"text"', "null"]),
+        st.sampled_from(['{"city": ', "{oops", "{'city': 'Oslo'}", "[" * 3000]),
+    )
+
+
+@st.composite
+def call_batches(draw: st.DrawFn, prefix: str) -> tuple[ToolCall, ...]:
+    """1-3 calls with ids unique under `prefix`: valid and invalid calls to real tools, unknown tools, handoffs."""
+    count = draw(st.integers(min_value=1, max_value=3))
+    calls = []
+    for index in range(count):
+        name = draw(
+            st.sampled_from(["get_weather", "add", "launch_rockets", "", "transfer_to_billing", "transfer_to_support"])
+        )
+        arguments = "{}" if name.startswith("transfer_to_") else draw(_arguments_for(name))
+        calls.append(ToolCall(f"{prefix}_{index}", name, arguments))
+    return tuple(calls)
+
+
+def structured_answers() -> st.SearchStrategy[str]:
+    """Answer text for a structured-output turn: fitting `ANSWER`, off-schema, fenced, or not JSON at all."""
+    fitting = st.builds(lambda answer, score: {"answer": answer, "score": score}, texts(), st.integers())
+    off_schema = st.sampled_from(
+        [{"answer": "x"}, {"answer": 1, "score": 2}, {"answer": "x", "score": 1, "extra": None}, [], "text"]
+    )
+    return st.one_of(
+        fitting.map(json.dumps),
+        fitting.map(lambda value: f"  {json.dumps(value)}\n"),
+        off_schema.map(json.dumps),
+        fitting.map(lambda value: f"```json\n{json.dumps(value)}\n```"),
+        texts(),
+    )
+
+
+@st.composite
+def behaviours(draw: st.DrawFn, prefix: str) -> ModelResponse:
+    """One scripted model answer: text, an empty answer, reasoning only, structured output, or tool calls."""
+    usage = draw(usages())
+    kind = draw(st.sampled_from(["text", "empty", "reasoning", "structured", "tools", "tools"]))
+    match kind:
+        case "text":
+            return ModelResponse(text=draw(texts()), usage=usage)
+        case "empty":
+            return ModelResponse(usage=usage)
+        case "reasoning":
+            return ModelResponse(reasoning=draw(texts()), usage=usage)
+        case "structured":
+            return ModelResponse(text=draw(structured_answers()), usage=usage)
+        case _:
+            text = draw(st.sampled_from(["", "Let me check."]))
+            return ModelResponse(text=text, tool_calls=draw(call_batches(prefix)), usage=usage)
+
+
+@st.composite
+def scripts(draw: st.DrawFn, max_size: int = 10) -> tuple[ModelResponse, ...]:
+    """A finite script of model answers; call ids are unique across the script."""
+    size = draw(st.integers(min_value=0, max_value=max_size))
+    return tuple(draw(behaviours(f"s{index}")) for index in range(size))
+
+
+@st.composite
+def tool_calling_scripts(draw: st.DrawFn, length: int) -> tuple[ModelResponse, ...]:
+    """`length` answers that each call at least one tool with fitting arguments."""
+    responses = []
+    for index in range(length):
+        cities = draw(st.lists(texts(), min_size=1, max_size=3))
+        calls = tuple(
+            ToolCall(f"s{index}_{n}", "get_weather", json.dumps({"city": city})) for n, city in enumerate(cities)
+        )
+        responses.append(ModelResponse(tool_calls=calls, usage=draw(usages())))
+    return tuple(responses)
+
+
+WIRE_TYPES: tuple[tuple[str, object, Callable[[], st.SearchStrategy[object]]], ...] = (
+    ("Item", Item, items),
+    ("ModelEvent", ModelEvent, model_events),
+    ("AgentEvent", AgentEvent, agent_events),
+    ("AgentError", AgentError, agent_errors),
+    ("LoopState", LoopState, loop_states),
+    ("TransitionInput", TransitionInput, transition_inputs),
+    ("NextAction", NextAction, next_actions),
+    ("Usage", Usage, usages),
+    ("Conversation", Conversation, conversations),
+    ("ModelSettings", ModelSettings, model_settings),
+    ("ToolDef", ToolDef, tool_defs),
+    ("OutputSchema", OutputSchema, output_schemas),
+    ("ModelRequest", ModelRequest, model_requests),
+    ("ModelResponse", ModelResponse, model_responses),
+    ("FinalOutput", FinalOutput, final_outputs),
+    ("HandoffTarget", HandoffTarget, handoff_targets),
+    ("TransitionCtx", TransitionCtx, transition_ctxs),
+    ("TransitionOutcome", TransitionOutcome, transition_outcomes),
+)
+"""Every type the wire format covers, with the strategy that generates its values."""
