@@ -138,6 +138,25 @@ def test_strict_nested_objects_are_closed_and_fully_required() -> None:
     }
 
 
+async def test_classes_defined_in_a_function_resolve() -> None:
+    """Local classes referring to each other (string annotations) resolve through the decorating scope."""
+
+    @attrs.frozen
+    class Inner:
+        n: int
+
+    @attrs.frozen
+    class Outer:
+        inner: Inner
+
+    @function_tool
+    def f(outer: Outer) -> int:
+        """Unwrap."""
+        return outer.inner.n
+
+    assert await f.invoke(_ctx(), {"outer": {"inner": {"n": 4}}}) == ToolOutput(4)
+
+
 def test_function_tools_satisfy_the_tool_protocol() -> None:
     """A function tool is a `Tool` at runtime and for the type checker."""
     typed: Tool[dict[str, float]] = set_budget

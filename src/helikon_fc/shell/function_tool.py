@@ -272,7 +272,7 @@ def _build(
                 positional_only=param.kind is inspect.Parameter.POSITIONAL_ONLY,
             )
         )
-    codec = compile_parameters(tuple(params), tool_name)
+    codec = compile_parameters(tuple(params), tool_name, localns)
     if strict:
         # Fail now, not on the first request, if strict mode cannot express a parameter.
         problems = strict_problems(codec.schema(True))

@@ -397,24 +397,26 @@ _cache: dict[object, _Codec] = {}
 _cache_lock = threading.Lock()
 
 
-def _compile(tp: object) -> _Codec:
+def _compile(tp: object, localns: Mapping[str, Any] | None = None) -> _Codec:
+    """The codec of `tp`, cached; `localns` helps resolve string annotations of classes defined in a function."""
     try:
         cached = _cache.get(tp)
     except TypeError:  # an unhashable annotation; compile it afresh
-        return _Compiler().compile(tp, "$")
+        return _Compiler(localns).compile(tp, "$")
     if cached is not None:
         return cached
-    codec = _Compiler().compile(tp, "$")
+    codec = _Compiler(localns).compile(tp, "$")
     with _cache_lock:
         _cache[tp] = codec
     return codec
 
 
 class _Compiler:
-    __slots__ = ("_active",)
+    __slots__ = ("_active", "_localns")
 
-    def __init__(self) -> None:
+    def __init__(self, localns: Mapping[str, Any] | None = None) -> None:
         self._active: set[type] = set()
+        self._localns = dict(localns) if localns else None
 
     def compile(self, tp: object, where: str) -> _Codec:
         origin = get_origin(tp)
@@ -487,7 +489,7 @@ class _Compiler:
         self._active.add(tp)
         try:
             try:
-                hints = get_type_hints(tp, include_extras=True)
+                hints = get_type_hints(tp, localns=self._localns, include_extras=True)
             except Exception as exc:
                 raise TypeError(f"cannot resolve the annotations of {tp.__name__} at {where}: {exc}") from exc
             docs = _attribute_docs(tp)
@@ -615,8 +617,10 @@ class ParametersCodec:
         return args, kwargs
 
 
-def compile_parameters(params: tuple[Parameter, ...], owner: str) -> ParametersCodec:
-    """Compile the parameters of `owner` (a tool name, for messages).
+def compile_parameters(
+    params: tuple[Parameter, ...], owner: str, localns: Mapping[str, Any] | None = None
+) -> ParametersCodec:
+    """Compile the parameters of `owner` (a tool name, for messages); `localns` resolves local class names.
 
     Raises:
         TypeError: a parameter's annotation is unsupported; the message names the tool, the parameter and the type.
@@ -624,7 +628,7 @@ def compile_parameters(params: tuple[Parameter, ...], owner: str) -> ParametersC
     fields: list[_Field] = []
     for param in params:
         try:
-            codec = _compile(param.annotation)
+            codec = _compile(param.annotation, localns)
         except TypeError as exc:
             raise TypeError(f"tool {owner!r}, parameter {param.name!r}: {exc}") from None
         codec = _described(codec, param.description)
