@@ -41,6 +41,10 @@ def properties(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def bench(session: nox.Session) -> None:
-    """The benchmarks, helikon_fc beside the trio floor and the peers; writes bench/results/."""
-    session.install("-e", ".[dev,bench]")
+    """The benchmarks, helikon_fc beside the trio floor and the peers; writes bench/results/ (not a default session).
+
+    Every (library, scenario) pair runs in a fresh interpreter; pass ``-- --quick`` for a smoke run,
+    or ``-- --python openai-agents=PATH`` to run a peer in an interpreter of its own.
+    """
+    session.install("-e", ".[bench]")
     session.run("python", "-m", "bench", *session.posargs)
