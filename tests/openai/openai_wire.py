@@ -24,6 +24,7 @@ ephemeral port and serves the fixtures queued with `WireServer.enqueue` in order
 
 from __future__ import annotations
 
+import contextlib
 import json
 import pathlib
 import select
@@ -35,6 +36,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Literal
 
 import attrs
+import trio
 
 FIXTURES = pathlib.Path(__file__).parent / "fixtures"
 
@@ -260,3 +262,25 @@ class WireServer:
         self._server.shutdown()
         self._server.server_close()
         self._thread.join(timeout=10)
+
+
+async def wait_for(event: threading.Event, timeout: float = 10.0) -> None:
+    """Wait (in trio, real time) until the server thread sets `event`.
+
+    Raises:
+        trio.TooSlowError: it did not happen within `timeout` seconds.
+    """
+    with trio.fail_after(timeout):
+        while not event.is_set():
+            await trio.sleep(0.005)
+
+
+@contextlib.contextmanager
+def running_server() -> Iterator[WireServer]:
+    """A started `WireServer`, stopped on exit."""
+    server = WireServer()
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
