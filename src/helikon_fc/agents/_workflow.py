@@ -8,7 +8,11 @@ The merge convention, the same for every workflow agent:
 - each child's own `RunStarted` becomes `AgentUpdated(<child name>)` (which agent is now active);
 - each child's terminal event is swallowed: `RunCompleted.usage` is folded into the total, and
   `RunFailed.error` decides what the workflow does next;
-- every other child event passes through unchanged and live (concurrent children interleave).
+- every other child event passes through unchanged and live;
+- where children run concurrently (parallel branches, graph nodes) their events interleave, and
+  `Interleaving` keeps them attributable: an `AgentUpdated(<agent>)` goes out whenever the agent
+  whose event comes next differs from the last one announced, so every event on the outer stream
+  belongs to the agent most recently announced before it.
 """
 
 from __future__ import annotations
@@ -127,6 +131,46 @@ async def run_child(agent: Agent[Ctx], ctx: RunContext[Ctx], input: AgentInput, 
     if outcome is None:
         return ChildFailed(OtherError(f"agent {agent.name!r} ended its stream without a terminal event"))
     return outcome
+
+
+class Interleaving:
+    """Merges the events of concurrent children into one stream, keeping each event attributable.
+
+    Each child gets its own emitter (`emitter`). A child's `AgentUpdated` only records which agent
+    is active in that child; before the child's next other event, if the outer stream last
+    announced a different agent, an `AgentUpdated` for this child's agent goes out first. A lock
+    keeps that announcement and the event together.
+    """
+
+    __slots__ = ("_announced", "_emit", "_lock")
+
+    def __init__(self, emit: Emit) -> None:
+        self._emit = emit
+        self._lock = trio.Lock()
+        self._announced: str | None = None
+
+    def emitter(self) -> Emit:
+        """An emitter for one concurrent child."""
+        active: str | None = None
+
+        async def send(event: AgentEvent) -> None:
+            nonlocal active
+            if isinstance(event, AgentUpdated):
+                active = event.agent
+                return
+            async with self._lock:
+                if active is not None and active != self._announced:
+                    self._announced = active
+                    await self._emit(AgentUpdated(active))
+                await self._emit(event)
+
+        return send
+
+    async def emit(self, event: AgentEvent) -> None:
+        """Send an event of the workflow itself (announced as nobody's: the next child event re-announces)."""
+        async with self._lock:
+            self._announced = None
+            await self._emit(event)
 
 
 Body: TypeAlias = Callable[[Emit], Awaitable[TerminalEvent]]

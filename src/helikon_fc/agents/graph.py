@@ -29,6 +29,7 @@ from ._workflow import (
     ChildOutcome,
     ChildSucceeded,
     Emit,
+    Interleaving,
     compact_json,
     open_workflow_stream,
     run_child,
@@ -65,7 +66,8 @@ class GraphAgent(Generic[Ctx]):
     where the graph allows. A node's input is the graph's input followed by one context message
     per predecessor, in node declaration order: ``UserMessage("[<predecessor key>]\\n<its final
     text>")`` (see `context_message`). When a node completes its final text is written to
-    ``ctx.state[key]`` (a JSON string).
+    ``ctx.state[key]`` (a JSON string). Nodes' events interleave live on the outer stream, each run
+    of one node's events preceded by an `AgentUpdated` naming its agent.
 
     Once every node has run, the graph emits one `MessageOutput` built from its sinks (nodes with
     no successors): one sink's text verbatim; several sinks merged into a compact JSON object
@@ -104,9 +106,10 @@ class GraphAgent(Generic[Ctx]):
             failures: dict[str, AgentError] = {}
             total = Usage()
             reports_in, reports = trio.open_memory_channel[tuple[str, ChildOutcome]](math.inf)
+            merged = Interleaving(emit)
 
             async def run_node(key: str, node_input: AgentInput) -> None:
-                outcome = await run_child(agents[key], ctx.subagent_child(), node_input, emit)
+                outcome = await run_child(agents[key], ctx.subagent_child(), node_input, merged.emitter())
                 reports_in.send_nowait((key, outcome))
 
             async with trio.open_nursery() as nursery:
@@ -139,7 +142,7 @@ class GraphAgent(Generic[Ctx]):
                 return RunFailed(GraphFailed(failed, tuple(sorted(wave.skipped))))
             sinks = wave.sinks
             final = texts[sinks[0]] if len(sinks) == 1 else compact_json({key: texts[key] for key in sinks})
-            await emit(MessageOutput(AssistantMessage(final, agent=self.name)))
+            await merged.emit(MessageOutput(AssistantMessage(final, agent=self.name)))
             return RunCompleted(total)
 
         return open_workflow_stream(self.name, ctx, body)

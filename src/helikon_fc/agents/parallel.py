@@ -27,6 +27,7 @@ from ._workflow import (
     ChildOutcome,
     ChildSucceeded,
     Emit,
+    Interleaving,
     compact_json,
     open_workflow_stream,
     run_child,
@@ -42,7 +43,8 @@ class ParallelAgent(Generic[Ctx]):
     """Runs its branches concurrently, in one trio nursery, and merges their answers.
 
     Every branch gets the workflow's input and runs in ``ctx.subagent_child()``; their events
-    interleave live on the outer stream. Concurrency is trio's: cooperative, so it suits branches
+    interleave live on the outer stream, each run of one branch's events preceded by an
+    `AgentUpdated` naming its agent. Concurrency is trio's: cooperative, so it suits branches
     that wait on models and tools; a branch that computes without awaiting holds up its siblings.
 
     - Branch keys must be unique: a duplicate key fails the run before any branch starts (two
@@ -83,9 +85,10 @@ class ParallelAgent(Generic[Ctx]):
             if duplicates:
                 return RunFailed(OtherError(f"duplicate parallel branch key(s): {', '.join(duplicates)}"))
             outcomes: dict[str, ChildOutcome] = {}
+            merged = Interleaving(emit)
 
             async def run_branch(key: str, agent: Agent[Ctx]) -> None:
-                outcome = await run_child(agent, ctx.subagent_child(), input, emit)
+                outcome = await run_child(agent, ctx.subagent_child(), input, merged.emitter())
                 if isinstance(outcome, ChildSucceeded):
                     write_state(ctx, key, outcome.text)
                 outcomes[key] = outcome
@@ -93,7 +96,7 @@ class ParallelAgent(Generic[Ctx]):
             async with trio.open_nursery() as nursery:
                 for key, agent in self.branches:
                     nursery.start_soon(run_branch, key, agent)
-            return await _merge(self.name, outcomes, emit)
+            return await _merge(self.name, outcomes, merged.emit)
 
         return open_workflow_stream(self.name, ctx, body)
 

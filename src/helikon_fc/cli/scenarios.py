@@ -1,0 +1,297 @@
+"""The seed's personal-finance examples as offline scenarios: every model is a scripted fake, so the
+demo needs no key and no network, and runs the same every time."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import attrs
+
+from ..agents.graph import GraphAgent
+from ..agents.handoff import Handoff
+from ..agents.llm_agent import LlmAgent
+from ..agents.protocol import Agent
+from ..agents.sequential import SequentialAgent
+from ..agents.swarm import SwarmAgent
+from ..core import ModelRequest, UserMessage
+from ..models.protocol import Model
+from ..shell.context import RunContext
+from ..shell.function_tool import function_tool
+from ..testing import FunctionModel, ScriptedModel, ScriptedTurn, call, call_tools, reply
+from .pacing import PacedModel
+
+
+@attrs.frozen
+class Scenario:
+    """One demo: a title, what it shows, the agent system and the user's question."""
+
+    key: str
+    title: str
+    shows: str
+    agent: Agent[None]
+    question: str
+
+
+def _model(name: str, *turns: ScriptedTurn) -> Model:
+    return PacedModel(ScriptedModel(turns, name=name))
+
+
+# Tools: deterministic stand-ins for a ledger. Async on purpose: a sync tool runs in a worker thread, and
+# while a thread runs, MockClock's autojump sees every task blocked and jumps virtual time ahead.
+
+
+@function_tool
+async def get_spending(category: str) -> dict[str, float]:
+    """This month's spending in one budget category, against its budget.
+
+    Args:
+        category: A budget category, such as "dining".
+    """
+    ledger = {"dining": (412.40, 250.0), "groceries": (388.15, 400.0)}
+    spent, budget = ledger.get(category, (0.0, 0.0))
+    return {"spent": spent, "budget": budget}
+
+
+@function_tool
+async def list_transactions(month: str) -> list[dict[str, object]]:
+    """Card transactions of a month.
+
+    Args:
+        month: The month, as YYYY-MM.
+    """
+    return [
+        {"merchant": "Bistro 21", "category": "dining", "amount": 86.0},
+        {"merchant": "FreshMart", "category": "groceries", "amount": 142.3},
+        {"merchant": "Streamly", "category": "subscriptions", "amount": 17.99},
+    ]
+
+
+@function_tool
+async def list_deposits(month: str) -> list[dict[str, object]]:
+    """Deposits into the checking account in a month.
+
+    Args:
+        month: The month, as YYYY-MM.
+    """
+    return [{"source": "Acme Corp payroll", "amount": 2450.0}, {"source": "Acme Corp payroll", "amount": 2450.0}]
+
+
+@function_tool
+async def lookup_rates(product: str) -> dict[str, float]:
+    """Current annual rates for a savings product.
+
+    Args:
+        product: "high-yield savings", "cd-12m" or "treasury-6m".
+    """
+    rates = {"high-yield savings": 4.1, "cd-12m": 4.4, "treasury-6m": 4.9}
+    return {"apy_percent": rates.get(product, 0.0)}
+
+
+# 1. Triage with handoffs.
+
+
+def _route(request_text: str) -> str:
+    return "investing specialist" if "invest" in request_text.lower() else "budgeting specialist"
+
+
+def triage_handoff() -> Scenario:
+    """A triage agent that always hands off to the budgeting or the investing specialist."""
+    budgeting = LlmAgent[None](
+        name="budgeting specialist",
+        description="Answers questions about monthly budgets and cutting spending.",
+        model=_model("budgeting", reply("Track every expense for a month, then cap your top two categories.")),
+        instructions="You are a budgeting specialist. Give concrete, friendly advice.",
+    )
+    investing = LlmAgent[None](
+        name="investing specialist",
+        description="Answers questions about investing, portfolios, and retirement.",
+        model=_model(
+            "investing",
+            reply(
+                "Keep three months of expenses as an emergency fund first. Then put the $5,000 into a low-cost, "
+                "broad index fund, ideally inside a tax-advantaged account, and add to it every month.",
+                latency=0.4,
+            ),
+        ),
+        instructions="You are an investing specialist. Give concrete, prudent advice.",
+    )
+
+    def triage_turn(request: ModelRequest) -> ScriptedTurn:
+        text = " ".join(item.text for item in request.items if isinstance(item, UserMessage))
+        target = _route(text).replace(" ", "_")
+        return call_tools(call(f"transfer_to_{target}"), latency=0.3)
+
+    triage = LlmAgent[None](
+        name="triage",
+        model=PacedModel(FunctionModel(triage_turn, name="triage")),
+        instructions="Classify the user's personal-finance question and transfer to the right specialist. "
+        "Do not answer yourself - always hand off.",
+        handoffs=(Handoff.to(budgeting), Handoff.to(investing)),
+    )
+    return Scenario(
+        "triage",
+        "Triage with handoffs",
+        "Handoff: the triage agent routes to a specialist, who owns the rest of the run.",
+        triage,
+        "How should I start investing $5,000?",
+    )
+
+
+# 2. The support swarm.
+
+
+def support_swarm() -> Scenario:
+    """Three members with full-mesh handoffs: triage -> budgeting -> investing, who answers."""
+    triage = LlmAgent[None](
+        name="triage",
+        description="Works out what the customer needs and routes them.",
+        model=_model("swarm-triage", call_tools(call("transfer_to_budgeting"), latency=0.3)),
+        instructions="Route the customer to the member who can help.",
+    )
+    budgeting = LlmAgent[None](
+        name="budgeting",
+        description="Monthly budgets, overspending and savings targets.",
+        model=_model(
+            "swarm-budgeting",
+            call_tools(call("get_spending", category="dining"), latency=0.3),
+            call_tools(
+                call("transfer_to_investing"),
+                text="Dining is $162 over budget; cutting that frees about $160 a month. ",
+                latency=0.3,
+            ),
+        ),
+        instructions="Find where the money goes; hand investing questions on.",
+        tools=(get_spending,),
+    )
+    investing = LlmAgent[None](
+        name="investing",
+        description="Investing the money the customer saves.",
+        model=_model(
+            "swarm-investing",
+            reply(
+                "Automate a $160 monthly transfer into a broad index fund on payday, so the saving happens "
+                "before you can spend it.",
+                latency=0.3,
+            ),
+        ),
+        instructions="Give prudent investing advice.",
+    )
+    swarm = (
+        SwarmAgent[None]
+        .builder()
+        .name("support_swarm")
+        .description("A personal-finance support swarm covering budgeting and investing.")
+        .member(triage)
+        .member(budgeting)
+        .member(investing)
+        .entry("triage")
+        .max_handoffs(6)
+        .build()
+    )
+    return Scenario(
+        "swarm",
+        "The support swarm",
+        "SwarmAgent: members hand off among themselves until one answers.",
+        swarm,
+        "I overspend on dining every month. Can I invest what I save instead?",
+    )
+
+
+# 3. The spending/income graph.
+
+
+def finance_graph() -> Scenario:
+    """spending and income run concurrently; summary starts the moment both are done."""
+    spending = LlmAgent[None](
+        name="spending",
+        model=_model(
+            "spending",
+            call_tools(call("list_transactions", month="2026-10"), latency=0.2),
+            reply("Spending: $246.29, mostly groceries ($142.30) and dining ($86.00).", latency=0.2),
+        ),
+        instructions="Summarize the month's spending by category.",
+        tools=(list_transactions,),
+    )
+    income = LlmAgent[None](
+        name="income",
+        model=_model(
+            "income",
+            call_tools(call("list_deposits", month="2026-10"), latency=1.4),
+            reply("Income: $4,900 from two payroll deposits.", latency=0.2),
+        ),
+        instructions="Summarize the month's income.",
+        tools=(list_deposits,),
+    )
+    summary = LlmAgent[None](
+        name="summary",
+        model=_model(
+            "summary",
+            reply("October: $4,900 in, $246.29 out on the card. You kept about 95% of your income.", latency=0.3),
+        ),
+        instructions="Combine the spending and income notes into a two-line summary.",
+    )
+    graph = (
+        GraphAgent[None]
+        .builder()
+        .name("finance_report")
+        .description("Fans spending and income analysis into a combined summary.")
+        .node("spending", spending)
+        .node("income", income)
+        .node("summary", summary)
+        .edge("spending", "summary")
+        .edge("income", "summary")
+        .build()
+    )
+    return Scenario(
+        "graph",
+        "The spending/income graph",
+        "GraphAgent: a DAG; summary waits for both of its predecessors and reads their outputs.",
+        graph,
+        "How did October go?",
+    )
+
+
+# 4. Research, then write.
+
+
+def _brief_instructions(ctx: RunContext[None]) -> str:
+    notes = ctx.state.get("researcher")
+    return f"Write a short brief from these notes:\n{notes if isinstance(notes, str) else ''}"
+
+
+def research_pipeline() -> Scenario:
+    """A researcher with a rates tool, then a writer whose instructions read the researcher's notes from state."""
+    researcher = LlmAgent[None](
+        name="researcher",
+        model=_model(
+            "researcher",
+            call_tools(call("lookup_rates", product="high-yield savings"), call("lookup_rates", product="cd-12m")),
+            reply("High-yield savings pays 4.1% APY, a 12-month CD 4.4%.", latency=0.2),
+        ),
+        instructions="Research current savings rates with the tool.",
+        tools=(lookup_rates,),
+    )
+    writer = LlmAgent[None](
+        name="writer",
+        model=_model(
+            "writer",
+            reply(
+                "Keep your emergency fund in high-yield savings (4.1%, no lock-up); move money you will not "
+                "need for a year into a 12-month CD for 4.4%.",
+                latency=0.3,
+            ),
+        ),
+        instructions=_brief_instructions,
+    )
+    pipeline = SequentialAgent[None]("research-then-write", "Research, then draft.").then(researcher).then(writer)
+    return Scenario(
+        "pipeline",
+        "Research, then write",
+        "SequentialAgent: the writer's instructions read the researcher's notes from state.",
+        pipeline,
+        "Where should I keep my savings?",
+    )
+
+
+SCENARIOS: tuple[Callable[[], Scenario], ...] = (triage_handoff, support_swarm, finance_graph, research_pipeline)
+"""Builders of the demo's scenarios, in the order it runs them."""
