@@ -10,6 +10,7 @@ from tests.agents.workflow_fakes import FakeAgent, Timeline, drain
 from helikon_fc.agents.parallel import ParallelAgent
 from helikon_fc.agents.sequential import SequentialAgent
 from helikon_fc.core import (
+    AgentUpdated,
     BranchFailure,
     MaxTurnsExceeded,
     MessageOutput,
@@ -20,6 +21,7 @@ from helikon_fc.core import (
     RunCompleted,
     RunFailed,
     RunStarted,
+    TokenDelta,
     Usage,
 )
 from helikon_fc.shell.context import RunContext
@@ -116,3 +118,26 @@ async def test_a_sequential_step_can_be_a_parallel_agent() -> None:
     events = await drain(pipe.run(ctx, INPUT))
     assert ctx.state.get("fan") == '{"a":"A","b":"B"}'
     assert events[-1] == RunCompleted(Usage(input_tokens=3, output_tokens=6, requests=3))
+
+
+async def test_interleaved_events_stay_attributable_to_their_branch(autojump_clock: trio.testing.MockClock) -> None:
+    """Branch events interleave live; each is preceded (since the last switch) by an AgentUpdated naming the agent
+    it came from, so a consumer can always tell whose event it is."""
+    par = ParallelAgent[None]("fan")
+    for name, latency in (("a", 0.0), ("b", 0.5), ("c", 0.5), ("d", 1.0)):
+        par = par.add(
+            SequentialAgent[None](f"seq-{name}").then(FakeAgent(name, answer=f"from-{name}", latency=latency))
+        )
+    events = await drain(par.run(RunContext.ephemeral(None), INPUT))
+    announced: str | None = None
+    tokens: list[str] = []
+    for event in events[1:-2]:
+        match event:
+            case AgentUpdated(agent=agent):
+                announced = agent
+            case TokenDelta(text=text):
+                assert text == f"from-{announced}"
+                tokens.append(text)
+            case MessageOutput(item=item):
+                assert item.agent == announced
+    assert sorted(tokens) == ["from-a", "from-b", "from-c", "from-d"]

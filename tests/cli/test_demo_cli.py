@@ -1,0 +1,108 @@
+"""`helikon demo` and `python -m helikon_fc`: the first thing a new user runs."""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from helikon_fc.cli import main
+from helikon_fc.cli.demo import run_demo, scenario_keys
+
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def _env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI", "HTTP", "HTTPS"))}
+    env["NO_COLOR"] = "1"
+    return env
+
+
+def test_python_m_helikon_fc_demo_runs_every_scenario_offline() -> None:
+    """`python -m helikon_fc demo` runs the four finance scenarios on the simulator, with no key and no network,
+    and exits 0."""
+    done = subprocess.run(
+        [sys.executable, "-m", "helikon_fc", "demo", "--fast"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=_env(),
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert done.stderr == ""
+    assert "4/4 scenarios completed" in out
+    for title in ("Triage with handoffs", "The support swarm", "The spending/income graph", "Research, then write"):
+        assert title in out
+    assert not ANSI.search(out)
+
+
+def test_the_console_script_is_installed_and_runs() -> None:
+    """The `helikon` console script (pyproject [project.scripts]) runs the demo."""
+    script = Path(sys.executable).with_name("helikon")
+    if not script.exists():  # pragma: no cover - the package is always installed in the test venv
+        pytest.fail(f"console script not installed next to {sys.executable}")
+    done = subprocess.run(
+        [str(script), "demo", "triage"], capture_output=True, text=True, timeout=120, env=_env(), check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert "1/1 scenarios completed" in done.stdout
+
+
+def test_the_demo_shows_agents_handoffs_tool_calls_tokens_and_usage() -> None:
+    """The rendering names the active agent, each handoff, each tool call with its arguments and result, the
+    streamed answer, and the final usage."""
+    out = io.StringIO()
+    assert run_demo(out, fast=True) == 0
+    text = out.getvalue()
+    assert "=> handoff triage -> investing specialist" in text
+    assert "active agent: investing specialist" in text
+    assert '-> get_spending {"category":"dining"}' in text
+    assert '<- {"budget":250.0,"spent":412.4}' in text
+    assert "=> handoff budgeting -> investing" in text
+    assert "investing specialist: Keep three months of expenses" in text
+    assert "summary: October: $4,900 in" in text
+    assert "writer: Keep your emergency fund" in text
+    assert "done - usage: 20 input + 10 output tokens, 2 model requests" in text
+
+
+def test_summary_starts_after_both_graph_predecessors_in_the_demo() -> None:
+    """In the graph scenario the summary node speaks only after spending and income both answered."""
+    out = io.StringIO()
+    run_demo(out, fast=True, only=["graph"])
+    text = out.getvalue()
+    assert text.index("summary: October") > text.index("spending: Spending:")
+    assert text.index("summary: October") > text.index("income: Income:")
+
+
+def test_colour_is_ansi_only_when_asked() -> None:
+    """Plain text by default; ANSI colour codes when colour is on."""
+    plain, coloured = io.StringIO(), io.StringIO()
+    run_demo(plain, fast=True, only=["triage"])
+    run_demo(coloured, fast=True, color=True, only=["triage"])
+    assert not ANSI.search(plain.getvalue())
+    assert ANSI.search(coloured.getvalue())
+    assert ANSI.sub("", coloured.getvalue()) == plain.getvalue()
+
+
+def test_main_selects_scenarios_and_rejects_unknown_ones(capsys: pytest.CaptureFixture[str]) -> None:
+    """`helikon demo <scenario>` runs only those; an unknown scenario is a usage error (exit 2)."""
+    assert scenario_keys() == ("triage", "swarm", "graph", "pipeline")
+    assert main(["demo", "--fast", "--no-color", "pipeline"]) == 0
+    out = capsys.readouterr().out
+    assert "Research, then write" in out and "Triage" not in out
+    with pytest.raises(SystemExit) as info:
+        main(["demo", "nope"])
+    assert info.value.code == 2
+
+
+def test_main_without_a_command_prints_help(capsys: pytest.CaptureFixture[str]) -> None:
+    """`helikon` with no command shows the usage and exits 2."""
+    assert main([]) == 2
+    assert "demo" in capsys.readouterr().out

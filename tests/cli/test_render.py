@@ -1,0 +1,121 @@
+"""EventRenderer: one readable line per meaningful event, tokens streamed inline."""
+
+from __future__ import annotations
+
+import io
+
+from helikon_fc.cli.render import EventRenderer, describe_usage, shorten
+from helikon_fc.core import (
+    AgentEvent,
+    AgentUpdated,
+    ApprovalRequested,
+    AssistantMessage,
+    GuardrailTriggered,
+    HandoffItem,
+    MaxTurnsExceeded,
+    MessageOutput,
+    PermissionDenied,
+    ReasoningDelta,
+    RepairStarted,
+    RunCompleted,
+    RunFailed,
+    RunStarted,
+    StructuredOutputFailed,
+    TokenDelta,
+    ToolCall,
+    ToolCallDelta,
+    ToolCallItem,
+    ToolOutputItem,
+    ToolResult,
+    TurnStarted,
+    Usage,
+)
+
+
+def rendered(*events: AgentEvent) -> str:
+    out = io.StringIO()
+    renderer = EventRenderer(out)
+    for event in events:
+        renderer.render(event)
+    return out.getvalue()
+
+
+def test_tokens_stream_inline_and_the_message_ends_the_line() -> None:
+    """Streamed tokens share one line prefixed by the agent; the settled message is not printed twice."""
+    text = rendered(
+        RunStarted("a"),
+        TurnStarted(0),
+        TokenDelta("Hello"),
+        TokenDelta(" there"),
+        MessageOutput(AssistantMessage("Hello there", agent="a")),
+        RunCompleted(Usage(input_tokens=3, output_tokens=2, requests=1)),
+    )
+    assert text == "  run a\n  a: Hello there\n  done - usage: 3 input + 2 output tokens, 1 model request\n"
+
+
+def test_an_unstreamed_message_is_printed_whole() -> None:
+    """A message with no tokens before it (a workflow's merged output) is printed in full."""
+    text = rendered(RunStarted("fan"), MessageOutput(AssistantMessage('{"a":"1"}', agent="fan")))
+    assert text.endswith('  fan: {"a":"1"}\n')
+
+
+def test_the_active_agent_is_announced_before_its_first_visible_output() -> None:
+    """AgentUpdated is shown lazily, once, before the agent's next visible line."""
+    text = rendered(
+        RunStarted("g"),
+        AgentUpdated("x"),
+        TurnStarted(0),
+        AgentUpdated("y"),
+        TokenDelta("hi"),
+        ToolCallDelta("c1", "t", "{"),
+    )
+    assert text == "  run g\n  active agent: y\n  y: hi"
+
+
+def test_tool_calls_results_handoffs_and_failures() -> None:
+    """Tool calls show their arguments, results their text (errors marked), handoffs both ends, failures why."""
+    text = rendered(
+        RunStarted("a"),
+        ToolCallItem(ToolCall("c1", "get_spending", '{"category":"dining"}')),
+        ToolOutputItem(ToolResult("c1", "182.5")),
+        ToolOutputItem(ToolResult("c2", "unknown tool: x", is_error=True)),
+        HandoffItem("a", "b"),
+        ReasoningDelta("hmm"),
+        PermissionDenied("Bash", "plan mode"),
+        GuardrailTriggered("input_policy"),
+        ApprovalRequested("c3", "Write", "{}"),
+        RepairStarted(1),
+        StructuredOutputFailed(("$.x: missing",), "{}"),
+        RunFailed(MaxTurnsExceeded(2)),
+    )
+    assert text.splitlines() == [
+        "  run a",
+        '  -> get_spending {"category":"dining"}',
+        "  <- 182.5",
+        "  <- error: unknown tool: x",
+        "  => handoff a -> b",
+        "  a (thinking): hmm",
+        "  permission denied for Bash: plan mode",
+        "  guardrail tripped: input_policy",
+        "  approval requested for Write",
+        "  structured output invalid; repair attempt 1",
+        "  structured output failed: $.x: missing",
+        "  failed: max turns (2) exceeded",
+    ]
+
+
+def test_helpers() -> None:
+    """Long results are cut to one line; usage reads as a sentence."""
+    assert shorten("a\nb   c", 10) == "a b c"
+    assert shorten("x" * 20, 10) == "xxxxxxx..."
+    assert (
+        describe_usage(Usage(input_tokens=1, output_tokens=2, requests=2))
+        == "1 input + 2 output tokens, 2 model requests"
+    )
+
+
+def test_colour_wraps_in_ansi_codes() -> None:
+    """With colour on, styled text is wrapped in ANSI escape codes and reset."""
+    renderer = EventRenderer(io.StringIO(), color=True)
+    assert renderer.paint("x", "bold", "red") == "\x1b[1;31mx\x1b[0m"
+    assert EventRenderer(io.StringIO()).paint("x", "red") == "x"
