@@ -66,9 +66,7 @@ def test_each_rule_is_caught(
 
 def test_violations_come_in_precedence_order() -> None:
     """A trace breaking every finish rule at once lists them duplicate, usage, event, then the scenario's rule."""
-    trace = Trace(
-        events=(ModelToolCallDelta("c1", None, "{}"), STOP, USAGE, TEXT, STOP), error=BOOM, cancelled=True
-    )
+    trace = Trace(events=(ModelToolCallDelta("c1", None, "{}"), STOP, USAGE, TEXT, STOP), error=BOOM, cancelled=True)
     assert rules(trace, Scenario.CANCEL_MID_GENERATION) == [
         Rule.DUPLICATE_FINISH,
         Rule.USAGE_AFTER_FINISH,

@@ -96,6 +96,8 @@ class RecordedRequest:
     path: str
     headers: dict[str, str]
     body: dict[str, object]
+    client_port: int
+    """The client's port: two requests with the same port came over one (reused) connection."""
 
 
 @attrs.define(eq=False)
@@ -135,13 +137,23 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError:
             body = {"_unparseable": raw.decode("utf-8", "replace")}
         wire = self.server.wire
-        wire.requests.append(RecordedRequest(self.path, {k.lower(): v for k, v in self.headers.items()}, body))
+        headers = {k.lower(): v for k, v in self.headers.items()}
+        wire.requests.append(RecordedRequest(self.path, headers, body, int(self.client_address[1])))
         exchange = wire.next_exchange()
         if exchange is None or self.path != PATHS[exchange.fixture.api]:
             expected = "nothing queued" if exchange is None else PATHS[exchange.fixture.api]
-            self._send_whole(404, (("content-type", "application/json"),), json.dumps({"error": {
-                "message": f"test server: unexpected {self.path} ({expected})", "type": "invalid_request_error",
-            }}).encode())
+            self._send_whole(
+                404,
+                (("content-type", "application/json"),),
+                json.dumps(
+                    {
+                        "error": {
+                            "message": f"test server: unexpected {self.path} ({expected})",
+                            "type": "invalid_request_error",
+                        }
+                    }
+                ).encode(),
+            )
             return
         try:
             fixture = exchange.fixture

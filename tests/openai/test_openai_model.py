@@ -1,0 +1,321 @@
+"""`OpenAIModel`: what it sends, who owns the client, and how cancellation closes the connection."""
+
+from __future__ import annotations
+
+import gc
+import warnings
+
+import openai
+import pytest
+import trio
+from tests.openai.openai_expectations import REQUEST, model_for
+from tests.openai.openai_wire import Api, WireServer, wait_for
+
+from helikon_fc.core import (
+    AssistantMessage,
+    ModelEvent,
+    ModelFinish,
+    ModelRequest,
+    ModelSettings,
+    OutputSchema,
+    Reasoning,
+    SystemMessage,
+    ToolCall,
+    ToolDef,
+    ToolResult,
+    UserMessage,
+)
+from helikon_fc.core.conversation import Conversation
+from helikon_fc.models import Model, ModelError
+from helikon_fc.openai import OpenAIModel
+
+WEATHER = ToolDef(
+    "get_weather",
+    "Current weather for a city.",
+    {"type": "object", "properties": {"city": {"type": "string"}, "unit": {"enum": ["c", "f"]}}, "required": ["city"]},
+    strict=True,
+)
+CLOCK = ToolDef("get_time", "The time now.", {"type": "object", "properties": {}})
+ANSWER = OutputSchema("answer", {"type": "object", "properties": {"city": {"type": "string"}}})
+
+CONVERSATION = Conversation(
+    [
+        SystemMessage("Be terse."),
+        UserMessage("Weather in Paris and Oslo?"),
+        Reasoning("Two cities, two calls."),
+        AssistantMessage("Checking.", agent="weather"),
+        ToolCall("call_1", "get_weather", '{"city":"Paris"}'),
+        ToolCall("call_2", "get_weather", '{"city":"Oslo"}'),
+        ToolResult("call_1", "18C"),
+        ToolResult("call_2", "error: unavailable", is_error=True),
+        UserMessage("Thanks"),
+    ]
+)
+SETTINGS = ModelSettings(
+    temperature=0.2,
+    top_p=0.9,
+    max_output_tokens=256,
+    tool_choice="get_weather",
+    parallel_tool_calls=False,
+    previous_response_id="resp_prev",
+)
+FULL = ModelRequest(
+    instructions="You are a weather bot.", items=CONVERSATION, tools=(WEATHER, CLOCK), settings=SETTINGS
+)
+STRICT_WEATHER = {
+    "type": "object",
+    "properties": {"city": {"type": "string"}, "unit": {"enum": ["c", "f"]}},
+    "required": ["city", "unit"],
+    "additionalProperties": False,
+}
+
+
+async def drain(model: Model, request: ModelRequest = REQUEST) -> list[ModelEvent]:
+    async with model.stream(request) as stream:
+        return [event async for event in stream]
+
+
+async def test_chat_request_carries_conversation_tools_and_settings(wire: WireServer) -> None:
+    """Chat: instructions as the first system message, calls grouped on one assistant message, reasoning dropped."""
+    wire.enqueue("chat", "text_stream")
+    await drain(model_for("chat", wire), FULL)
+    (sent,) = wire.requests
+    assert sent.path == "/v1/chat/completions"
+    body = sent.body
+    assert body["model"] == "gpt-5-mini"
+    assert body["stream"] is True
+    assert body["stream_options"] == {"include_usage": True}
+    assert body["messages"] == [
+        {"role": "system", "content": "You are a weather bot."},
+        {"role": "system", "content": "Be terse."},
+        {"role": "user", "content": "Weather in Paris and Oslo?"},
+        {
+            "role": "assistant",
+            "content": "Checking.",
+            "tool_calls": [
+                {
+                    "id": "call_1",
+                    "type": "function",
+                    "function": {"name": "get_weather", "arguments": '{"city":"Paris"}'},
+                },
+                {
+                    "id": "call_2",
+                    "type": "function",
+                    "function": {"name": "get_weather", "arguments": '{"city":"Oslo"}'},
+                },
+            ],
+        },
+        {"role": "tool", "tool_call_id": "call_1", "content": "18C"},
+        {"role": "tool", "tool_call_id": "call_2", "content": "error: unavailable"},
+        {"role": "user", "content": "Thanks"},
+    ]
+    assert body["tools"] == [
+        {
+            "type": "function",
+            "function": {
+                "name": "get_weather",
+                "description": "Current weather for a city.",
+                "parameters": STRICT_WEATHER,
+                "strict": True,
+            },
+        },
+        {
+            "type": "function",
+            "function": {
+                "name": "get_time",
+                "description": "The time now.",
+                "parameters": {"type": "object", "properties": {}},
+            },
+        },
+    ]
+    assert body["tool_choice"] == {"type": "function", "function": {"name": "get_weather"}}
+    assert body["parallel_tool_calls"] is False
+    assert (body["temperature"], body["top_p"], body["max_completion_tokens"]) == (0.2, 0.9, 256)
+    assert "previous_response_id" not in body
+    assert "response_format" not in body
+
+
+async def test_responses_request_carries_conversation_tools_and_settings(wire: WireServer) -> None:
+    """Responses: instructions apart, calls and results as function_call items, previous_response_id passed on."""
+    wire.enqueue("responses", "text_stream")
+    await drain(model_for("responses", wire), FULL)
+    (sent,) = wire.requests
+    assert sent.path == "/v1/responses"
+    body = sent.body
+    assert body["instructions"] == "You are a weather bot."
+    assert body["stream"] is True
+    assert body["input"] == [
+        {"role": "system", "content": "Be terse."},
+        {"role": "user", "content": "Weather in Paris and Oslo?"},
+        {"role": "assistant", "content": "Checking."},
+        {"type": "function_call", "call_id": "call_1", "name": "get_weather", "arguments": '{"city":"Paris"}'},
+        {"type": "function_call", "call_id": "call_2", "name": "get_weather", "arguments": '{"city":"Oslo"}'},
+        {"type": "function_call_output", "call_id": "call_1", "output": "18C"},
+        {"type": "function_call_output", "call_id": "call_2", "output": "error: unavailable"},
+        {"role": "user", "content": "Thanks"},
+    ]
+    assert body["tools"] == [
+        {
+            "type": "function",
+            "name": "get_weather",
+            "description": "Current weather for a city.",
+            "parameters": STRICT_WEATHER,
+            "strict": True,
+        },
+        {
+            "type": "function",
+            "name": "get_time",
+            "description": "The time now.",
+            "parameters": {"type": "object", "properties": {}},
+            "strict": False,
+        },
+    ]
+    assert body["tool_choice"] == {"type": "function", "name": "get_weather"}
+    assert body["parallel_tool_calls"] is False
+    assert body["previous_response_id"] == "resp_prev"
+    assert (body["temperature"], body["top_p"], body["max_output_tokens"]) == (0.2, 0.9, 256)
+
+
+@pytest.mark.parametrize("api", ["chat", "responses"])
+async def test_output_schema_is_sent_as_a_strict_json_schema_format(api: Api, wire: WireServer) -> None:
+    """A structured-output turn asks for the schema in strict form; tool settings are left out without tools."""
+    wire.enqueue(api, "text_stream")
+    request = ModelRequest(
+        instructions=None,
+        items=Conversation([UserMessage("hi")]),
+        output_schema=ANSWER,
+        settings=ModelSettings(tool_choice="required", parallel_tool_calls=True),
+    )
+    await drain(model_for(api, wire), request)
+    body = wire.requests[0].body
+    strict = {
+        "type": "object",
+        "properties": {"city": {"type": "string"}},
+        "required": ["city"],
+        "additionalProperties": False,
+    }
+    if api == "chat":
+        assert body["response_format"] == {
+            "type": "json_schema",
+            "json_schema": {"name": "answer", "schema": strict, "strict": True},
+        }
+        assert body["messages"] == [{"role": "user", "content": "hi"}]
+    else:
+        assert body["text"] == {"format": {"type": "json_schema", "name": "answer", "schema": strict, "strict": True}}
+        assert "instructions" not in body
+    for absent in ("tools", "tool_choice", "parallel_tool_calls", "temperature", "top_p"):
+        assert absent not in body
+
+
+@pytest.mark.parametrize("api", ["chat", "responses"])
+async def test_cancellation_closes_the_connection_at_once(api: Api, wire: WireServer) -> None:
+    """Cancelling mid-generation ends the stream with no finish, and the server sees the connection go."""
+    exchange = wire.enqueue(api, "held_open")
+    events: list[ModelEvent] = []
+    with trio.CancelScope() as scope:
+        async with model_for(api, wire).stream(REQUEST) as stream:
+            async for event in stream:
+                events.append(event)
+                if len(events) == 2:
+                    await wait_for(exchange.parked)
+                    assert not exchange.disconnected.is_set()
+                    scope.cancel()
+    assert scope.cancelled_caught
+    assert len(events) == 2
+    assert not any(isinstance(event, ModelFinish) for event in events)
+    await wait_for(exchange.disconnected)
+
+
+@pytest.mark.parametrize("api", ["chat", "responses"])
+async def test_leaving_the_block_early_closes_the_connection(api: Api, wire: WireServer) -> None:
+    """Breaking out after the first event and leaving ``async with`` closes the held-open response."""
+    exchange = wire.enqueue(api, "held_open")
+    async with model_for(api, wire).stream(REQUEST) as stream:
+        async for _ in stream:
+            break
+    await wait_for(exchange.disconnected)
+
+
+@pytest.mark.parametrize("api", ["chat", "responses"])
+async def test_a_whole_stream_leaves_no_resource_warning(api: Api, wire: WireServer) -> None:
+    """A stream read to its end leaves no unclosed socket and no half-read generator behind."""
+    wire.enqueue(api, "text_stream")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        await drain(model_for(api, wire))
+        gc.collect()
+        await trio.lowlevel.checkpoint()
+    assert [w for w in caught if issubclass(w.category, ResourceWarning)] == []
+
+
+async def test_a_ready_client_is_used_and_left_open(wire: WireServer) -> None:
+    """A client passed in serves the calls and stays open for its owner; the SDK settings are the owner's."""
+    async with openai.AsyncOpenAI(api_key="sk-test", base_url=wire.base_url, max_retries=0) as client:
+        model = OpenAIModel.chat("gpt-5-mini", client=client)
+        wire.enqueue("chat", "text_stream")
+        wire.enqueue("chat", "text_stream")
+        await drain(model)
+        assert not client.is_closed()
+        await drain(model)
+        assert [r.headers["authorization"] for r in wire.requests] == ["Bearer sk-test"] * 2
+
+
+async def test_async_with_shares_one_connection(wire: WireServer) -> None:
+    """Inside ``async with model:`` calls reuse one client's connection; used bare, each call has its own."""
+    model = model_for("chat", wire)
+    async with model:
+        for _ in range(2):
+            wire.enqueue("chat", "text_stream")
+            await drain(model)
+    for _ in range(2):
+        wire.enqueue("chat", "text_stream")
+        await drain(model)
+    ports = [request.client_port for request in wire.requests]
+    assert ports[0] == ports[1]
+    assert len({ports[1], ports[2], ports[3]}) == 3
+
+
+async def test_sdk_retries_are_off_by_default(wire: WireServer) -> None:
+    """A 500 reaches the caller after exactly one request: retrying is RetryingModel's job."""
+    wire.enqueue("chat", "server_error_500")
+    with pytest.raises(ModelError):
+        await drain(model_for("chat", wire))
+    assert len(wire.requests) == 1
+
+
+async def test_a_local_server_needs_no_api_key(wire: WireServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``OpenAIModel.chat(name, base_url=...)`` works with no key configured (a placeholder is sent)."""
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    wire.enqueue("chat", "text_stream")
+    model = OpenAIModel.chat("llama3", base_url=wire.base_url)
+    assert (model.name, model.api) == ("llama3", "chat")
+    assert repr(model) == f"OpenAIModel.chat('llama3', base_url={wire.base_url!r})"
+    assert isinstance(model, Model)
+    await drain(model)
+    assert wire.requests[0].headers["authorization"] == "Bearer unused"
+
+
+async def test_environment_supplies_key_and_base_url(wire: WireServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``OPENAI_API_KEY`` and ``OPENAI_BASE_URL`` are the fallbacks for missing arguments."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-env")
+    monkeypatch.setenv("OPENAI_BASE_URL", wire.base_url)
+    wire.enqueue("responses", "text_stream")
+    await drain(OpenAIModel.responses("gpt-5-mini"))
+    assert wire.requests[0].headers["authorization"] == "Bearer sk-env"
+
+
+def test_no_key_and_no_base_url_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without a key, a base URL or a client, building the model says what to configure."""
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    with pytest.raises(ValueError, match="OPENAI_API_KEY"):
+        OpenAIModel.chat("gpt-5-mini")
+
+
+async def test_a_client_and_connection_options_are_exclusive() -> None:
+    """Passing a ready client and options that would build another is refused, naming the options."""
+    async with openai.AsyncOpenAI(api_key="k", base_url="http://127.0.0.1:9/v1") as client:
+        with pytest.raises(TypeError, match="base_url"):
+            OpenAIModel.responses("gpt-5-mini", client=client, base_url="http://127.0.0.1:9/v1")
+    with pytest.raises(ValueError, match="model name"):
+        OpenAIModel.chat("", api_key="k")
