@@ -4,9 +4,15 @@ Everything an application needs is re-exported here; the IO-free core lives in
 `helikon_fc.core`, the simulator in `helikon_fc.testing`, the OpenAI provider in `helikon_fc.openai`.
 """
 
+from .agents.agent_as_tool import AgentAsTool as AgentAsTool
+from .agents.graph import GraphAgent as GraphAgent, GraphBuildError as GraphBuildError
 from .agents.handoff import Handoff as Handoff
 from .agents.llm_agent import LlmAgent as LlmAgent
+from .agents.loop import LoopAgent as LoopAgent
+from .agents.parallel import ParallelAgent as ParallelAgent
 from .agents.protocol import Agent as Agent, RunStream as RunStream
+from .agents.sequential import SequentialAgent as SequentialAgent
+from .agents.swarm import SwarmAgent as SwarmAgent, SwarmBuildError as SwarmBuildError
 from .core import (
     AgentError as AgentError,
     AgentEvent as AgentEvent,
@@ -88,6 +94,7 @@ from .shell.tool import Tool as Tool, ToolContext as ToolContext, ToolError as T
 __all__ = [
     "ActionsHandle",
     "Agent",
+    "AgentAsTool",
     "AgentError",
     "AgentEvent",
     "AgentInput",
@@ -98,6 +105,8 @@ __all__ = [
     "CancelToken",
     "Cancelled",
     "FunctionTool",
+    "GraphAgent",
+    "GraphBuildError",
     "GraphFailed",
     "GuardrailTriggered",
     "GuardrailTripped",
@@ -112,6 +121,7 @@ __all__ = [
     "JsonObject",
     "JsonValue",
     "LlmAgent",
+    "LoopAgent",
     "MaxAgentDepthExceeded",
     "MaxHandoffsExceeded",
     "MaxIterationsExceeded",
@@ -126,6 +136,7 @@ __all__ = [
     "NotImplementedPhase",
     "OtherError",
     "OutputSchema",
+    "ParallelAgent",
     "ParallelFailed",
     "PermissionDenied",
     "Reasoning",
@@ -142,10 +153,13 @@ __all__ = [
     "RunStarted",
     "RunStream",
     "Runner",
+    "SequentialAgent",
     "SessionFailed",
     "SessionState",
     "StructuredOutputFailed",
     "StructuredOutputInvalid",
+    "SwarmAgent",
+    "SwarmBuildError",
     "SystemMessage",
     "TerminalEvent",
     "TimedOut",
