@@ -57,6 +57,10 @@ class Tool(Protocol[Ctx]):
     `parameters` is the JSON Schema of its arguments (an object schema); arguments are checked
     against it before `invoke` runs. `invoke` returns a `ToolOutput` or raises `ToolError`;
     any other exception is also reported to the model as an error result.
+
+    Two optional attributes are read when present: ``strict: bool`` (`parameters` is in OpenAI's
+    strict form, sent with ``strict: true``) and ``timeout: float | None`` (seconds a call may run).
+    See ``docs/tools.md``.
     """
 
     @property
