@@ -230,6 +230,23 @@ def test_output_schema_for_a_non_object_type_wraps_it_under_value() -> None:
     assert decode(list[int], {"value": [1, 2]}) == [1, 2]
 
 
+def test_output_schema_for_an_optional_class_is_wrapped_too() -> None:
+    """``Point | None`` has no object root (it is an ``anyOf``), so it is wrapped; decode unwraps it."""
+    schema = output_schema_for(Point | None)  # type: ignore[arg-type]
+    assert schema.schema["required"] == ["value"]
+    assert validate({"value": None}, schema.schema) == []
+    assert decode(Point | None, {"value": {"x": 1, "y": None, "label": None}}) == Point(1)
+    assert decode(Point | None, {"value": None}) is None
+    assert decode(Point | None, {"x": 2}) == Point(2)
+
+
+def test_decode_reports_the_wrapped_problems_for_a_wrapper() -> None:
+    """A wrapper whose content does not fit reports paths under ``$.value``."""
+    with pytest.raises(DecodeError) as info:
+        decode(list[int], {"value": ["x"]})
+    assert info.value.errors == ("$.value[0]: expected integer, got string",)
+
+
 def test_output_schema_for_a_dict_type_is_refused() -> None:
     """``dict[str, X]`` has free-form keys, which strict output cannot express."""
     with pytest.raises(TypeError, match="free-form keys"):

@@ -73,7 +73,6 @@ class _Codec:
     """Schema and decoder for one type. `strict` schemas make optional fields required-but-nullable."""
 
     accepts_none: bool = False
-    is_object: bool = False
 
     def __init__(self) -> None:
         self.description: str | None = None
@@ -154,7 +153,6 @@ class _AnyJson(_Codec):
     def __init__(self, kind: Literal["array", "object"]) -> None:
         super().__init__()
         self._kind = kind
-        self.is_object = kind == "object"
 
     def _schema(self, strict: bool) -> JsonObject:
         return {"type": self._kind}
@@ -212,8 +210,6 @@ class _FixedTuple(_Codec):
 
 
 class _Dict(_Codec):
-    is_object = True
-
     def __init__(self, value: _Codec) -> None:
         super().__init__()
         self._value = value
@@ -277,7 +273,6 @@ class _Union(_Codec):
         super().__init__()
         self._options = options
         self.accepts_none = any(o.accepts_none for o in options)
-        self.is_object = any(o.is_object for o in options)
 
     def _schema(self, strict: bool) -> JsonObject:
         schemas = [o.schema(strict) for o in self._options]
@@ -332,8 +327,6 @@ class _Field:
 
 class _Fields(_Codec):
     """A JSON object with fixed keys: an attrs class, or the parameters of a tool function."""
-
-    is_object = True
 
     def __init__(self, fields: tuple[_Field, ...], build: Callable[[dict[str, Any]], Any], title: str | None) -> None:
         super().__init__()
@@ -708,8 +701,8 @@ def output_schema_for(tp: type) -> OutputSchema:
     """The strict `OutputSchema` a structured-output turn sends for `tp`.
 
     Providers (OpenAI) require the root of an output schema to be an object. An attrs class is sent
-    as it is; any other type ``T`` (``int``, ``list[int]``, ``Literal[...]``, ...) is wrapped as
-    ``{"value": T}`` and `decode` unwraps ``{"value": ...}`` again for such types.
+    as it is; any other type ``T`` (``int``, ``list[int]``, ``Literal[...]``, ``Point | None``, ...) is
+    wrapped as ``{"value": T}`` and `decode` unwraps ``{"value": ...}`` again for such types.
 
     Args:
         tp: The output type.
@@ -743,6 +736,11 @@ def _schema_name(tp: object) -> str:
     return name[:64] or "StructuredOutput"
 
 
+def _is_wrapped(codec: _Codec, value: JsonValue) -> bool:
+    """Whether `value` may be the ``{"value": ...}`` wrapper `output_schema_for` puts around a non-class type."""
+    return not isinstance(codec, _Fields) and isinstance(value, dict) and len(value) == 1 and _WRAPPER_KEY in value
+
+
 @overload
 def decode(tp: type[T], value: JsonValue) -> T: ...
 @overload
@@ -750,7 +748,8 @@ def decode(tp: object, value: JsonValue) -> Any: ...
 def decode(tp: object, value: JsonValue) -> Any:
     """Decode a JSON value (as `json.loads` returns it) into `tp`, checking every part.
 
-    A non-object type also accepts the ``{"value": ...}`` wrapper that `output_schema_for` sends.
+    For a type `output_schema_for` wraps (anything but an attrs class), a value that does not fit
+    as it is but is a ``{"value": ...}`` wrapper is unwrapped and decoded.
 
     Args:
         tp: A supported annotation.
@@ -764,10 +763,12 @@ def decode(tp: object, value: JsonValue) -> Any:
         TypeError: `tp` is not supported.
     """
     codec = _compile(tp)
-    if not codec.is_object and isinstance(value, dict) and len(value) == 1 and _WRAPPER_KEY in value:
-        value = value[_WRAPPER_KEY]
     errors: list[str] = []
     result = codec.decode(value, "$", errors)
+    if errors and _is_wrapped(codec, value):
+        assert isinstance(value, dict)
+        errors = []
+        result = codec.decode(value[_WRAPPER_KEY], f"$.{_WRAPPER_KEY}", errors)
     if errors:
         raise DecodeError(_type_repr(tp), tuple(errors))
     return result
