@@ -70,6 +70,7 @@ TOOLS = finish(FinishReason.TOOL_CALLS)
 _SHARED_ERRORS: dict[str, Expected] = {
     "rate_limited_429": Expected(error=ModelFailureKind.RATE_LIMITED, phase="enter", retry_after=6.5),
     "rate_limited_seconds_429": Expected(error=ModelFailureKind.RATE_LIMITED, phase="enter", retry_after=2.0),
+    "rate_limited_short_429": Expected(error=ModelFailureKind.RATE_LIMITED, phase="enter", retry_after=0.02),
     "server_error_500": Expected(error=ModelFailureKind.UNAVAILABLE, phase="enter"),
     "context_length_400": Expected(error=ModelFailureKind.CONTEXT_LENGTH, phase="enter"),
     "unauthorized_401": Expected(error=ModelFailureKind.REFUSED, phase="enter"),

@@ -14,6 +14,7 @@ from tests.openai.openai_wire import Api, WireServer, wait_for
 from helikon_fc.core import (
     AssistantMessage,
     ModelEvent,
+    ModelFailureKind,
     ModelFinish,
     ModelRequest,
     ModelSettings,
@@ -26,7 +27,7 @@ from helikon_fc.core import (
     UserMessage,
 )
 from helikon_fc.core.conversation import Conversation
-from helikon_fc.models import Model, ModelError
+from helikon_fc.models import Model, ModelError, RetryAttempt, RetryingModel, RetryPolicy
 from helikon_fc.openai import OpenAIModel
 
 WEATHER = ToolDef(
@@ -319,3 +320,28 @@ async def test_a_client_and_connection_options_are_exclusive() -> None:
             OpenAIModel.responses("gpt-5-mini", client=client, base_url="http://127.0.0.1:9/v1")
     with pytest.raises(ValueError, match="model name"):
         OpenAIModel.chat("", api_key="k")
+
+
+@pytest.mark.parametrize("api", ["chat", "responses"])
+async def test_retrying_model_recovers_from_429_over_the_wire(api: Api, wire: WireServer) -> None:
+    """RetryingModel around OpenAIModel: a 429 with a 20 ms hint, then the stream; the hint floors the wait."""
+    wire.enqueue(api, "rate_limited_short_429")
+    wire.enqueue(api, "text_stream")
+    noted: list[RetryAttempt] = []
+    model = RetryingModel(
+        model_for(api, wire), RetryPolicy(base_delay=0.001), random=lambda: 0.5, on_retry=noted.append
+    )
+    events = await drain(model)
+    assert isinstance(events[-1], ModelFinish)
+    assert len(wire.requests) == 2
+    assert [(n.error.kind, n.delay) for n in noted] == [(ModelFailureKind.RATE_LIMITED, 0.02)]
+
+
+@pytest.mark.parametrize("api", ["chat", "responses"])
+async def test_retrying_model_does_not_retry_context_length(api: Api, wire: WireServer) -> None:
+    """A 400 context_length_exceeded is final: one request, CONTEXT_LENGTH raised."""
+    wire.enqueue(api, "context_length_400")
+    with pytest.raises(ModelError) as raised:
+        await drain(RetryingModel(model_for(api, wire)))
+    assert raised.value.kind is ModelFailureKind.CONTEXT_LENGTH
+    assert len(wire.requests) == 1

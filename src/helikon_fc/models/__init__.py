@@ -1,3 +1,9 @@
 """Models: the `Model` protocol providers implement, and wrappers that work for any model."""
 
 from .protocol import Model as Model, ModelError as ModelError, ModelStream as ModelStream
+from .retry import (
+    RETRYABLE as RETRYABLE,
+    RetryAttempt as RetryAttempt,
+    RetryingModel as RetryingModel,
+    RetryPolicy as RetryPolicy,
+)
