@@ -8,7 +8,7 @@ annotated ``ToolContext[Ctx]`` receives the run's context and is left out of the
 A sync function runs in a worker thread (``trio.to_thread.run_sync(..., abandon_on_cancel=True)``),
 so a blocking tool never stalls the tools running beside it. If the call is cancelled (timeout,
 run cancelled) the thread is abandoned: the run goes on at once, and the thread finishes in the
-background, its result thrown away. Tools that must not be cut off should be async.
+background, its result thrown away. A tool that must stop when it is cancelled should be async.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from ..core import JsonObject, JsonValue
 from .tool import ToolContext, ToolError, ToolOutput
 from .type_schema import REQUIRED, DecodeError, Parameter, ParametersCodec, compile_parameters, strict_problems
 
-__all__ = ["FunctionTool", "function_tool"]
+__all__ = ["FunctionTool", "function_tool", "parse_docstring", "to_tool_output"]
 
 P = ParamSpec("P")
 R = TypeVar("R")

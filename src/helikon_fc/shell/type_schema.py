@@ -42,7 +42,18 @@ from ..core.schema import json_type_name
 
 T = TypeVar("T")
 
-__all__ = ["DecodeError", "decode", "output_schema_for", "schema_for", "strict_schema_for"]
+__all__ = [
+    "REQUIRED",
+    "DecodeError",
+    "Parameter",
+    "ParametersCodec",
+    "compile_parameters",
+    "decode",
+    "output_schema_for",
+    "schema_for",
+    "strict_problems",
+    "strict_schema_for",
+]
 
 
 class DecodeError(ValueError):
