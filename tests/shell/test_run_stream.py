@@ -12,7 +12,7 @@ from tests.shell.loop_fakes import SleepTool, drain, ephemeral
 
 from helikon_fc import AgentEvent, AgentInput, LlmAgent, RunCompleted, RunFailed, RunStarted, TokenDelta
 from helikon_fc.core import OtherError, TerminalEvent, Usage
-from helikon_fc.shell.run_stream import STREAM_BUFFER, Send, emit_run, open_run_stream
+from helikon_fc.shell.run_stream import STREAM_BUFFER, RunEvents, Send, emit_run, open_run_stream
 from helikon_fc.testing import ScriptedModel, call, call_tools, fail, reply
 
 QUESTION = AgentInput.from_user_text("hi")
@@ -171,7 +171,7 @@ async def test_emit_run_survives_a_consumer_that_closed_the_channel() -> None:
 
     async with open_run_stream(produce) as events:
         await events.__anext__()
-        assert isinstance(events, trio.MemoryReceiveChannel)
+        assert isinstance(events, RunEvents)
         await events.aclose()
         await finished.wait()
 

@@ -20,9 +20,9 @@ the transition context, the limiter) is built once per run.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING, Any, assert_never
 
-import attrs
 import trio
 
 from ..core import (
@@ -40,7 +40,6 @@ from ..core import (
     ModelSettings,
     ModelTextDelta,
     ModelToolCallDelta,
-    ModelUsage,
     OtherError,
     PerformHandoff,
     ReasoningDelta,
@@ -68,7 +67,7 @@ from .config import RunConfig
 from .context import RunContext
 from .input import AgentInput
 from .results import HandoffCollisionError, RunError
-from .run_stream import Send, emit_run
+from .run_stream import Send, emit_run, sender
 from .tool import Tool
 from .tool_exec import execute_tool_call
 
@@ -79,6 +78,16 @@ _DEFAULT_CONFIG = RunConfig()
 _DEFAULT_SETTINGS = ModelSettings()
 
 
+def check_can_start(agent: LlmAgent[Any]) -> None:
+    """Refuse to start a run that could not work.
+
+    Raises:
+        HandoffCollisionError: two of the agent's handoffs (or a handoff and a tool) share a tool name.
+    """
+    if agent._collision is not None:
+        raise HandoffCollisionError(agent._collision)
+
+
 async def produce_llm_run(
     agent: LlmAgent[Any],
     ctx: RunContext[Any],
@@ -87,24 +96,10 @@ async def produce_llm_run(
     *,
     task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED,
 ) -> None:
-    """The producer of an `LlmAgent` run stream (see `open_run_stream`).
-
-    Raises:
-        HandoffCollisionError: before the run starts, when two of the agent's handoffs (or a
-            handoff and a tool) share a tool name.
-    """
-    collision = agent._collision
-    if collision is not None:
-        send_channel.close()
-        raise HandoffCollisionError(collision)
+    """The producer of an `LlmAgent` run stream (see `open_run_stream`)."""
     task_status.started()
     async with send_channel:
-        send = send_channel.send
-
-        async def body(send: Send) -> TerminalEvent:
-            return await drive(agent, ctx, input, send)
-
-        await emit_run(send, ctx, agent.name, body)
+        await emit_run(sender(send_channel), ctx, agent.name, partial(drive, agent, ctx, input))
 
 
 async def drive(agent: LlmAgent[Any], ctx: RunContext[Any], input: AgentInput, send: Send) -> TerminalEvent:
@@ -117,18 +112,27 @@ async def drive(agent: LlmAgent[Any], ctx: RunContext[Any], input: AgentInput, s
         except Exception as exc:
             return RunFailed(OtherError(f"instructions of agent {agent.name!r} failed: {type(exc).__name__}: {exc}"))
     conversation = Conversation(input.items)
-    tctx = TransitionCtx(
-        agent_name=agent.name,
-        instructions=instructions or None,
-        conversation=conversation,
-        tools=agent._tool_defs,
-        handoffs=agent._handoff_targets,
-        settings=agent.model_settings or _DEFAULT_SETTINGS,
-        max_turns=config.max_turns,
-        output_schema=agent._output_schema,
-        agent_depth=ctx.agent_depth,
-        max_agent_depth=config.max_agent_depth,
-    )
+    # Everything but the conversation is fixed for the run; rebuilding the context with the class
+    # itself is about twice as fast as `attrs.evolve`.
+    name, rendered, tool_defs, handoffs = agent.name, instructions or None, agent._tool_defs, agent._handoff_targets
+    settings, max_turns, schema = agent.model_settings or _DEFAULT_SETTINGS, config.max_turns, agent._output_schema
+    depth, max_depth = ctx.agent_depth, config.max_agent_depth
+
+    def context_with(conversation: Conversation) -> TransitionCtx:
+        return TransitionCtx(
+            agent_name=name,
+            instructions=rendered,
+            conversation=conversation,
+            tools=tool_defs,
+            handoffs=handoffs,
+            settings=settings,
+            max_turns=max_turns,
+            output_schema=schema,
+            agent_depth=depth,
+            max_agent_depth=max_depth,
+        )
+
+    tctx = context_with(conversation)
     limit = config.parallel_tool_call_limit
     limiter = trio.CapacityLimiter(limit) if limit is not None else None
     tools = agent._tools_by_name
@@ -147,7 +151,7 @@ async def drive(agent: LlmAgent[Any], ctx: RunContext[Any], input: AgentInput, s
         appends = outcome.conversation_appends
         if appends:
             conversation = conversation.extend(appends)
-            tctx = attrs.evolve(tctx, conversation=conversation)
+            tctx = context_with(conversation)
         state = outcome.next_state
         match action:
             case CallModel(request=request):
@@ -185,19 +189,15 @@ async def call_model(model: Model, request: ModelRequest, send: Send) -> ModelRe
         async with model.stream(request) as stream:
             async for event in stream:
                 received.append(event)
-                match event:
-                    case ModelTextDelta(text=text):
-                        await send(TokenDelta(text))
-                    case ModelReasoningDelta(text=text):
-                        await send(ReasoningDelta(text))
-                    case ModelToolCallDelta(call_id=call_id, name=name, args_delta=args_delta):
-                        await send(ToolCallDelta(call_id, name, args_delta))
-                    case ModelUsage():
-                        pass
-                    case ModelFinish():
-                        finished = True
-                    case _:
-                        assert_never(event)
+                if isinstance(event, ModelTextDelta):
+                    await send(TokenDelta(event.text))
+                elif isinstance(event, ModelToolCallDelta):
+                    await send(ToolCallDelta(event.call_id, event.name, event.args_delta))
+                elif isinstance(event, ModelReasoningDelta):
+                    await send(ReasoningDelta(event.text))
+                elif isinstance(event, ModelFinish):
+                    finished = True
+                # ModelUsage needs no forwarding: assemble_response keeps the last one.
     except (trio.BrokenResourceError, trio.ClosedResourceError):
         raise
     except Exception as exc:

@@ -7,7 +7,9 @@ of a bounded memory channel. So:
 - the run lives inside the ``async with`` block and nowhere else; leaving the block (drained or
   not, normally or by an exception) cancels whatever is still running and leaves no task behind;
 - the channel is bounded, so a slow consumer slows the run (a full channel blocks the producer's
-  ``send``) and no event is ever dropped;
+  ``send``) and no event is ever dropped; producers send through `sender`, and the consumer's
+  `RunEvents` takes buffered events without a task switch, so a burst of events costs one
+  switch, not one per event;
 - whatever ``produce`` raises *before* it calls ``task_status.started()`` is a failure to start and
   is raised from ``__aenter__``, unwrapped; after that, failures are events.
 
@@ -19,8 +21,8 @@ the body's, `RunFailed(Cancelled)` when the run was cancelled from outside, or
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from collections.abc import Awaitable, Callable
+from types import TracebackType
 from typing import Any, Protocol, TypeAlias
 
 import trio
@@ -49,32 +51,121 @@ class Producer(Protocol):
     ) -> None: ...
 
 
-@asynccontextmanager
-async def open_run_stream(
-    produce: Producer, *, buffer: int = STREAM_BUFFER
-) -> AsyncIterator[AsyncIterator[AgentEvent]]:
-    """Run `produce` in a nursery for the duration of the block; yield the events it sends.
+def open_run_stream(
+    produce: Producer,
+    *,
+    check: Callable[[], None] | None = None,
+    wait_started: bool = True,
+    buffer: int = STREAM_BUFFER,
+) -> RunStreamManager:
+    """A run stream: run `produce` in a nursery for the duration of the block; yield the events it sends.
 
     Args:
         produce: the producer; it owns (and must close) the send channel it is given, and calls
             ``task_status.started()`` once the run has started.
+        check: called when the block is entered, before anything starts; what it raises is a
+            failure to start.
+        wait_started: wait for ``task_status.started()`` before entering the block (so whatever
+            `produce` raises before it is a failure to start); `False` starts it without waiting.
         buffer: how many events the producer may send before the consumer takes one.
 
     Raises:
-        Exception: whatever `produce` raised before it called ``task_status.started()``.
+        Exception: on entering the block, whatever `check` raised, or `produce` raised before it
+            called ``task_status.started()``.
     """
-    send_channel, receive_channel = trio.open_memory_channel[AgentEvent](buffer)
-    try:
-        async with trio.open_nursery() as nursery:
-            try:
-                await nursery.start(produce, send_channel)
-                yield receive_channel
-            finally:
-                nursery.cancel_scope.cancel()
-                send_channel.close()
-                receive_channel.close()
-    except BaseExceptionGroup as group:
-        raise _only(group) from None
+    return RunStreamManager(produce, check, wait_started, buffer)
+
+
+class RunStreamManager:
+    """The async context manager `open_run_stream` returns; it can be entered once."""
+
+    __slots__ = ("_buffer", "_check", "_entered", "_manager", "_nursery", "_produce", "_receive", "_send", "_wait")
+
+    def __init__(
+        self, produce: Producer, check: Callable[[], None] | None, wait_started: bool, buffer: int
+    ) -> None:
+        self._produce = produce
+        self._check = check
+        self._wait = wait_started
+        self._buffer = buffer
+        self._entered = False
+
+    async def __aenter__(self) -> RunEvents:
+        if self._entered:
+            raise RuntimeError("a run stream runs once: call agent.run(...) again for another run")
+        self._entered = True
+        if self._check is not None:
+            self._check()
+        send_channel, receive_channel = trio.open_memory_channel[AgentEvent](self._buffer)
+        self._send, self._receive = send_channel, receive_channel
+        manager = self._manager = trio.open_nursery()
+        nursery = self._nursery = await manager.__aenter__()
+        if not self._wait:
+            nursery.start_soon(self._produce, send_channel)
+            return RunEvents(receive_channel)
+        try:
+            await nursery.start(self._produce, send_channel)
+        except BaseException as exc:
+            await self.__aexit__(type(exc), exc, exc.__traceback__)
+            raise
+        return RunEvents(receive_channel)
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> bool:
+        self._nursery.cancel_scope.cancel()
+        self._send.close()
+        self._receive.close()
+        try:
+            return bool(await self._manager.__aexit__(exc_type, exc, tb))
+        except BaseExceptionGroup as group:
+            raise _only(group) from None
+
+
+class RunEvents:
+    """The consumer's end of a run stream: an async iterator of the run's events.
+
+    Taking an event that is already buffered does not yield to the scheduler (only waiting for
+    one does), so draining a burst of events costs no task switches.
+    """
+
+    __slots__ = ("_channel",)
+
+    def __init__(self, channel: trio.MemoryReceiveChannel[AgentEvent]) -> None:
+        self._channel = channel
+
+    def __aiter__(self) -> RunEvents:
+        return self
+
+    async def __anext__(self) -> AgentEvent:
+        try:
+            return self._channel.receive_nowait()
+        except trio.WouldBlock:
+            pass
+        except trio.EndOfChannel:
+            raise StopAsyncIteration from None
+        try:
+            return await self._channel.receive()
+        except trio.EndOfChannel:
+            raise StopAsyncIteration from None
+
+    async def aclose(self) -> None:
+        """Stop receiving: the run's next send fails and it stops (the block's end does this anyway)."""
+        await self._channel.aclose()
+
+
+def sender(channel: trio.MemorySendChannel[AgentEvent]) -> Send:
+    """A `Send` over `channel` that only yields to the scheduler when the channel is full (backpressure)."""
+    send_nowait = channel.send_nowait
+    send = channel.send
+
+    async def emit(event: AgentEvent) -> None:
+        try:
+            send_nowait(event)
+        except trio.WouldBlock:
+            await send(event)
+
+    return emit
 
 
 def _only(group: BaseExceptionGroup[Any]) -> BaseException:
@@ -95,8 +186,9 @@ async def emit_run(send: Send, ctx: RunContext[Any], agent_name: str, body: RunB
     try:
         await send(RunStarted(agent_name))
         terminal: TerminalEvent | None = None
-        with trio.CancelScope() as scope, ctx.cancel_token.attach(scope):
-            terminal = await body(send)
+        if not ctx.cancel_token.cancelled:
+            with trio.CancelScope() as scope, ctx.cancel_token.attach(scope):
+                terminal = await body(send)
         if terminal is None:
             terminal = RunFailed(Cancelled(ctx.cancel_token.reason or "run cancelled"))
     except (trio.BrokenResourceError, trio.ClosedResourceError):

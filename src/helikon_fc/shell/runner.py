@@ -26,7 +26,7 @@ from ..core import (
 from .config import RunConfig
 from .context import RunContext
 from .input import AgentInput
-from .run_stream import open_run_stream
+from .run_stream import open_run_stream, sender
 
 Ctx = TypeVar("Ctx")
 
@@ -87,7 +87,7 @@ class Runner:
                 session.append(new_items)
 
         async with send_channel:
-            send = send_channel.send
+            send = sender(send_channel)
             try:
                 with trio.CancelScope(deadline=deadline) as scope:
                     async with agent.run(ctx, full_input) as events:
