@@ -102,7 +102,7 @@ def _f(x: float, digits: int = 1) -> str:
 
 def _ratio(a: float | None, b: float | None) -> str:
     if a is None or b is None or b == 0:
-        return "–"
+        return "-"
     return f"{a / b:.2f}x"
 
 
@@ -169,7 +169,7 @@ def targets(res: Results) -> list[tuple[str, str, str, bool | None]]:
         rows.append((
             "S7 makespan == critical path on every graph, never above superstep",
             f"{equal}/{len(graphs)} equal, {below}/{len(graphs)} <= superstep",
-            "–",
+            "-",
             equal == len(graphs) and below == len(graphs),
         ))
     return rows
@@ -198,7 +198,7 @@ def render_markdown(records: list[Record]) -> str:
     out.extend(
         _table(
             ["target", "measured", "ratio", "met"],
-            [[t, m, r, "yes" if ok else ("no" if ok is False else "–")] for t, m, r, ok in targets(res)],
+            [[t, m, r, "yes" if ok else ("no" if ok is False else "-")] for t, m, r, ok in targets(res)],
         )
     )
     for scenario in SCENARIOS:
@@ -224,8 +224,9 @@ def _section(res: Results, scenario: str) -> list[str]:
             row = [lib.label, _f(t[0]), _f(t[1]), _f(t[2])]
             if scenario == "S2":
                 row.append(_f(t[0] / script.MODEL_TURNS))
-            rows.append(row + [_ratio(t[0], floor_t[0] if floor_t else None),
-                               _ratio(t[0], helikon_t[0] if helikon_t else None)])
+            row.append(_ratio(t[0], floor_t[0] if floor_t else None))
+            row.append(_ratio(t[0], helikon_t[0] if helikon_t else None))
+            rows.append(row)
         elif scenario == "S4":
             t = res.timed(lib.key, scenario)
             assert t
@@ -237,14 +238,15 @@ def _section(res: Results, scenario: str) -> list[str]:
             f = res.concurrent(FLOOR, scenario)
             assert c
             ideal = script.MODEL_TURNS * script.LATENCY
-            rows.append([lib.label, str(int(c["n"])), f"{c['wall']:.3f}", f"{c['wall_min']:.3f}", f"{c['wall_max']:.3f}",
-                         f"{c['wall'] / ideal:.2f}x", _ratio(c["wall"], f["wall"] if f else None), f"{c['cpu']:.2f}",
+            rows.append([lib.label, str(int(c["n"])), f"{c['wall']:.3f}", f"{c['wall_min']:.3f}",
+                         f"{c['wall_max']:.3f}", f"{c['wall'] / ideal:.2f}x",
+                         _ratio(c["wall"], f["wall"] if f else None), f"{c['cpu']:.2f}",
                          f"{c['peak_mib']:.0f}", f"{c['kib_per_run']:.1f}",
                          _ratio(c["kib_per_run"], f["kib_per_run"] if f else None)])
         elif scenario == "S5":
             e = res.extra_round(lib.key)
             assert e
-            rows.append([lib.label] + [f"{_f(e[s][0])} [{_f(e[s][1])}–{_f(e[s][2])}]" for s in e]
+            rows.append([lib.label] + [f"{_f(e[s][0])} [{_f(e[s][1])}-{_f(e[s][2])}]" for s in e]
                         + [_ratio(e["10000"][0], e["10"][0])])
         elif scenario == "S6":
             rs = res.rounds(lib.key, scenario)
@@ -263,7 +265,7 @@ def _section(res: Results, scenario: str) -> list[str]:
                "KiB/run", "KiB/run x floor"],
         "S5": ["library"] + [f"µs per extra round at {s:,} items" for s in script.S5_SIZES] + ["10,000 / 10"],
         "S6": ["library", "transitions/run", "transitions/s", "min", "max", "µs/transition"],
-        "S7": ["library", "graphs", "nodes (min–max)", "makespan == critical path", "makespan <= superstep",
+        "S7": ["library", "graphs", "nodes (min-max)", "makespan == critical path", "makespan <= superstep",
                "superstep / critical path (mean)", "scheduling wall s (total)"],
     }
     headers["S8"] = headers["S3"]
@@ -281,8 +283,8 @@ def _graph_rows(res: Results, lib: str) -> list[list[str]]:
     wall = sum(g.get("wall_s", 0.0) for g in graphs)
     nodes = [g["nodes"] for g in graphs]
     return [[
-        BY_KEY[lib].label, str(len(graphs)), f"{min(nodes)}–{max(nodes)}", f"{equal}/{len(graphs)}",
-        f"{below}/{len(graphs)}", f"{gain:.2f}x", f"{wall:.2f}" if wall else "–",
+        BY_KEY[lib].label, str(len(graphs)), f"{min(nodes)}-{max(nodes)}", f"{equal}/{len(graphs)}",
+        f"{below}/{len(graphs)}", f"{gain:.2f}x", f"{wall:.2f}" if wall else "-",
     ]]
 
 

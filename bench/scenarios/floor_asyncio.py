@@ -1,4 +1,4 @@
-"""The asyncio floor: the same plain loop on asyncio (`asyncio.gather` per tool round), for reference beside the peers."""
+"""The asyncio floor: the same plain loop on asyncio (`asyncio.gather` per tool round), for reference."""
 
 from __future__ import annotations
 
@@ -126,7 +126,7 @@ async def _fan_out(n: int) -> None:
 
 def s3(options: Options) -> dict[str, object]:
     n = 200 if options.quick else script.S3_RUNS
-    return asyncio.run(concurrent_runs(_fan_out, n, 2 if options.quick else 5, 20.0))
+    return asyncio.run(concurrent_runs(_fan_out, n, 2 if options.quick else 5, 15.0))
 
 
 def s8(options: Options) -> dict[str, object]:
@@ -140,12 +140,12 @@ def s5(options: Options) -> dict[str, object]:
     for size in script.S5_SIZES:
         template = initial_messages(size)
 
-        async def with_rounds(rounds: int) -> None:
+        async def with_rounds(rounds: int, template: list[Message] = template) -> None:
             await run(rounds=rounds, messages=list(template))
 
         async def measure() -> dict[str, object]:
-            base = await timed_batches(lambda: with_rounds(0), options.budget)
-            loaded = await timed_batches(lambda: with_rounds(script.TOOL_ROUNDS), options.budget)
+            base = await timed_batches(lambda: with_rounds(0), options.budget.smaller())
+            loaded = await timed_batches(lambda: with_rounds(script.TOOL_ROUNDS), options.budget.smaller())
             return {"base_us": base["us"], "rounds_us": loaded["us"]}
 
         per_size[str(size)] = asyncio.run(measure())

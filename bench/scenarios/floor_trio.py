@@ -136,7 +136,7 @@ async def _fan_out(n: int) -> None:
 
 def s3(options: Options) -> dict[str, object]:
     n = 200 if options.quick else script.S3_RUNS
-    return trio.run(concurrent_runs, _fan_out, n, 2 if options.quick else 5, 20.0)
+    return trio.run(concurrent_runs, _fan_out, n, 2 if options.quick else 5, 15.0)
 
 
 def s8(options: Options) -> dict[str, object]:
@@ -150,11 +150,11 @@ def s5(options: Options) -> dict[str, object]:
     for size in script.S5_SIZES:
         template = initial_messages(size)
 
-        async def with_rounds(rounds: int) -> None:
+        async def with_rounds(rounds: int, template: list[Message] = template) -> None:
             await run(rounds=rounds, messages=list(template))
 
         async def measure() -> dict[str, object]:
-            budget = options.budget
+            budget = options.budget.smaller()
             base = await timed_batches(lambda: with_rounds(0), budget)
             loaded = await timed_batches(lambda: with_rounds(script.TOOL_ROUNDS), budget)
             return {"base_us": base["us"], "rounds_us": loaded["us"]}

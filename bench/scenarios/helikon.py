@@ -17,6 +17,7 @@ import trio.testing
 from helikon_fc import (
     AgentInput,
     AssistantMessage,
+    GraphAgent,
     LlmAgent,
     RunContext,
     RunResultStreaming,
@@ -217,7 +218,7 @@ def _fan_out_with(a: LlmAgent[None]):  # type: ignore[no-untyped-def]
 def s3(options: Options) -> dict[str, object]:
     n = 200 if options.quick else script.S3_RUNS
     fan_out = _fan_out_with(agent(BenchModel(latency=script.LATENCY)))
-    return trio.run(concurrent_runs, fan_out, n, 2 if options.quick else 5, 20.0)
+    return trio.run(concurrent_runs, fan_out, n, 2 if options.quick else 5, 15.0)
 
 
 def s8(options: Options) -> dict[str, object]:
@@ -243,15 +244,15 @@ def s5(options: Options) -> dict[str, object]:
     for size in script.S5_SIZES:
         input = history_input(size)
 
-        async def measure() -> dict[str, object]:
+        async def measure(input: AgentInput = input) -> dict[str, object]:
             async def base() -> None:
                 await run(base_agent, input)
 
             async def loaded() -> None:
                 await run(loaded_agent, input)
 
-            b = await timed_batches(base, options.budget)
-            r = await timed_batches(loaded, options.budget)
+            b = await timed_batches(base, options.budget.smaller())
+            r = await timed_batches(loaded, options.budget.smaller())
             return {"base_us": b["us"], "rounds_us": r["us"]}
 
         per_size[str(size)] = trio.run(measure)
@@ -285,10 +286,9 @@ def recorded_s2() -> tuple[TransitionCtx, list[ModelResponse], list[ToolResults]
         for turn in range(script.TOOL_ROUNDS)
     ]
     responses.append(ModelResponse(text=script.FINAL_TEXT, usage=USAGE))
+    tools_per_round = range(len(script.TOOL_NAMES))
     results = [
-        ToolResults(
-            tuple(ToolResult(script.call_id(turn, k), script.tool_output(k, turn)) for k in range(len(script.TOOL_NAMES)))
-        )
+        ToolResults(tuple(ToolResult(script.call_id(turn, k), script.tool_output(k, turn)) for k in tools_per_round))
         for turn in range(script.TOOL_ROUNDS)
     ]
     return ctx, responses, results
@@ -341,8 +341,6 @@ def s6(options: Options) -> dict[str, object]:
 
 
 def s7(options: Options) -> dict[str, object]:
-    from helikon_fc.agents.graph import GraphAgent
-
     rows = []
     for graph in random_graphs(count=5 if options.quick else 20):
         builder = GraphAgent[None].builder().name("dag")
@@ -353,7 +351,7 @@ def s7(options: Options) -> dict[str, object]:
             builder = builder.edge(f"n{a}", f"n{b}")
         dag = builder.build()
 
-        async def run_graph() -> float:
+        async def run_graph(dag: GraphAgent[None] = dag) -> float:
             start = trio.current_time()
             await RunResultStreaming(dag.run(RunContext.ephemeral(None), PROMPT_INPUT)).collect()
             return trio.current_time() - start

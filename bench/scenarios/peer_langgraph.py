@@ -110,9 +110,8 @@ class BenchChatModel(BaseChatModel):
         if turn < self.rounds:
             arguments = f'{{"x": {turn}}}'
             for k, name in enumerate(script.TOOL_NAMES):
-                chunk = AIMessageChunk(content="", tool_call_chunks=[
-                    {"name": name, "args": arguments, "id": script.call_id(turn, k), "index": k, "type": "tool_call_chunk"}
-                ])
+                part = {"name": name, "args": arguments, "id": script.call_id(turn, k), "index": k}
+                chunk = AIMessageChunk(content="", tool_call_chunks=[{**part, "type": "tool_call_chunk"}])  # type: ignore[list-item]
                 if run_manager:
                     await run_manager.on_llm_new_token("", chunk=ChatGenerationChunk(message=chunk))
                 yield ChatGenerationChunk(message=chunk)
@@ -206,7 +205,7 @@ def _fan_out_with(g: Any):  # type: ignore[no-untyped-def]
 def s3(options: Options) -> dict[str, object]:
     n = 200 if options.quick else script.S3_RUNS
     fan_out = _fan_out_with(graph(BenchChatModel(latency=script.LATENCY)))
-    return asyncio.run(concurrent_runs(fan_out, n, 2 if options.quick else 5, 20.0))
+    return asyncio.run(concurrent_runs(fan_out, n, 2 if options.quick else 5, 15.0))
 
 
 def s8(options: Options) -> dict[str, object]:

@@ -11,7 +11,6 @@ import asyncio
 from collections.abc import AsyncIterator
 from typing import Any
 
-from agents import Agent, RunConfig, Runner, function_tool, set_tracing_disabled
 from agents.items import ModelResponse
 from agents.models.interface import Model
 from agents.usage import Usage
@@ -26,6 +25,8 @@ from openai.types.responses import (
     ResponseUsage,
 )
 from openai.types.responses.response_usage import InputTokensDetails, OutputTokensDetails
+
+from agents import Agent, RunConfig, Runner, function_tool, set_tracing_disabled
 
 from .. import script
 from ..measure import concurrent_runs, timed_batches
@@ -210,7 +211,7 @@ def _fan_out_with(a: Agent[None]):  # type: ignore[no-untyped-def]
 def s3(options: Options) -> dict[str, object]:
     n = 200 if options.quick else script.S3_RUNS
     fan_out = _fan_out_with(agent(BenchModel(latency=script.LATENCY)))
-    return asyncio.run(concurrent_runs(fan_out, n, 2 if options.quick else 5, 20.0))
+    return asyncio.run(concurrent_runs(fan_out, n, 2 if options.quick else 5, 15.0))
 
 
 def s8(options: Options) -> dict[str, object]:

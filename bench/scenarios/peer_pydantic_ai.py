@@ -155,7 +155,7 @@ def _fan_out_with(a: Agent[None, str]):  # type: ignore[no-untyped-def]
 def s3(options: Options) -> dict[str, object]:
     n = 200 if options.quick else script.S3_RUNS
     fan_out = _fan_out_with(agent(model(latency=script.LATENCY)))
-    return asyncio.run(concurrent_runs(fan_out, n, 2 if options.quick else 5, 20.0))
+    return asyncio.run(concurrent_runs(fan_out, n, 2 if options.quick else 5, 15.0))
 
 
 def s8(options: Options) -> dict[str, object]:
