@@ -133,8 +133,7 @@ RESPONSES: dict[str, Expected] = {
     ),
     "tool_call_fragmented": Expected(
         events=(
-            tc("call_Wx81", "get_weather", ""),
-            tc("call_Wx81", None, '{"ci'),
+            tc("call_Wx81", "get_weather", '{"ci'),
             tc("call_Wx81", None, 'ty": "Pa'),
             tc("call_Wx81", None, 'ris", "unit":'),
             tc("call_Wx81", None, ' "c"}'),
@@ -144,10 +143,8 @@ RESPONSES: dict[str, Expected] = {
     ),
     "parallel_tool_calls": Expected(
         events=(
-            tc("call_A1", "get_weather", ""),
-            tc("call_A1", None, '{"city": "Paris"}'),
-            tc("call_B2", "get_weather", ""),
-            tc("call_B2", None, '{"city": '),
+            tc("call_A1", "get_weather", '{"city": "Paris"}'),
+            tc("call_B2", "get_weather", '{"city": '),
             tc("call_B2", None, '"Oslo"}'),
             tc("call_C3", "get_time", ""),
             usage(90, 40),

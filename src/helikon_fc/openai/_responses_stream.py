@@ -77,32 +77,40 @@ class ResponsesStreamTranslator:
                 text = get_str(payload, "delta")
                 if text:
                     return [ModelReasoningDelta(text)]
-            case "response.output_item.added" | "response.output_item.done":
+            case "response.output_item.added":
                 item = get_map(payload, "item")
                 if get_str(item, "type") == "function_call":
-                    return self._call_fields(key, item)
+                    return self._call_fields(key, item, whole=False)
+            case "response.output_item.done":
+                item = get_map(payload, "item")
+                if get_str(item, "type") == "function_call":
+                    return self._call_fields(key, item, whole=True)
             case "response.function_call_arguments.delta":
-                return calls.args_fragment(key, get_str(payload, "delta") or "")
+                events = calls.args_fragment(key, get_str(payload, "delta") or "")
+                return events + calls.name_complete(key) if calls.has_name(key) else events
             case "response.function_call_arguments.done":
-                return self._call_fields(key, payload)
+                return self._call_fields(key, payload, whole=True)
             case "response.completed" | "response.incomplete":
                 return self._terminal(kind, get_map(payload, "response"))
             case _:
                 pass
         return []
 
-    def _call_fields(self, key: str, fields: JsonMap) -> list[ModelEvent]:
-        """A function call's whole name (and whole arguments, when no deltas carried them)."""
+    def _call_fields(self, key: str, fields: JsonMap, *, whole: bool) -> list[ModelEvent]:
+        """A function call's name (and, when `whole` and no deltas carried them, its whole arguments).
+
+        The name is reported with the first argument delta, or when the call is done if none came.
+        """
         calls = self.turn.calls
         is_new = key not in calls
         calls.start(key, get_str(fields, "call_id"))
         events: list[ModelEvent] = calls.complete_all_except(key) if is_new else []
-        name = get_str(fields, "name") or ""
-        calls.name_fragment(key, name)
-        if not calls.args_seen(key):
-            events.extend(calls.args_fragment(key, get_str(fields, "arguments") or ""))
-        if name:
-            events.extend(calls.name_complete(key))
+        calls.set_name(key, get_str(fields, "name") or "")
+        if whole:
+            if not calls.args_seen(key):
+                events.extend(calls.args_fragment(key, get_str(fields, "arguments") or ""))
+            if calls.has_name(key):
+                events.extend(calls.name_complete(key))
         return events
 
     def _terminal(self, kind: str, response: JsonMap) -> list[ModelEvent]:

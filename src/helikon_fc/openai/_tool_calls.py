@@ -49,6 +49,17 @@ class ToolCallAssembler:
         if not call.named and fragment:
             call.name_parts.append(fragment)
 
+    def set_name(self, key: str, name: str) -> None:
+        """Note the call's whole name, unless a name is already known (some events repeat it)."""
+        call = self._calls.setdefault(key, _Call(None))
+        if not call.name_parts and name:
+            call.name_parts.append(name)
+
+    def has_name(self, key: str) -> bool:
+        """Whether any of the call's name is known."""
+        call = self._calls.get(key)
+        return call is not None and bool(call.name_parts)
+
     def args_fragment(self, key: str, fragment: str) -> list[ModelEvent]:
         """A piece of the call's arguments: reported at once if the call is named, else held back."""
         call = self._calls.setdefault(key, _Call(None))
