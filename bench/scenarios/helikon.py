@@ -30,6 +30,7 @@ from helikon_fc.core import (
     ExecuteTools,
     FinishReason,
     Item,
+    JsonObject,
     ModelEvent,
     ModelFinish,
     ModelRequest,
@@ -261,7 +262,7 @@ def s5(options: Options) -> dict[str, object]:
 
 # S6: the pure core alone, replaying a recorded S2 run.
 
-_PARAMETERS = {
+_PARAMETERS: JsonObject = {
     "type": "object",
     "properties": {"x": {"type": "integer"}},
     "required": ["x"],
