@@ -73,6 +73,18 @@ class Trace:
         return tuple(event for step in self.steps for event in step.outcome.events)
 
 
+@attrs.frozen
+class Answer:
+    """A scripted answer that depends on the request: one for a tool-loop turn, one for a structured-output turn."""
+
+    tool_loop: ModelResponse
+    structured: ModelResponse
+
+    def to(self, request: ModelRequest) -> ModelResponse:
+        """The answer to `request`."""
+        return self.structured if request.output_schema is not None else self.tool_loop
+
+
 def ok_result(call: ToolCall) -> ToolResult:
     """The result a well-behaved tool returns."""
     return ToolResult(call.call_id, f"ok from {call.name}")
@@ -80,12 +92,12 @@ def ok_result(call: ToolCall) -> ToolResult:
 
 def drive(
     ctx: TransitionCtx,
-    script: Sequence[ModelResponse],
+    script: Sequence[ModelResponse | Answer],
     *,
     tool_output: Callable[[ToolCall], ToolResult] = ok_result,
     max_steps: int = 1_000,
 ) -> Trace:
-    """Run the machine from `initial_state()` in `ctx`, the model answering from `script`."""
+    """Run the machine from `initial_state()` in `ctx`, the model answering from `script` (an empty answer after it)."""
     state = initial_state()
     conversation = ctx.conversation
     given: TransitionInput = Start()
@@ -101,7 +113,8 @@ def drive(
         match outcome.next_action:
             case CallModel(request=request):
                 requests.append(request)
-                response = script[len(responses)] if len(responses) < len(script) else ModelResponse()
+                scripted = script[len(responses)] if len(responses) < len(script) else ModelResponse()
+                response = scripted.to(request) if isinstance(scripted, Answer) else scripted
                 responses.append(response)
                 given = response
             case ExecuteTools(calls=calls):

@@ -14,7 +14,7 @@ import json
 from collections.abc import Callable
 
 from hypothesis import strategies as st
-from properties.reference import ADD, ANSWER, BILLING, SUPPORT, WEATHER, make_ctx
+from properties.reference import ADD, ANSWER, BILLING, SUPPORT, WEATHER, Answer, make_ctx
 
 from helikon_fc.core import (
     AgentError,
@@ -181,7 +181,7 @@ def items() -> st.SearchStrategy[Item]:
 
 def conversations(item_strategy: st.SearchStrategy[Item] | None = None) -> st.SearchStrategy[Conversation]:
     """Conversations of a few items."""
-    return st.lists(item_strategy or items(), max_size=5).map(Conversation)
+    return st.lists(items() if item_strategy is None else item_strategy, max_size=5).map(Conversation)
 
 
 def messages() -> st.SearchStrategy[Item]:
@@ -406,43 +406,63 @@ def scenario_ctxs() -> st.SearchStrategy[TransitionCtx]:
     """Contexts of the reference world: some of its tools and handoffs, maybe the output schema, small budgets."""
     return st.builds(
         make_ctx,
-        tools=st.sampled_from([(), (WEATHER,), (WEATHER, ADD)]),
-        handoffs=st.sampled_from([(), (BILLING,), (BILLING, SUPPORT)]),
-        output_schema=st.none() | st.just(ANSWER),
-        max_turns=st.integers(min_value=0, max_value=6),
-        agent_depth=st.integers(min_value=0, max_value=3),
-        max_agent_depth=st.integers(min_value=0, max_value=3),
+        tools=st.sampled_from([(WEATHER, ADD), (WEATHER,), ()]),
+        handoffs=st.sampled_from([(BILLING, SUPPORT), (), (BILLING,)]),
+        output_schema=st.sampled_from([None, None, ANSWER]),
+        max_turns=st.sampled_from([1, 2, 3, 4, 5, 6, 0]),
+        agent_depth=st.integers(min_value=0, max_value=2),
+        max_agent_depth=st.sampled_from([8, 2, 1, 0]),
         conversation=conversations(messages()),
     )
 
 
-def _arguments_for(name: str) -> st.SearchStrategy[str]:
-    """Argument text for a call to `name`: fitting its schema, off-schema, blank, not an object, or not JSON."""
-    fitting = {
-        "get_weather": st.builds(lambda city: {"city": city}, texts()),
-        "add": st.builds(lambda a, b: {"a": a, "b": b}, st.integers(), st.integers()),
-    }.get(name, st.just({}))
-    off_schema = st.sampled_from([{"city": 3}, {"a": "one", "b": 2}, {"c": True}, {}])
-    return st.one_of(
-        fitting.map(json.dumps),
-        off_schema.map(json.dumps),
-        st.sampled_from(["", "   ", "[1, 2]", '"text"', "null"]),
-        st.sampled_from(['{"city": ', "{oops", "{'city': 'Oslo'}", "[" * 3000]),
-    )
+def _fitting_arguments(name: str) -> st.SearchStrategy[str]:
+    """Argument text that fits the schema of `name` (one of the reference tools)."""
+    if name == "get_weather":
+        return st.builds(lambda city: json.dumps({"city": city}), texts())
+    return st.builds(lambda a, b: json.dumps({"a": a, "b": b}), st.integers(), st.integers())
+
+
+_BAD_ARGUMENTS = (
+    '{"city": 3}',
+    '{"a": "one", "b": 2}',
+    '{"c": true}',
+    "{}",
+    "",
+    "   ",
+    "[1, 2]",
+    '"text"',
+    "null",
+    '{"city": ',
+    "{oops",
+    "{'city': 'Oslo'}",
+    "[" * 3000,
+)
+
+
+@st.composite
+def tool_call_shapes(draw: st.DrawFn, call_id: str) -> ToolCall:
+    """One call: fitting a reference tool, off its schema or not JSON, to an unknown or nameless tool, or a handoff."""
+    kind = draw(st.sampled_from(["valid", "valid", "valid", "bad_arguments", "unknown", "handoff"]))
+    match kind:
+        case "valid":
+            name = draw(st.sampled_from(["get_weather", "add"]))
+            return ToolCall(call_id, name, draw(_fitting_arguments(name)))
+        case "bad_arguments":
+            name = draw(st.sampled_from(["get_weather", "add"]))
+            return ToolCall(call_id, name, draw(st.sampled_from(_BAD_ARGUMENTS)))
+        case "unknown":
+            return ToolCall(call_id, draw(st.sampled_from(["launch_rockets", ""])), "{}")
+        case _:
+            target = draw(st.sampled_from(["transfer_to_billing", "transfer_to_support", "transfer_to_nobody"]))
+            return ToolCall(call_id, target, "{}")
 
 
 @st.composite
 def call_batches(draw: st.DrawFn, prefix: str) -> tuple[ToolCall, ...]:
-    """1-3 calls with ids unique under `prefix`: valid and invalid calls to real tools, unknown tools, handoffs."""
+    """1-3 calls with ids unique under `prefix` (see `tool_call_shapes`)."""
     count = draw(st.integers(min_value=1, max_value=3))
-    calls = []
-    for index in range(count):
-        name = draw(
-            st.sampled_from(["get_weather", "add", "launch_rockets", "", "transfer_to_billing", "transfer_to_support"])
-        )
-        arguments = "{}" if name.startswith("transfer_to_") else draw(_arguments_for(name))
-        calls.append(ToolCall(f"{prefix}_{index}", name, arguments))
-    return tuple(calls)
+    return tuple(draw(tool_call_shapes(f"{prefix}_{index}")) for index in range(count))
 
 
 def structured_answers() -> st.SearchStrategy[str]:
@@ -461,10 +481,10 @@ def structured_answers() -> st.SearchStrategy[str]:
 
 
 @st.composite
-def behaviours(draw: st.DrawFn, prefix: str) -> ModelResponse:
-    """One scripted model answer: text, an empty answer, reasoning only, structured output, or tool calls."""
+def behaviours(draw: st.DrawFn, prefix: str, kinds: tuple[str, ...] | None = None) -> ModelResponse:
+    """One scripted model answer: tool calls, text, structured output, an empty answer, or reasoning only."""
     usage = draw(usages())
-    kind = draw(st.sampled_from(["text", "empty", "reasoning", "structured", "tools", "tools"]))
+    kind = draw(st.sampled_from(kinds or ("tools", "text", "structured", "empty", "reasoning")))
     match kind:
         case "text":
             return ModelResponse(text=draw(texts()), usage=usage)
@@ -480,10 +500,23 @@ def behaviours(draw: st.DrawFn, prefix: str) -> ModelResponse:
 
 
 @st.composite
-def scripts(draw: st.DrawFn, max_size: int = 10) -> tuple[ModelResponse, ...]:
-    """A finite script of model answers; call ids are unique across the script."""
-    size = draw(st.integers(min_value=0, max_value=max_size))
-    return tuple(draw(behaviours(f"s{index}")) for index in range(size))
+def scripts(draw: st.DrawFn) -> tuple[Answer, ...]:
+    """A finite script of up to 9 model answers, each with a tool-loop and a structured-output variant.
+
+    The first answers mostly call tools; structured-output turns mostly answer with (fitting or broken)
+    JSON. Call ids are unique across the script.
+    """
+    rounds = draw(st.integers(min_value=0, max_value=6))
+    tail = draw(st.integers(min_value=0, max_value=3))
+    mostly_tools = ("tools", "tools", "tools", "text", "empty")
+    mostly_json = ("structured", "structured", "structured", "text", "tools", "empty", "reasoning")
+    return tuple(
+        Answer(
+            draw(behaviours(f"s{index}", mostly_tools if index < rounds else None)),
+            draw(behaviours(f"s{index}", mostly_json)),
+        )
+        for index in range(rounds + tail)
+    )
 
 
 @st.composite

@@ -1,0 +1,62 @@
+"""Law: every tool call is answered by exactly one tool result before the next model call (whether it ran, was
+rejected, or was cut short by a handoff), and each `ToolCallItem` gets exactly one `ToolOutputItem`."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from hypothesis import given
+from properties.reference import Answer, drive
+from properties.strategies import scenario_ctxs, scripts
+
+from helikon_fc.core import (
+    ApplyingHandoff,
+    Conversation,
+    ToolCall,
+    ToolCallItem,
+    ToolOutputItem,
+    ToolResult,
+    TransitionCtx,
+)
+
+CTXS = scenario_ctxs()
+SCRIPTS = scripts()
+
+
+def unanswered(conversation: Conversation) -> list[str]:
+    """Call ids with no result after them, or with other than exactly one result."""
+    calls = [item.call_id for item in conversation if isinstance(item, ToolCall)]
+    results = Counter(item.call_id for item in conversation if isinstance(item, ToolResult))
+    problems = [call_id for call_id in calls if results[call_id] != 1]
+    for call_id in calls:
+        call_at = next(
+            i for i, item in enumerate(conversation) if isinstance(item, ToolCall) and item.call_id == call_id
+        )
+        if not any(isinstance(item, ToolResult) and item.call_id == call_id for item in conversation[call_at:]):
+            problems.append(call_id)
+    return problems
+
+
+@given(ctx=CTXS, script=SCRIPTS)
+def test_every_tool_call_is_answered_exactly_once(ctx: TransitionCtx, script: tuple[Answer, ...]) -> None:
+    """Each model request, the handoff transcript and the final conversation hold exactly one result per call."""
+    trace = drive(ctx, script)
+    for request in trace.requests[1:]:
+        assert unanswered(request.items) == []
+    if isinstance(trace.final_state, ApplyingHandoff):
+        assert unanswered(trace.final_state.transcript) == []
+    assert unanswered(trace.conversation) == []
+    called = [event.item.call_id for event in trace.events if isinstance(event, ToolCallItem)]
+    answered = Counter(event.item.call_id for event in trace.events if isinstance(event, ToolOutputItem))
+    assert all(answered[call_id] == 1 for call_id in called)
+    assert sorted(answered) == sorted(called)
+
+
+@given(ctx=CTXS, script=SCRIPTS)
+def test_only_valid_calls_to_real_tools_are_executed(ctx: TransitionCtx, script: tuple[Answer, ...]) -> None:
+    """The driver is asked to run a call only if it names one of the agent's tools, and never on a structured turn."""
+    trace = drive(ctx, script)
+    tool_names = {tool.name for tool in ctx.tools}
+    for batch in trace.tool_batches:
+        assert batch
+        assert all(call.name in tool_names for call in batch)
