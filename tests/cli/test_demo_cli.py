@@ -106,3 +106,21 @@ def test_main_without_a_command_prints_help(capsys: pytest.CaptureFixture[str]) 
     """`helikon` with no command shows the usage and exits 2."""
     assert main([]) == 2
     assert "demo" in capsys.readouterr().out
+
+
+def test_a_closed_pipe_ends_the_demo_quietly() -> None:
+    """`helikon demo | head` ends without a traceback when the reader stops reading."""
+    demo = subprocess.Popen(
+        [sys.executable, "-m", "helikon_fc", "demo", "--fast"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=_env(),
+    )
+    assert demo.stdout is not None and demo.stderr is not None
+    first = demo.stdout.readline()
+    demo.stdout.close()
+    stderr = demo.stderr.read().decode()
+    demo.stderr.close()
+    assert demo.wait(timeout=60) in (0, 141)
+    assert first.startswith(b"== 1/4")
+    assert "Traceback" not in stderr

@@ -59,3 +59,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run_demo(sys.stdout, color=color, fast=fast, only=args.scenarios)
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # the reader went away (`helikon demo | head`): stop quietly
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141
