@@ -192,3 +192,23 @@ async def test_exactly_one_terminal_event_comes_last(name: str) -> None:
     assert events[0] == RunStarted("a")
     terminals = [i for i, e in enumerate(events) if isinstance(e, RunCompleted | RunFailed)]
     assert terminals == [len(events) - 1]
+
+
+@pytest.mark.parametrize("name", sorted(SCENARIOS))
+async def test_collect_in_the_callers_task_matches_the_stream(name: str) -> None:
+    """`collect()` runs an `LlmAgent` run in the caller's task (no channel); its events equal the streamed ones."""
+    from helikon_fc import RunError, RunResultStreaming
+    from helikon_fc.shell.run_stream import RunStreamManager
+
+    def agent() -> LlmAgent[None]:
+        return LlmAgent(name="a", model=ScriptedModel(SCENARIOS[name]), tools=[SleepTool("a", seconds=0)])
+
+    streamed = await drain(agent().run(ephemeral(), QUESTION))
+    run = agent().run(ephemeral(), QUESTION)
+    assert isinstance(run, RunStreamManager) and run.can_drain
+    try:
+        collected = list((await RunResultStreaming(run).collect()).events)
+    except RunError as exc:
+        collected = list(exc.events)
+    assert collected == streamed
+    assert not run.can_drain  # a run stream runs once

@@ -13,7 +13,7 @@ from ..core import HandoffCollision, HandoffTarget, ModelSettings, OutputSchema,
 from ..models.protocol import Model
 from ..shell.config import RunConfig
 from ..shell.context import RunContext
-from ..shell.driver import check_can_start, produce_llm_run
+from ..shell.driver import check_can_start, produce_llm_run, run_llm_direct
 from ..shell.input import AgentInput
 from ..shell.run_stream import open_run_stream
 from ..shell.tool import Tool, tool_def
@@ -102,7 +102,10 @@ class LlmAgent(Generic[Ctx]):
         raised when the block is entered.
         """
         return open_run_stream(
-            partial(produce_llm_run, self, ctx, input), check=partial(check_can_start, self), wait_started=False
+            partial(produce_llm_run, self, ctx, input),
+            check=partial(check_can_start, self),
+            wait_started=False,
+            direct=partial(run_llm_direct, self, ctx, input),
         )
 
     def with_instructions(self, instructions: str | Callable[[RunContext[Ctx]], str] | None) -> LlmAgent[Ctx]:

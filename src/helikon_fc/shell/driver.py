@@ -102,6 +102,11 @@ async def produce_llm_run(
         await emit_run(sender(send_channel), ctx, agent.name, partial(drive, agent, ctx, input))
 
 
+async def run_llm_direct(agent: LlmAgent[Any], ctx: RunContext[Any], input: AgentInput, send: Send) -> None:
+    """An `LlmAgent` run in the caller's task: every event, the terminal included, goes to `send`."""
+    await emit_run(send, ctx, agent.name, partial(drive, agent, ctx, input))
+
+
 async def drive(agent: LlmAgent[Any], ctx: RunContext[Any], input: AgentInput, send: Send) -> TerminalEvent:
     """Run `agent`'s loop on `input`, sending every non-terminal event; return the terminal event."""
     config = ctx.run_config or agent.run_config or _DEFAULT_CONFIG

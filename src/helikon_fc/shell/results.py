@@ -27,6 +27,7 @@ from ..core import (
     StructuredOutputInvalid,
     Usage,
 )
+from .run_stream import RunStreamManager
 
 T = TypeVar("T")
 T_co = TypeVar("T_co", covariant=True)
@@ -151,7 +152,20 @@ class RunResultStreaming:
             raise RuntimeError("this RunResultStreaming was already collected; a run stream runs once")
         self._used = True
         collected: list[AgentEvent] = []
-        async with self._run as stream:
+        run = self._run
+        if isinstance(run, RunStreamManager) and run.can_drain:
+            # Every event is wanted and nobody leaves early: run in this task, no channel needed.
+            append = collected.append
+
+            async def keep(event: AgentEvent) -> None:
+                append(event)
+                if on_event is not None:
+                    on_event(event)
+
+            await run.drain(keep)
+            events = tuple(collected)
+            return events, _settled_usage(events)
+        async with run as stream:
             if on_event is None:
                 async for event in stream:
                     collected.append(event)

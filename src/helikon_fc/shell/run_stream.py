@@ -56,6 +56,7 @@ def open_run_stream(
     *,
     check: Callable[[], None] | None = None,
     wait_started: bool = True,
+    direct: Callable[[Send], Awaitable[None]] | None = None,
     buffer: int = STREAM_BUFFER,
 ) -> RunStreamManager:
     """A run stream: run `produce` in a nursery for the duration of the block; yield the events it sends.
@@ -67,28 +68,59 @@ def open_run_stream(
             failure to start.
         wait_started: wait for ``task_status.started()`` before entering the block (so whatever
             `produce` raises before it is a failure to start); `False` starts it without waiting.
+        direct: the same run, performed in the caller's task with a given `Send` (no nursery, no
+            channel); `RunResultStreaming.collect` uses it when it is given (see `RunStreamManager.drain`).
         buffer: how many events the producer may send before the consumer takes one.
 
     Raises:
         Exception: on entering the block, whatever `check` raised, or `produce` raised before it
             called ``task_status.started()``.
     """
-    return RunStreamManager(produce, check, wait_started, buffer)
+    return RunStreamManager(produce, check, wait_started, buffer, direct)
 
 
 class RunStreamManager:
     """The async context manager `open_run_stream` returns; it can be entered once."""
 
-    __slots__ = ("_buffer", "_check", "_entered", "_manager", "_nursery", "_produce", "_receive", "_send", "_wait")
+    __slots__ = (
+        "_buffer", "_check", "_direct", "_entered", "_manager", "_nursery", "_produce", "_receive", "_send", "_wait"
+    )
 
     def __init__(
-        self, produce: Producer, check: Callable[[], None] | None, wait_started: bool, buffer: int
+        self,
+        produce: Producer,
+        check: Callable[[], None] | None,
+        wait_started: bool,
+        buffer: int,
+        direct: Callable[[Send], Awaitable[None]] | None = None,
     ) -> None:
         self._produce = produce
         self._check = check
         self._wait = wait_started
         self._buffer = buffer
+        self._direct = direct
         self._entered = False
+
+    @property
+    def can_drain(self) -> bool:
+        """Whether `drain` can run this stream in the caller's task."""
+        return self._direct is not None and not self._entered
+
+    async def drain(self, send: Send) -> None:
+        """Run the whole run in the caller's task, handing each event to `send`, instead of entering the block.
+
+        Same events, same failures to start; no task, no channel. For consumers that take every event
+        at once and never leave early (`RunResultStreaming.collect`).
+
+        Raises:
+            RuntimeError: the stream cannot be drained directly (see `can_drain`).
+        """
+        if self._direct is None or self._entered:
+            raise RuntimeError("this run stream cannot be drained directly (no direct form, or already used)")
+        self._entered = True
+        if self._check is not None:
+            self._check()
+        await self._direct(send)
 
     async def __aenter__(self) -> RunEvents:
         if self._entered:
