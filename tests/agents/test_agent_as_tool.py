@@ -56,6 +56,7 @@ def test_name_and_description_default_to_the_agents_and_can_be_overridden() -> N
         "input": {"type": "string", "description": "What to ask the agent, in plain words."}
     }
     assert tool_def(tool).name == "summarizer"
+    assert tool_def(tool).strict
     assert isinstance(tool, Tool)
 
 

@@ -147,3 +147,30 @@ async def test_a_workflow_collects_like_any_agent() -> None:
     result = await RunResultStreaming(pipeline.run(RunContext.ephemeral(None), INPUT)).collect()
     assert result.final_output == "B"
     assert result.usage.requests == 2
+
+
+class _Raises:
+    name = "raiser"
+    description = "raises mid-stream"
+
+    def run(self, ctx: RunContext[None], input: AgentInput) -> RunStream:
+        return self._run()
+
+    @asynccontextmanager
+    async def _run(self) -> AsyncIterator[AsyncIterator[AgentEvent]]:
+        async def events() -> AsyncIterator[AgentEvent]:
+            yield RunStarted("raiser")
+            raise ValueError("boom")
+
+        yield events()
+
+
+async def test_a_child_stream_that_raises_is_that_childs_failure() -> None:
+    """A child whose stream raises mid-run fails as data (naming it), and a parallel sibling still finishes."""
+    par = ParallelAgent[None]("fan").add(_Raises()).add(FakeAgent("ok", answer="fine"))
+    ctx = RunContext.ephemeral(None)
+    events = await drain(par.run(ctx, INPUT))
+    last = events[-1]
+    assert isinstance(last, RunFailed)
+    assert "agent 'raiser' broke its stream: ValueError: boom" in str(last.error)
+    assert ctx.state.get("ok") == "fine"

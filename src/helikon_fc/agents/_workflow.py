@@ -105,14 +105,17 @@ def _error_of(exc: Exception) -> AgentError:
 async def run_child(agent: Agent[Ctx], ctx: RunContext[Ctx], input: AgentInput, emit: Emit) -> ChildOutcome:
     """Run `agent` to its end, forwarding its events to `emit` by the merge convention.
 
-    Never raises for a failing child: a failure to start, a `RunFailed`, or a stream that ends
-    without a terminal event all come back as `ChildFailed`. The answer text is the text of the
+    Never raises for a failing child: a failure to start, a `RunFailed`, a stream that raises, or
+    one that ends without a terminal event all come back as `ChildFailed` (only cancellation and
+    the outer consumer going away propagate). The answer text is the text of the
     child's last `MessageOutput` ("" if it produced none).
     """
     text = ""
     outcome: ChildOutcome | None = None
+    started = False
     try:
         async with agent.run(ctx, input) as events:
+            started = True
             async for event in events:
                 match event:
                     case RunStarted(agent=name):
@@ -126,8 +129,14 @@ async def run_child(agent: Agent[Ctx], ctx: RunContext[Ctx], input: AgentInput, 
                         await emit(event)
                     case _:
                         await emit(event)
-    except Exception as exc:  # a failure to start raises from run()/__aenter__ by contract
-        return ChildFailed(_error_of(exc))
+    except (trio.BrokenResourceError, trio.ClosedResourceError):
+        raise  # the outer consumer is gone: not the child's failure
+    except Exception as exc:
+        if not started:  # a failure to start raises from run()/__aenter__ by contract
+            return ChildFailed(_error_of(exc))
+        if outcome is not None:  # the stream failed while closing, after its terminal event
+            return outcome
+        return ChildFailed(OtherError(f"agent {agent.name!r} broke its stream: {_describe(exc)}"))
     if outcome is None:
         return ChildFailed(OtherError(f"agent {agent.name!r} ended its stream without a terminal event"))
     return outcome

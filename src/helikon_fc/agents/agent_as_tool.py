@@ -78,6 +78,11 @@ class AgentAsTool(Generic[Ctx]):
         """One required string argument, ``input``."""
         return _PARAMETERS
 
+    @property
+    def strict(self) -> bool:
+        """The schema is in OpenAI's strict form (every key required, no extra keys), so it is sent as strict."""
+        return True
+
     def with_name(self, name: str) -> AgentAsTool[Ctx]:
         """A copy exposed to the model under `name`."""
         return attrs.evolve(self, tool_name=name)
