@@ -235,16 +235,16 @@ async def execute_tools(
     """Run `calls` concurrently (at most `limiter`'s tokens at once); their results, in call order."""
     if len(calls) == 1 and limiter is None:
         call = calls[0]
-        return (await execute_tool_call(tools.get(call.name), call, ctx),)
+        return (await execute_tool_call(tools.get(call.name), call, ctx, checked=True),)
     slots: list[ToolResult | None] = [None] * len(calls)
 
     async def run_one(index: int, call: ToolCall) -> None:
         tool = tools.get(call.name)
         if limiter is None:
-            slots[index] = await execute_tool_call(tool, call, ctx)
+            slots[index] = await execute_tool_call(tool, call, ctx, checked=True)
         else:
             async with limiter:
-                slots[index] = await execute_tool_call(tool, call, ctx)
+                slots[index] = await execute_tool_call(tool, call, ctx, checked=True)
 
     async with trio.open_nursery() as nursery:
         for index, call in enumerate(calls):

@@ -28,13 +28,17 @@ __all__ = ["execute_tool_call"]
 Ctx = TypeVar("Ctx")
 
 
-async def execute_tool_call(tool: Tool[Ctx] | None, call: ToolCall, ctx: RunContext[Ctx]) -> ToolResult:
+async def execute_tool_call(
+    tool: Tool[Ctx] | None, call: ToolCall, ctx: RunContext[Ctx], *, checked: bool = False
+) -> ToolResult:
     """Run `call` with `tool` (`None` when no tool has that name) and return its result.
 
     Args:
         tool: The tool the call names, or `None` if there is none.
         call: The model's call: its id, the tool name and the argument JSON text (blank means ``{}``).
         ctx: The run's context; the tool receives ``ToolContext(ctx, call.call_id, tool.name)``.
+        checked: The arguments were already checked against ``tool.parameters`` (the driver passes
+            `True`: `transition` checks every call it lets run), so only parse them.
 
     Returns:
         ``ToolResult(call.call_id, output)`` on success, or an error result (``is_error=True``)
@@ -52,7 +56,7 @@ async def execute_tool_call(tool: Tool[Ctx] | None, call: ToolCall, ctx: RunCont
         return _error(call, f"invalid arguments for tool {name!r}: not valid JSON ({exc})")
     except ValueError as exc:
         return _error(call, f"invalid arguments for tool {name!r}: {exc}")
-    problems = validate(arguments, tool.parameters)
+    problems = () if checked else validate(arguments, tool.parameters)
     if problems:
         return _error(call, f"invalid arguments for tool {name!r}: " + "; ".join(problems))
 
