@@ -67,7 +67,7 @@ from .config import RunConfig
 from .context import RunContext
 from .input import AgentInput
 from .results import HandoffCollisionError, RunError
-from .run_stream import Send, emit_run, sender
+from .run_stream import RunStreamManager, Send, emit_run, sender
 from .tool import Tool
 from .tool_exec import execute_tool_call
 
@@ -276,17 +276,26 @@ async def hand_off(
     except Exception as exc:
         return RunFailed(OtherError(f"handoff target {target!r} could not be resolved: {type(exc).__name__}: {exc}"))
     terminal: TerminalEvent | None = None
+
+    async def forward(event: AgentEvent) -> None:
+        nonlocal terminal
+        if isinstance(event, RunStarted):
+            return
+        if isinstance(event, RunCompleted):
+            terminal = RunCompleted(usage + event.usage)
+        elif isinstance(event, RunFailed):
+            terminal = event
+        elif terminal is None:
+            await send(event)
+
     try:
-        async with successor.run(ctx.handoff_child(), AgentInput.from_items(transcript)) as events:
-            async for event in events:
-                if type(event) is RunStarted:
-                    continue
-                if type(event) is RunCompleted:
-                    terminal = RunCompleted(usage + event.usage)
-                elif type(event) is RunFailed:
-                    terminal = event
-                else:
-                    await send(event)
+        run = successor.run(ctx.handoff_child(), AgentInput.from_items(transcript))
+        if isinstance(run, RunStreamManager) and run.can_drain:
+            await run.drain(forward)  # an LlmAgent target runs in this task: no extra hop per event
+        else:
+            async with run as events:
+                async for event in events:
+                    await forward(event)
     except RunError as exc:
         return RunFailed(exc.error)
     if terminal is None:

@@ -106,11 +106,15 @@ class RunStreamManager:
         """Whether `drain` can run this stream in the caller's task."""
         return self._direct is not None and not self._entered
 
-    async def drain(self, send: Send) -> None:
+    async def drain(self, send: Send, *, started: Callable[[], None] | None = None) -> None:
         """Run the whole run in the caller's task, handing each event to `send`, instead of entering the block.
 
         Same events, same failures to start; no task, no channel. For consumers that take every event
         at once and never leave early (`RunResultStreaming.collect`).
+
+        Args:
+            send: receives every event, the terminal one included.
+            started: called once the run has passed its start checks, before its first event.
 
         Raises:
             RuntimeError: the stream cannot be drained directly (see `can_drain`).
@@ -120,6 +124,8 @@ class RunStreamManager:
         self._entered = True
         if self._check is not None:
             self._check()
+        if started is not None:
+            started()
         await self._direct(send)
 
     async def __aenter__(self) -> RunEvents:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
 from functools import partial
 from typing import Any, TypeVar
 
@@ -26,7 +28,7 @@ from ..core import (
 from .config import RunConfig
 from .context import RunContext
 from .input import AgentInput
-from .run_stream import open_run_stream, sender
+from .run_stream import RunStreamManager, Send, open_run_stream, sender
 
 Ctx = TypeVar("Ctx")
 
@@ -59,7 +61,10 @@ class Runner:
         Returns:
             A run stream: ``async with runner.run(agent, ctx, input) as events: ...``.
         """
-        return open_run_stream(partial(self._produce, agent, ctx.with_run_config(self.config), input))
+        run_ctx = ctx.with_run_config(self.config)
+        return open_run_stream(
+            partial(self._produce, agent, run_ctx, input), direct=partial(self._drive, agent, run_ctx, input, _ignore)
+        )
 
     async def _produce(
         self,
@@ -70,14 +75,25 @@ class Runner:
         *,
         task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED,
     ) -> None:
+        async with send_channel:
+            await self._drive(agent, ctx, input, task_status.started, sender(send_channel))
+
+    async def _drive(
+        self, agent: Agent[Any], ctx: RunContext[Any], input: AgentInput, started: Callable[[], None], send: Send
+    ) -> None:
+        """Run `agent` under the deadline, forwarding its events to `send` and recording its items.
+
+        `started` is called once the run has started; whatever is raised before that is a failure
+        to start and propagates.
+        """
         session = ctx.session
         new_items: list[Item] = list(input.items)
         history = session.items()
         full_input = AgentInput.from_items(history + input.items) if history else input
         timeout = self.config.timeout
-        deadline = trio.current_time() + timeout if timeout is not None else float("inf")
+        deadline = trio.current_time() + timeout if timeout is not None else math.inf
         terminal: TerminalEvent | None = None
-        started = False
+        has_started = False
         recorded = False
 
         def record() -> None:
@@ -86,44 +102,61 @@ class Runner:
                 recorded = True
                 session.append(new_items)
 
-        async with send_channel:
-            send = sender(send_channel)
-            try:
-                with trio.CancelScope(deadline=deadline) as scope:
-                    async with agent.run(ctx, full_input) as events:
-                        started = True
-                        task_status.started()
+        async def forward(event: AgentEvent) -> None:
+            nonlocal terminal
+            if terminal is not None:
+                return
+            match event:
+                case RunCompleted() | RunFailed():
+                    terminal = event
+                    return
+                case MessageOutput(item=item) | ToolCallItem(item=item) | ToolOutputItem(item=item):
+                    new_items.append(item)
+            await send(event)
+
+        def start() -> None:
+            nonlocal has_started
+            has_started = True
+            started()
+
+        try:
+            with trio.CancelScope(deadline=deadline) as scope:
+                run = agent.run(ctx, full_input)
+                if isinstance(run, RunStreamManager) and run.can_drain:
+                    await run.drain(forward, started=start)
+                else:
+                    async with run as events:
+                        start()
                         async for event in events:
-                            match event:
-                                case RunCompleted() | RunFailed():
-                                    terminal = event
-                                    break
-                                case MessageOutput(item=item) | ToolCallItem(item=item) | ToolOutputItem(item=item):
-                                    new_items.append(item)
-                            await send(event)
-                if terminal is None:
-                    if scope.cancelled_caught:
-                        terminal = RunFailed(TimedOut(timeout or 0.0))
-                    elif ctx.cancelled:
-                        terminal = RunFailed(Cancelled(ctx.cancel_token.reason or "run cancelled"))
-                    else:
-                        message = f"agent {agent.name!r} ended its stream without a terminal event"
-                        terminal = RunFailed(OtherError(message))
-                if not started:
-                    started = True
-                    task_status.started()
-                    await send(RunStarted(agent.name))
-            except (trio.BrokenResourceError, trio.ClosedResourceError):
-                record()
-                return
-            except Exception as exc:
-                if not started:
-                    recorded = True  # a run that never started leaves the session as it was
-                    raise
-                terminal = RunFailed(OtherError(f"internal error: {type(exc).__name__}: {exc}"))
-            finally:
-                record()
-            try:
-                await send(terminal)
-            except (trio.BrokenResourceError, trio.ClosedResourceError):
-                return
+                            await forward(event)
+                            if terminal is not None:
+                                break
+            if terminal is None:
+                if scope.cancelled_caught:
+                    terminal = RunFailed(TimedOut(timeout or 0.0))
+                elif ctx.cancelled:
+                    terminal = RunFailed(Cancelled(ctx.cancel_token.reason or "run cancelled"))
+                else:
+                    message = f"agent {agent.name!r} ended its stream without a terminal event"
+                    terminal = RunFailed(OtherError(message))
+            if not has_started:
+                start()
+                await send(RunStarted(agent.name))
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            record()
+            return
+        except Exception as exc:
+            if not has_started:
+                recorded = True  # a run that never started leaves the session as it was
+                raise
+            terminal = RunFailed(OtherError(f"internal error: {type(exc).__name__}: {exc}"))
+        finally:
+            record()
+        try:
+            await send(terminal)
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            return
+
+
+def _ignore() -> None:
+    """A `started` callback for runs drained in the caller's task, which have no task status to report."""
