@@ -23,10 +23,13 @@ from helikon_fc.core import (
     RunCompleted,
     RunFailed,
     RunStarted,
+    TimedOut,
 )
+from helikon_fc.shell.config import RunConfig
 from helikon_fc.shell.context import RunContext
 from helikon_fc.shell.input import AgentInput
 from helikon_fc.shell.results import RunResultStreaming
+from helikon_fc.shell.runner import Runner
 from helikon_fc.testing import ScriptedModel, reply, run_simulated
 
 INPUT = AgentInput.from_user_text("go")
@@ -174,3 +177,13 @@ async def test_a_child_stream_that_raises_is_that_childs_failure() -> None:
     assert isinstance(last, RunFailed)
     assert "agent 'raiser' broke its stream: ValueError: boom" in str(last.error)
     assert ctx.state.get("ok") == "fine"
+
+
+async def test_a_runner_config_and_timeout_reach_the_children(autojump_clock: trio.testing.MockClock) -> None:
+    """Under `Runner(config)` the config is installed on the context, so children inherit it, and the runner's
+    timeout ends a workflow whose child is still running with RunFailed(TimedOut) as the last event."""
+    pipeline = SequentialAgent[None]("seq").then(slow_llm("child"))
+    events = await drain(Runner(RunConfig(timeout=5.0)).run(pipeline, RunContext.ephemeral(None), INPUT))
+    assert trio.current_time() == 5.0
+    assert events[-1] == RunFailed(TimedOut(5.0))
+    assert [e for e in events if isinstance(e, RunFailed | RunCompleted)] == [events[-1]]
