@@ -20,10 +20,14 @@ from helikon_fc import (
     AgentInput,
     Handoff,
     LlmAgent,
+    ModelFailed,
     RunContext,
+    RunError,
+    RunFailed,
     RunResultStreaming,
     function_tool,
 )
+from helikon_fc.core import ModelFailureKind
 from helikon_fc.models import Model
 from helikon_fc.testing import ScriptedModel, Simulation, call, call_tools, reply, simulate
 
@@ -119,3 +123,25 @@ async def test_the_wire_run_sends_tool_results_and_the_output_schema(api: Api, w
     assert schema_holder["schema"]["additionalProperties"] is False
     assert set(schema_holder["schema"]["required"]) == {"city", "temp_c", "summary"}
     assert "tools" not in third
+
+
+@pytest.mark.parametrize(
+    ("fixture", "kind", "retry_after"),
+    [
+        ("rate_limited_429", ModelFailureKind.RATE_LIMITED, 6.5),
+        ("error_mid_stream", ModelFailureKind.UNAVAILABLE, None),
+        ("truncated_before_stop", ModelFailureKind.TRANSPORT, None),
+    ],
+)
+async def test_a_provider_failure_ends_the_run_with_a_typed_model_failure(
+    fixture: str, kind: ModelFailureKind, retry_after: float | None, wire: WireServer
+) -> None:
+    """An HTTP 429, an error event and a cut-off body each end the run with RunFailed(ModelFailed(kind, ...))."""
+    wire.enqueue("chat", fixture)
+    agent = LlmAgent(name="solo", model=model_for("chat", wire))
+    with pytest.raises(RunError) as raised:
+        await RunResultStreaming(agent.run(RunContext.ephemeral(None), AgentInput.from_user_text("hi"))).collect()
+    error = raised.value.error
+    assert isinstance(error, ModelFailed)
+    assert (error.kind, error.retry_after) == (kind, retry_after)
+    assert isinstance(raised.value.events[-1], RunFailed)
