@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import pytest
+import trio
+import trio.testing
 from tests.shell.loop_fakes import SleepTool, drain, ephemeral, kinds
 
 from helikon_fc import (
     AgentInput,
     AgentUpdated,
     AssistantMessage,
+    Cancelled,
     Handoff,
     HandoffCollision,
     HandoffCollisionError,
@@ -159,3 +162,26 @@ async def test_swarm_style_cyclic_handoffs_from_immutable_agents() -> None:
     hops = [(e.from_agent, e.to_agent) for e in result.events if isinstance(e, HandoffItem)]
     assert hops == [("triage", "billing"), ("billing", "triage")]
     assert result.final_output == "Back at triage."
+
+
+async def test_cancelling_during_the_target_run_ends_with_one_cancelled(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """``ctx.cancel()`` while the handoff target's model is thinking ends the run with exactly one
+    `RunFailed(Cancelled)`, last."""
+    billing = LlmAgent(name="billing", model=ScriptedModel([reply("late", latency=10)]))
+    triage = LlmAgent(name="triage", model=ScriptedModel([call_tools(call("transfer_to_billing"))]),
+                      handoffs=[Handoff.to(billing)])
+    ctx = ephemeral()
+    async with trio.open_nursery() as nursery:
+
+        async def cancel_soon() -> None:
+            await trio.sleep(1)
+            ctx.cancel("stop")
+
+        nursery.start_soon(cancel_soon)
+        events = await drain(triage.run(ctx, QUESTION))
+    assert events[-1] == RunFailed(Cancelled("stop"))
+    assert sum(isinstance(e, RunFailed | RunCompleted) for e in events) == 1
+    assert AgentUpdated("billing") in events
+    assert trio.current_time() == 1.0

@@ -142,3 +142,13 @@ async def test_runner_forwards_cancellation(autojump_clock: trio.testing.MockClo
 async def _cancel_after(ctx: RunContext[Any], seconds: float) -> None:
     await trio.sleep(seconds)
     ctx.cancel()
+
+
+async def test_runner_collect_raises_a_failure_to_start() -> None:
+    """Collected through a runner, a run that cannot start raises its `RunStartError` and leaves the session alone."""
+    leaf = LlmAgent(name="leaf", model=ScriptedModel([]))
+    clash = LlmAgent(name="a", model=ScriptedModel([]), handoffs=[Handoff.to(leaf), Handoff.to(leaf)])
+    ctx = ephemeral()
+    with pytest.raises(HandoffCollisionError):
+        await RunResultStreaming(Runner().run(clash, ctx, QUESTION)).collect()
+    assert len(ctx.session) == 0
