@@ -71,6 +71,7 @@ from .core import (
     UserMessage as UserMessage,
 )
 from .models.protocol import Model as Model, ModelError as ModelError
+from .models.retry import RetryingModel as RetryingModel, RetryPolicy as RetryPolicy
 from .shell.config import RunConfig as RunConfig
 from .shell.context import (
     ActionsHandle as ActionsHandle,
@@ -142,6 +143,8 @@ __all__ = [
     "Reasoning",
     "ReasoningDelta",
     "RepairStarted",
+    "RetryPolicy",
+    "RetryingModel",
     "RunCompleted",
     "RunConfig",
     "RunContext",
