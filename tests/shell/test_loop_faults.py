@@ -4,6 +4,8 @@ never a hang, never a traceback out of the stream."""
 from __future__ import annotations
 
 import math
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 import attrs
@@ -279,3 +281,32 @@ async def test_pauses_in_a_stream_do_not_hang(autojump_clock: trio.testing.MockC
     result = await RunResultStreaming(agent_with(model).run(ephemeral(), QUESTION)).collect()
     assert result.final_output == "ab"
     assert trio.current_time() == latency + 3
+
+
+class OddModel:
+    """A model whose stream yields something that is not a `ModelEvent`."""
+
+    name = "odd"
+
+    def stream(self, request: ModelRequest) -> ModelStream:
+        @asynccontextmanager
+        async def events() -> AsyncIterator[AsyncIterator[Any]]:
+            async def iterate() -> AsyncIterator[Any]:
+                yield ModelTextDelta("Hi")
+                yield {"delta": "not an event"}
+
+            iterator = iterate()
+            try:
+                yield iterator
+            finally:
+                await iterator.aclose()  # type: ignore[attr-defined]
+
+        return events()
+
+
+async def test_a_model_streaming_something_else_is_model_failed() -> None:
+    """A stream item that is not a `ModelEvent` fails the run with `ModelFailed(OTHER)` naming it."""
+    events = await drain(agent_with(OddModel()).run(ephemeral(), QUESTION))
+    assert kinds(events) == ["RunStarted", "TurnStarted", "TokenDelta", "RunFailed"]
+    assert isinstance(events[-1], RunFailed) and isinstance(events[-1].error, ModelFailed)
+    assert "dict" in events[-1].error.message and "odd" in events[-1].error.message

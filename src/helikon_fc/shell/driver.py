@@ -40,6 +40,7 @@ from ..core import (
     ModelSettings,
     ModelTextDelta,
     ModelToolCallDelta,
+    ModelUsage,
     OtherError,
     PerformHandoff,
     ReasoningDelta,
@@ -202,7 +203,9 @@ async def call_model(model: Model, request: ModelRequest, send: Send) -> ModelRe
                     await send(ReasoningDelta(event.text))
                 elif isinstance(event, ModelFinish):
                     finished = True
-                # ModelUsage needs no forwarding: assemble_response keeps the last one.
+                elif not isinstance(event, ModelUsage):  # ModelUsage needs no forwarding
+                    message = f"model {model.name!r} streamed {type(event).__name__}, which is not a ModelEvent"
+                    return RunFailed(ModelFailed(ModelFailureKind.OTHER, message))
     except (trio.BrokenResourceError, trio.ClosedResourceError):
         raise
     except Exception as exc:
