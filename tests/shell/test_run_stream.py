@@ -212,3 +212,12 @@ async def test_collect_in_the_callers_task_matches_the_stream(name: str) -> None
         collected = list(exc.events)
     assert collected == streamed
     assert not run.can_drain  # a run stream runs once
+
+
+async def test_a_run_stream_runs_once() -> None:
+    """Entering the same run stream twice is refused with a `RuntimeError` saying how to run again."""
+    run = LlmAgent(name="a", model=ScriptedModel([reply("ok")])).run(ephemeral(), QUESTION)
+    await drain(run)
+    with pytest.raises(RuntimeError, match="runs once"):
+        async with run:
+            pass  # pragma: no cover
