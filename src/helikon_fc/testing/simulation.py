@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any, TypeVar, overload
 
 import attrs
@@ -76,7 +78,40 @@ def simulate(
             "simulate() starts its own trio.run, so it cannot be called from inside trio;"
             " in an async test use `await run_simulated(...)` with the autojump_clock fixture"
         )
-    return trio.run(_run, agent, input, ctx, config, clock=trio.testing.MockClock(autojump_threshold=0))
+    with deterministic_scheduling():
+        return trio.run(_run, agent, input, ctx, config, clock=trio.testing.MockClock(autojump_threshold=0))
+
+
+_SCHEDULER_SEED = 0
+
+
+@contextmanager
+def deterministic_scheduling() -> Iterator[None]:
+    """Make trio's scheduler take the same decisions on every run inside the block.
+
+    trio deliberately varies the order in which tasks that became runnable together are run (and
+    tasks woken by equal deadlines become runnable in an order that depends on object ids), so
+    that code cannot come to rely on one order. Concurrent branches that emit events at the same
+    virtual instant would then interleave differently from run to run. `simulate` promises the
+    same events every run, so for the duration of the run it switches on the deterministic mode
+    trio keeps for reproducible tests (each batch of runnable tasks is put in task-creation order,
+    then shuffled by a seeded random source), and restores trio's settings afterwards.
+    """
+    from trio._core import _run as scheduler  # trio offers this hook to Hypothesis; it has no public name
+
+    rng = getattr(scheduler, "_r", None)
+    if rng is None or not hasattr(scheduler, "_ALLOW_DETERMINISTIC_SCHEDULING"):  # pragma: no cover
+        yield  # a trio without the hook: tests/testing/test_simulate_determinism.py will say so
+        return
+    saved_state = rng.getstate()
+    saved_flag = scheduler._ALLOW_DETERMINISTIC_SCHEDULING
+    rng.seed(_SCHEDULER_SEED)
+    setattr(scheduler, "_ALLOW_DETERMINISTIC_SCHEDULING", True)  # noqa: B010 - the module declares it Final
+    try:
+        yield
+    finally:
+        setattr(scheduler, "_ALLOW_DETERMINISTIC_SCHEDULING", saved_flag)  # noqa: B010
+        rng.setstate(saved_state)
 
 
 @overload
