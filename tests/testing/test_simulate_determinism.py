@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from trio._core import _run as scheduler
 
 from helikon_fc import LlmAgent, ParallelAgent
@@ -18,8 +19,11 @@ def _fan_out() -> ParallelAgent[None]:
     return fan
 
 
-def test_concurrent_branches_interleave_identically_on_every_run() -> None:
+def test_concurrent_branches_interleave_identically_on_every_run(monkeypatch: pytest.MonkeyPatch) -> None:
     """Same inputs, same events, same virtual time, every run — also when trio could order ties either way."""
+    # Importing Hypothesis (as pytest does) already switches trio to its deterministic mode; an
+    # application does not, so start from trio's normal, varying scheduler.
+    monkeypatch.setattr(scheduler, "_ALLOW_DETERMINISTIC_SCHEDULING", False)
     runs = [simulate(_fan_out(), "go") for _ in range(12)]
     assert {run.events for run in runs} == {runs[0].events}
     assert {run.elapsed for run in runs} == {1.0}
