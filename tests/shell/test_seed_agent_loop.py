@@ -104,8 +104,9 @@ def tool_agent(model: ScriptedModel, *tools: Any, **kwargs: Any) -> LlmAgent[Non
 
 
 async def test_loop_is_a_loopstate_driven_by_transition_surfaced_as_events(monkeypatch: pytest.MonkeyPatch) -> None:
-    """ "The agent loop is an explicit enum LoopState, driven by a pure transition function and surfaced as a
-    typed AgentEvent stream.\""""
+    """Seed: "The agent loop is an explicit enum LoopState, driven by a pure transition function and surfaced as a
+    typed AgentEvent stream."
+    """
     log = record_transitions(monkeypatch)
     agent = tool_agent(ScriptedModel([reply("On track.")]))
     events = await drain(agent.run(ephemeral(), QUESTION))
@@ -117,7 +118,8 @@ async def test_loop_is_a_loopstate_driven_by_transition_surfaced_as_events(monke
 
 
 def test_transition_is_synchronous_pure_and_ioless() -> None:
-    """ "The state machine is data: transition is async-free, allocation-light, and never touches IO.\""""
+    """Seed: "The state machine is data: transition is async-free, allocation-light, and never touches IO."
+    """
     assert not inspect.iscoroutinefunction(transition)
     ctx = TransitionCtx(agent_name="a", instructions=None, conversation=Conversation([UserMessage("hi")]))
     state = initial_state()
@@ -136,7 +138,8 @@ def test_transition_is_synchronous_pure_and_ioless() -> None:
 
 
 async def test_async_driver_runs_side_effects_between_transitions(monkeypatch: pytest.MonkeyPatch) -> None:
-    """ "An async driver runs the side effects between transitions.\""""
+    """Seed: "An async driver runs the side effects between transitions."
+    """
     log = record_transitions(monkeypatch)
     seen_steps: list[int] = []
 
@@ -155,8 +158,9 @@ async def test_async_driver_runs_side_effects_between_transitions(monkeypatch: p
 
 
 def test_state_plus_conversation_can_be_persisted_and_resumed() -> None:
-    """ "This is what makes the loop resumable — a durable runner can persist the state plus the conversation and
-    rehydrate at any transition boundary.\""""
+    """Seed: "This is what makes the loop resumable — a durable runner can persist the state plus the conversation and
+    rehydrate at any transition boundary."
+    """
     tools = tool_agent(ScriptedModel([]), SleepTool("spending"))._tool_defs
     ctx = TransitionCtx(agent_name="a", instructions=None, conversation=Conversation([UserMessage("hi")]), tools=tools)
     response = ModelResponse(tool_calls=(ToolCall("c1", "spending", "{}"),))
@@ -177,7 +181,8 @@ def test_state_plus_conversation_can_be_persisted_and_resumed() -> None:
 
 
 def test_all_of_this_lives_in_the_core() -> None:
-    """ "All of this lives in paigasus-helikon-core.\""""
+    """Seed: "All of this lives in paigasus-helikon-core."
+    """
     import helikon_fc.core as core
 
     for name in ("LoopState", "transition", "TransitionCtx", "TransitionOutcome", "NextAction", "AgentEvent"):
@@ -188,7 +193,8 @@ def test_all_of_this_lives_in_the_core() -> None:
 
 
 def test_loopstate_has_one_variant_per_phase() -> None:
-    """ "LoopState has one variant per high-level phase:\""""
+    """Seed: "LoopState has one variant per high-level phase:"
+    """
     assert {cls.__name__ for cls in get_args(LoopState)} == {
         "CallingModel",
         "ExecutingTools",
@@ -203,7 +209,8 @@ def test_loopstate_has_one_variant_per_phase() -> None:
 
 
 async def test_calling_model_is_about_to_invoke_the_model(monkeypatch: pytest.MonkeyPatch) -> None:
-    """ "CallingModel { turn, usage } — about to invoke the model for turn.\""""
+    """Seed: "CallingModel { turn, usage } — about to invoke the model for turn."
+    """
     log = record_transitions(monkeypatch)
     model = ScriptedModel([call_tools(call("spending")), reply("ok")])
     await drain(tool_agent(model, SleepTool("spending")).run(ephemeral(), QUESTION))
@@ -220,7 +227,8 @@ async def test_calling_model_is_about_to_invoke_the_model(monkeypatch: pytest.Mo
 async def test_executing_tools_runs_calls_concurrently(
     autojump_clock: trio.testing.MockClock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """ "ExecutingTools { calls, turn, usage } — the model requested tool calls; run them concurrently.\""""
+    """Seed: "ExecutingTools { calls, turn, usage } — the model requested tool calls; run them concurrently."
+    """
     log = record_transitions(monkeypatch)
     tools = [SleepTool(f"t{i}", seconds=1.0) for i in range(3)]
     model = ScriptedModel([call_tools(*(call(t.name) for t in tools)), reply("done")])
@@ -232,7 +240,8 @@ async def test_executing_tools_runs_calls_concurrently(
 
 
 async def test_applying_handoff_threads_the_transcript(monkeypatch: pytest.MonkeyPatch) -> None:
-    """ "ApplyingHandoff { target, transcript, usage } — delegate to another agent, threading the transcript.\""""
+    """Seed: "ApplyingHandoff { target, transcript, usage } — delegate to another agent, threading the transcript."
+    """
     log = record_transitions(monkeypatch)
     target_model = ScriptedModel([reply("Billing here.")])
     billing = LlmAgent(name="Billing", model=target_model, description="Billing questions.")
@@ -252,7 +261,8 @@ async def test_applying_handoff_threads_the_transcript(monkeypatch: pytest.Monke
 
 
 async def test_finalizing_is_a_constrained_turn_for_the_output_type(monkeypatch: pytest.MonkeyPatch) -> None:
-    """ "Finalizing { turn, usage } — a constrained turn that asks the model to emit the configured output_type.\""""
+    """Seed: "Finalizing { turn, usage } — a constrained turn that asks the model to emit the configured output_type."
+    """
     log = record_transitions(monkeypatch)
     model = ScriptedModel([reply('{"on_track": true, "spent": 120}')])
     agent = tool_agent(model, output_type=Verdict)
@@ -265,8 +275,9 @@ async def test_finalizing_is_a_constrained_turn_for_the_output_type(monkeypatch:
 
 
 async def test_repairing_output_is_the_one_repair_turn() -> None:
-    """ "RepairingOutput { turn, usage } — the one allowed repair turn after a failed structured-output
-    validation.\""""
+    """Seed: "RepairingOutput { turn, usage } — the one allowed repair turn after a failed structured-output
+    validation."
+    """
     model = ScriptedModel([reply("on track!"), reply('{"on_track": true, "spent": 120}')])
     agent = tool_agent(model, output_type=Verdict)
     result = await RunResultStreaming(agent.run(ephemeral(), QUESTION)).collect_typed(Verdict)
@@ -282,7 +293,8 @@ async def test_repairing_output_is_the_one_repair_turn() -> None:
 
 
 def test_compacting_and_needs_approval_are_reserved() -> None:
-    """ "Compacting and NeedsApproval { pending } — reserved phases, not yet driven.\""""
+    """Seed: "Compacting and NeedsApproval { pending } — reserved phases, not yet driven."
+    """
     ctx = TransitionCtx(agent_name="a", instructions=None, conversation=Conversation())
     for state, feature in ((Compacting(0), "compaction"), (NeedsApproval((), 0), "approval")):
         outcome = transition(state, Start(), ctx)
@@ -291,7 +303,8 @@ def test_compacting_and_needs_approval_are_reserved() -> None:
 
 
 async def test_done_is_terminal_success(monkeypatch: pytest.MonkeyPatch) -> None:
-    """ "Done(FinalOutput) — terminal success.\""""
+    """Seed: "Done(FinalOutput) — terminal success."
+    """
     log = record_transitions(monkeypatch)
     await drain(tool_agent(ScriptedModel([reply("On track.")])).run(ephemeral(), QUESTION))
     final = log.steps[-1][2]
@@ -300,7 +313,8 @@ async def test_done_is_terminal_success(monkeypatch: pytest.MonkeyPatch) -> None
 
 
 async def test_failed_is_terminal_failure(monkeypatch: pytest.MonkeyPatch) -> None:
-    """ "Failed(AgentError) — terminal failure.\""""
+    """Seed: "Failed(AgentError) — terminal failure."
+    """
     log = record_transitions(monkeypatch)
     agent = tool_agent(ScriptedModel([]), run_config=RunConfig(max_turns=0))
     events = await drain(agent.run(ephemeral(), QUESTION))
@@ -309,23 +323,26 @@ async def test_failed_is_terminal_failure(monkeypatch: pytest.MonkeyPatch) -> No
 
 
 def test_transition_is_the_whole_machine() -> None:
-    """ "transition is the whole machine:\""""
+    """Seed: "transition is the whole machine:"
+    """
     params = list(inspect.signature(transition).parameters)
     assert params == ["state", "input", "ctx"]
     assert inspect.signature(transition).return_annotation in ("TransitionOutcome", TransitionOutcome)
 
 
 def test_transition_takes_state_input_and_ctx() -> None:
-    """ "It takes the current state, the most recent TransitionInput (Start, ModelResponse, or ToolResults), and a
+    """Seed: "It takes the current state, the most recent TransitionInput (Start, ModelResponse, or ToolResults), and a
     TransitionCtx (the tool defs, ModelSettings, max_turns, the accumulated conversation, the optional OutputType,
-    and any handoff descriptors).\""""
+    and any handoff descriptors)."
+    """
     assert set(get_args(TransitionInput)) == {Start, ModelResponse, ToolResults}
     fields = {field.name for field in attrs.fields(TransitionCtx)}
     assert {"tools", "settings", "max_turns", "conversation", "output_schema", "handoffs"} <= fields
 
 
 def test_transition_returns_an_outcome() -> None:
-    """ "It returns a TransitionOutcome:\""""
+    """Seed: "It returns a TransitionOutcome:"
+    """
     assert [f.name for f in attrs.fields(TransitionOutcome)] == [
         "next_state",
         "events",
@@ -335,7 +352,8 @@ def test_transition_returns_an_outcome() -> None:
 
 
 async def test_next_action_tells_the_driver_what_to_do(monkeypatch: pytest.MonkeyPatch) -> None:
-    """ "next_action tells the driver what side effect to run before the next step:\""""
+    """Seed: "next_action tells the driver what side effect to run before the next step:"
+    """
     assert set(get_args(NextAction)) == {CallModel, ExecuteTools, PerformHandoff, Terminate}
     log = record_transitions(monkeypatch)
     model = ScriptedModel([call_tools(call("spending")), reply("ok")])
@@ -349,7 +367,8 @@ async def test_next_action_tells_the_driver_what_to_do(monkeypatch: pytest.Monke
 
 
 async def test_call_model_feeds_back_a_model_response(monkeypatch: pytest.MonkeyPatch) -> None:
-    """ "CallModel { request } — call the model, feed the result back as TransitionInput::ModelResponse.\""""
+    """Seed: "CallModel { request } — call the model, feed the result back as TransitionInput::ModelResponse."
+    """
     log = record_transitions(monkeypatch)
     model = ScriptedModel([reply("On track.")])
     await drain(tool_agent(model).run(ephemeral(), QUESTION))
@@ -360,7 +379,8 @@ async def test_call_model_feeds_back_a_model_response(monkeypatch: pytest.Monkey
 
 
 async def test_execute_tools_feeds_back_tool_results(monkeypatch: pytest.MonkeyPatch) -> None:
-    """ "ExecuteTools { calls } — fan out the tool calls, feed outcomes back as TransitionInput::ToolResults.\""""
+    """Seed: "ExecuteTools { calls } — fan out the tool calls, feed outcomes back as TransitionInput::ToolResults."
+    """
     log = record_transitions(monkeypatch)
     model = ScriptedModel([call_tools(call("a"), call("b")), reply("ok")])
     await drain(tool_agent(model, SleepTool("a"), SleepTool("b")).run(ephemeral(), QUESTION))
@@ -370,7 +390,8 @@ async def test_execute_tools_feeds_back_tool_results(monkeypatch: pytest.MonkeyP
 
 
 async def test_handoff_action_runs_the_target(monkeypatch: pytest.MonkeyPatch) -> None:
-    """ "Handoff — read the target/transcript from ApplyingHandoff and run the target agent.\""""
+    """Seed: "Handoff — read the target/transcript from ApplyingHandoff and run the target agent."
+    """
     log = record_transitions(monkeypatch)
     billing = LlmAgent(name="billing", model=ScriptedModel([reply("Billing here.")]), description="Billing.")
     triage = LlmAgent(
@@ -383,7 +404,8 @@ async def test_handoff_action_runs_the_target(monkeypatch: pytest.MonkeyPatch) -
 
 
 async def test_terminate_stops_driving(monkeypatch: pytest.MonkeyPatch) -> None:
-    """ "Terminate — the state is terminal; stop driving.\""""
+    """Seed: "Terminate — the state is terminal; stop driving."
+    """
     log = record_transitions(monkeypatch)
     events = await drain(tool_agent(ScriptedModel([reply("ok")])).run(ephemeral(), QUESTION))
     assert isinstance(log.steps[-1][2].next_action, Terminate)
@@ -391,7 +413,8 @@ async def test_terminate_stops_driving(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 async def test_typical_run_walks_calling_executing_calling_done(monkeypatch: pytest.MonkeyPatch) -> None:
-    """ "A typical run walks CallingModel → ExecutingTools → CallingModel → … → Done.\""""
+    """Seed: "A typical run walks CallingModel → ExecutingTools → CallingModel → … → Done."
+    """
     log = record_transitions(monkeypatch)
     model = ScriptedModel([call_tools(call("a")), call_tools(call("a")), reply("ok")])
     await drain(tool_agent(model, SleepTool("a")).run(ephemeral(), QUESTION))
@@ -407,8 +430,9 @@ async def test_typical_run_walks_calling_executing_calling_done(monkeypatch: pyt
 
 
 async def test_each_tool_round_bumps_turn_until_max_turns() -> None:
-    """ "Each tool round bumps turn; reaching RunConfig::max_turns fails the run with
-    AgentError::MaxTurnsExceeded.\""""
+    """Seed: "Each tool round bumps turn; reaching RunConfig::max_turns fails the run with
+    AgentError::MaxTurnsExceeded."
+    """
     model = ScriptedModel([call_tools(call("a")) for _ in range(5)])
     agent = tool_agent(model, SleepTool("a", seconds=0), run_config=RunConfig(max_turns=3))
     events = await drain(agent.run(ephemeral(), QUESTION))
@@ -418,8 +442,9 @@ async def test_each_tool_round_bumps_turn_until_max_turns() -> None:
 
 
 async def test_output_type_adds_finalizing_and_one_repair(monkeypatch: pytest.MonkeyPatch) -> None:
-    """ "With an output_type configured, the loop adds a Finalizing (and, on a validation miss, one RepairingOutput)
-    turn before Done.\""""
+    """Seed: "With an output_type configured, the loop adds a Finalizing (and, on a validation miss, one
+    RepairingOutput) turn before Done."
+    """
     log = record_transitions(monkeypatch)
     model = ScriptedModel(
         [call_tools(call("a")), reply("You are on track."), reply("{}"), reply('{"on_track": true, "spent": 1}')]
@@ -434,7 +459,8 @@ async def test_output_type_adds_finalizing_and_one_repair(monkeypatch: pytest.Mo
 
 
 async def test_run_returns_a_stream_of_events() -> None:
-    """ "Agent::run returns a BoxStream<'static, AgentEvent>.\""""
+    """Seed: "Agent::run returns a BoxStream<'static, AgentEvent>."
+    """
     run = tool_agent(ScriptedModel([reply("ok")])).run(ephemeral(), QUESTION)
     async with run as events:
         first = await events.__anext__()
@@ -444,8 +470,9 @@ async def test_run_returns_a_stream_of_events() -> None:
 
 
 async def test_failure_to_start_raises_but_mid_run_failure_is_an_event() -> None:
-    """ "The outer Result only covers failure to start the stream; a fatal error mid-run arrives as an
-    AgentEvent::RunFailed inside the stream, not as an Err.\""""
+    """Seed: "The outer Result only covers failure to start the stream; a fatal error mid-run arrives as an
+    AgentEvent::RunFailed inside the stream, not as an Err."
+    """
     a = LlmAgent(name="Billing", model=ScriptedModel([]))
     b = LlmAgent(name="billing!", model=ScriptedModel([]))
     colliding = LlmAgent(name="triage", model=ScriptedModel([]), handoffs=[Handoff.to(a), Handoff.to(b)])
@@ -461,8 +488,9 @@ async def test_failure_to_start_raises_but_mid_run_failure_is_an_event() -> None
 
 
 async def test_agent_event_is_one_serializable_union() -> None:
-    """ "AgentEvent is a single, serializable enum spanning lifecycle, raw deltas, post-aggregation semantic items,
-    transitions, control signals, and terminal outcomes.\""""
+    """Seed: "AgentEvent is a single, serializable enum spanning lifecycle, raw deltas, post-aggregation semantic items,
+    transitions, control signals, and terminal outcomes."
+    """
     model = ScriptedModel([call_tools(call("a", category="dining"), text="Checking."), reply("ok")])
     events = await drain(tool_agent(model, SleepTool("a", seconds=0)).run(ephemeral(), QUESTION))
     for event in events:
@@ -471,12 +499,16 @@ async def test_agent_event_is_one_serializable_union() -> None:
 
 
 def test_event_families_exist_with_their_fields() -> None:
-    """ "Lifecycle: RunStarted { agent }, TurnStarted { turn }. Raw deltas (for low-latency UIs): TokenDelta { text },
-    ReasoningDelta { text }, ToolCallDelta { call_id, name, args_delta }. Semantic items (carry a full Item):
-    MessageOutput { item }, ToolCallItem { item }, ToolOutputItem { item }, HandoffItem { from, to }. Transitions:
-    AgentUpdated { agent }. Control: GuardrailTriggered { kind, info }, ApprovalRequested { call_id, tool, args },
+    """Seed: "Lifecycle: RunStarted { agent }, TurnStarted { turn }.
+    Raw deltas (for low-latency UIs): TokenDelta { text }, ReasoningDelta { text },
+    ToolCallDelta { call_id, name, args_delta }.
+    Semantic items (carry a full Item): MessageOutput { item }, ToolCallItem { item },
+    ToolOutputItem { item }, HandoffItem { from, to }.
+    Transitions: AgentUpdated { agent }.
+    Control: GuardrailTriggered { kind, info }, ApprovalRequested { call_id, tool, args },
     PermissionDenied { tool, reason }, RepairStarted { attempt }, StructuredOutputFailed { schema_errors, final_text }.
-    Terminal: RunCompleted { usage }, RunFailed { error }.\""""
+    Terminal: RunCompleted { usage }, RunFailed { error }."
+    """
     expected = {
         RunStarted: ["agent"],
         TurnStarted: ["turn"],
@@ -501,9 +533,10 @@ def test_event_families_exist_with_their_fields() -> None:
 
 
 async def test_raw_deltas_stream_live_and_items_reaggregate(autojump_clock: trio.testing.MockClock) -> None:
-    """ "The raw TokenDelta / ToolCallDelta events stream as the provider emits them; the MessageOutput /
+    """Seed: "The raw TokenDelta / ToolCallDelta events stream as the provider emits them; the MessageOutput /
     ToolCallItem / ToolOutputItem events carry the same content re-aggregated into a complete Item once the turn
-    settles.\""""
+    settles."
+    """
     slow = raw(
         ModelTextDelta("On "),
         pause(1.0),
@@ -536,7 +569,8 @@ async def test_raw_deltas_stream_live_and_items_reaggregate(autojump_clock: trio
 
 
 async def test_common_case_collects_into_a_run_result() -> None:
-    """ "The common case: call run, then drain the stream into a RunResult with RunResultStreaming.\""""
+    """Seed: "The common case: call run, then drain the stream into a RunResult with RunResultStreaming."
+    """
     agent = LlmAgent(
         name="budget-assistant",
         model=ScriptedModel([reply("You are on track.")]),
@@ -549,9 +583,10 @@ async def test_common_case_collects_into_a_run_result() -> None:
 
 
 async def test_collect_returns_last_message_text_events_and_usage() -> None:
-    """ "RunResultStreaming::new(stream).collect().await? drains every event, returning a RunResult whose
+    """Seed: "RunResultStreaming::new(stream).collect().await? drains every event, returning a RunResult whose
     final_output: String is the concatenated text of the last MessageOutput assistant message, alongside the full
-    events vector and aggregated usage.\""""
+    events vector and aggregated usage."
+    """
     model = ScriptedModel(
         [
             call_tools(call("a"), text="Let me look.", usage=Usage(input_tokens=100, output_tokens=20)),
@@ -567,7 +602,8 @@ async def test_collect_returns_last_message_text_events_and_usage() -> None:
 
 
 async def test_run_failed_surfaces_as_run_error() -> None:
-    """ "A terminal RunFailed surfaces as Err(RunError).\""""
+    """Seed: "A terminal RunFailed surfaces as Err(RunError)."
+    """
     model = ScriptedModel([call_tools(call("a")) for _ in range(2)])
     agent = tool_agent(model, SleepTool("a", seconds=0), run_config=RunConfig(max_turns=2))
     with pytest.raises(RunError) as info:
@@ -577,7 +613,8 @@ async def test_run_failed_surfaces_as_run_error() -> None:
 
 
 async def test_collect_typed_for_structured_output() -> None:
-    """ "For structured output, use collect_typed::<T>() instead.\""""
+    """Seed: "For structured output, use collect_typed::<T>() instead."
+    """
     agent = tool_agent(ScriptedModel([reply(' {"on_track": false, "spent": 340} ')]), output_type=Verdict)
     result = await RunResultStreaming(agent.run(ephemeral(), QUESTION)).collect_typed(Verdict)
     verdict: Verdict = result.final_output
@@ -588,8 +625,9 @@ async def test_collect_typed_for_structured_output() -> None:
 
 
 async def test_match_on_the_stream_to_react_live() -> None:
-    """ "To react as the run unfolds — for example streaming tokens to a console — match on the stream directly
-    instead of collecting:\""""
+    """Seed: "To react as the run unfolds — for example streaming tokens to a console — match on the stream directly
+    instead of collecting:"
+    """
     printed: list[str] = []
     failure = None
     agent = tool_agent(ScriptedModel([reply("You are on track this month.")]))
@@ -605,8 +643,9 @@ async def test_match_on_the_stream_to_react_live() -> None:
 
 
 async def test_drain_yourself_then_build_the_result() -> None:
-    """ "You can drain the stream yourself and still build a RunResult later, or mix the two —
-    RunResultStreaming::collect is just one consumer of the same AgentEvent stream.\""""
+    """Seed: "You can drain the stream yourself and still build a RunResult later, or mix the two —
+    RunResultStreaming::collect is just one consumer of the same AgentEvent stream."
+    """
     def agent() -> LlmAgent[None]:
         script: list[ScriptedTurn] = [call_tools(call("a")), reply("You are on track.")]
         return tool_agent(ScriptedModel(script), SleepTool("a", seconds=0))
@@ -627,7 +666,8 @@ async def test_drain_yourself_then_build_the_result() -> None:
 
 
 async def test_run_config_through_a_runner_or_on_the_agent() -> None:
-    """ "RunConfig controls the run; pass it through a Runner, or set it on the agent via the builder.\""""
+    """Seed: "RunConfig controls the run; pass it through a Runner, or set it on the agent via the builder."
+    """
     script = [call_tools(call("a")) for _ in range(4)]
     on_agent = tool_agent(ScriptedModel(script), SleepTool("a", seconds=0), run_config=RunConfig(max_turns=2))
     events = await drain(on_agent.run(ephemeral(), QUESTION))
@@ -639,8 +679,9 @@ async def test_run_config_through_a_runner_or_on_the_agent() -> None:
 
 
 async def test_max_turns_default_16_honoured_by_bare_run() -> None:
-    """ "max_turns: u32 — model turns before the loop fails with MaxTurnsExceeded. Default 16. Honored by the core
-    loop driver, including a bare agent.run().\""""
+    """Seed: "max_turns: u32 — model turns before the loop fails with MaxTurnsExceeded. Default 16. Honored by the core
+    loop driver, including a bare agent.run()."
+    """
     assert RunConfig().max_turns == 16
     model = ScriptedModel([call_tools(call("a")) for _ in range(20)])
     events = await drain(tool_agent(model, SleepTool("a", seconds=0)).run(ephemeral(), QUESTION))
@@ -652,8 +693,9 @@ async def test_max_turns_default_16_honoured_by_bare_run() -> None:
 async def test_parallel_tool_call_limit_caps_concurrency(
     autojump_clock: trio.testing.MockClock, limit: int | None, elapsed: float, peak: int
 ) -> None:
-    """ "parallel_tool_call_limit: Option<NonZeroUsize> — cap on concurrently-executing tool calls. None = unbounded.
-    Honored by the core loop driver.\""""
+    """Seed: "parallel_tool_call_limit: Option<NonZeroUsize> — cap on concurrently-executing tool calls.
+    None = unbounded. Honored by the core loop driver."
+    """
     from tests.shell.loop_fakes import GaugedSleepTool, SharedGauge
 
     gauge = SharedGauge()
@@ -669,8 +711,9 @@ async def test_parallel_tool_call_limit_caps_concurrency(
 
 
 async def test_max_agent_depth_default_8_bounds_handoff_chains() -> None:
-    """ "max_agent_depth: u32 — maximum agent-nesting depth across handoff chains and agent-as-tool sub-runs.
-    Default 8; exceeding it fails with MaxAgentDepthExceeded.\""""
+    """Seed: "max_agent_depth: u32 — maximum agent-nesting depth across handoff chains and agent-as-tool sub-runs.
+    Default 8; exceeding it fails with MaxAgentDepthExceeded."
+    """
     assert RunConfig().max_agent_depth == 8
     agents: dict[str, LlmAgent[None]] = {}
 
@@ -689,8 +732,9 @@ async def test_max_agent_depth_default_8_bounds_handoff_chains() -> None:
 
 
 async def test_timeout_only_honoured_by_a_runner(autojump_clock: trio.testing.MockClock) -> None:
-    """ "timeout: Option<Duration> — wall-clock deadline for the whole run. Honored only by a runtime backend such as
-    the runtime-tokio runner; a bare agent.run() has no timer and cannot time out.\""""
+    """Seed: "timeout: Option<Duration> — wall-clock deadline for the whole run. Honored only by a runtime backend
+    such as the runtime-tokio runner; a bare agent.run() has no timer and cannot time out."
+    """
     agent = tool_agent(ScriptedModel([reply("slow answer", latency=10.0)]), run_config=RunConfig(timeout=5.0))
     start = trio.current_time()
     result = await RunResultStreaming(agent.run(ephemeral(), QUESTION)).collect()
@@ -704,6 +748,7 @@ async def test_timeout_only_honoured_by_a_runner(autojump_clock: trio.testing.Mo
 
 
 def test_run_config_builders_chain() -> None:
-    """ "The builders are chainable:\""""
+    """Seed: "The builders are chainable:"
+    """
     config = RunConfig().with_timeout(30).with_parallel_tool_call_limit(4).with_max_agent_depth(4)
     assert config == RunConfig(max_turns=16, parallel_tool_call_limit=4, max_agent_depth=4, timeout=30)
