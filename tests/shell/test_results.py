@@ -143,3 +143,15 @@ async def test_collect_typed_surfaces_run_failures() -> None:
     with pytest.raises(RunError) as info:
         await RunResultStreaming(replay([RunStarted("a"), RunFailed(MaxTurnsExceeded(1))])).collect_typed(Budget)
     assert info.value.error == MaxTurnsExceeded(1)
+
+
+async def test_an_exception_in_on_event_propagates() -> None:
+    """An exception raised by the `on_event` callback reaches the caller of `collect`, unchanged."""
+
+    def explode(event: AgentEvent) -> None:
+        if isinstance(event, TokenDelta):
+            raise LookupError("consumer bug")
+
+    agent = LlmAgent(name="a", model=ScriptedModel([reply("one two")]))
+    with pytest.raises(LookupError, match="consumer bug"):
+        await RunResultStreaming(agent.run(ephemeral(), AgentInput.from_user_text("?"))).collect(on_event=explode)

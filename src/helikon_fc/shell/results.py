@@ -153,14 +153,13 @@ class RunResultStreaming:
         self._used = True
         collected: list[AgentEvent] = []
         run = self._run
-        if isinstance(run, RunStreamManager) and run.can_drain:
+        if on_event is None and isinstance(run, RunStreamManager) and run.can_drain:
             # Every event is wanted and nobody leaves early: run in this task, no channel needed.
+            # (With `on_event`, user code runs per event; the stream keeps its exceptions the caller's.)
             append = collected.append
 
             async def keep(event: AgentEvent) -> None:
                 append(event)
-                if on_event is not None:
-                    on_event(event)
 
             await run.drain(keep)
             events = tuple(collected)
