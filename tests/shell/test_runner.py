@@ -152,3 +152,19 @@ async def test_runner_collect_raises_a_failure_to_start() -> None:
     with pytest.raises(HandoffCollisionError):
         await RunResultStreaming(Runner().run(clash, ctx, QUESTION)).collect()
     assert len(ctx.session) == 0
+
+
+async def test_leaving_a_runner_stream_early_cancels_the_run(autojump_clock: trio.testing.MockClock) -> None:
+    """Leaving a runner's block mid-run cancels the agent's running tools and leaves no task behind."""
+    tool = SleepTool("slow", seconds=30)
+    agent = LlmAgent(name="a", model=ScriptedModel([call_tools(call("slow")), reply("x")]), tools=[tool])
+    living = trio.lowlevel.current_statistics().tasks_living
+    async with Runner().run(agent, ephemeral(), QUESTION) as events:
+        async for event in events:
+            if kinds([event]) == ["ToolCallItem"]:
+                await trio.sleep(1)
+                break
+    assert tool.started == [0.0] and tool.finished == []
+    assert trio.lowlevel.current_statistics().tasks_living == living
+    await trio.sleep(60)
+    assert tool.finished == []
