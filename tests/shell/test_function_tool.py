@@ -415,8 +415,11 @@ async def test_a_blocking_sync_tool_does_not_stall_an_async_sibling() -> None:
     assert order == ["sibling done", "blocking done"]
 
 
-async def test_a_cancelled_sync_tool_is_abandoned(autojump_clock: trio.testing.MockClock) -> None:
-    """Cancelling a blocked sync tool returns at once (virtual time); its thread finishes later in the background."""
+async def test_a_cancelled_sync_tool_is_abandoned() -> None:
+    """Cancelling a blocked sync tool returns without waiting for it; its thread finishes later in the background.
+
+    Real clock on purpose: under a MockClock sync tools run inline (see the next test).
+    """
     release = threading.Event()
     finished = threading.Event()
 
@@ -427,14 +430,29 @@ async def test_a_cancelled_sync_tool_is_abandoned(autojump_clock: trio.testing.M
         finished.set()
         return "late"
 
-    with trio.move_on_after(1) as scope:
+    with trio.move_on_after(0.01) as scope:
         await stuck.invoke(_ctx(), {})
     assert scope.cancelled_caught
-    assert trio.current_time() == pytest.approx(1)
-    assert not finished.is_set()
+    assert not finished.is_set(), "the call returned while its thread was still blocked"
     release.set()
     await trio.to_thread.run_sync(finished.wait, 10)
     assert finished.is_set()
+
+
+async def test_under_virtual_time_a_sync_tool_runs_inline(autojump_clock: trio.testing.MockClock) -> None:
+    """Under a MockClock a sync tool runs in the trio thread, so no virtual time passes while it works."""
+    threads: list[str] = []
+
+    @function_tool
+    def where() -> str:
+        """Say which thread runs the tool."""
+        threads.append(threading.current_thread().name)
+        return "here"
+
+    output = await where.invoke(_ctx(), {})
+    assert output.content == "here"
+    assert threads == [threading.current_thread().name]
+    assert trio.current_time() == 0
 
 
 def test_literal_parameters() -> None:

@@ -9,6 +9,11 @@ A sync function runs in a worker thread (``trio.to_thread.run_sync(..., abandon_
 so a blocking tool never stalls the tools running beside it. If the call is cancelled (timeout,
 run cancelled) the thread is abandoned: the run goes on at once, and the thread finishes in the
 background, its result thrown away. A tool that must stop when it is cancelled should be async.
+
+Under virtual time (a `trio.testing.MockClock`, as `helikon_fc.testing.simulate` uses) a sync
+function runs inline instead: the clock jumps whenever every task waits, and a task waiting on a
+worker thread counts as waiting, so the clock would race past timeouts while the thread ran.
+Inline, the call costs no virtual time, exactly like the rest of a simulated run.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from collections.abc import Callable
 from typing import Any, Concatenate, Generic, ParamSpec, Protocol, TypeVar, cast, get_origin, get_type_hints, overload
 
 import trio
+import trio.testing
 from cattrs.preconf.json import make_converter
 
 from ..core import JsonObject, JsonValue
@@ -109,6 +115,8 @@ class FunctionTool(Generic[Ctx, P, R]):
         fn = cast("Callable[..., Any]", self.fn)
         if self._is_async:
             result = await fn(*args, **kwargs)
+        elif isinstance(trio.lowlevel.current_clock(), trio.testing.MockClock):
+            result = fn(*args, **kwargs)
         else:
             result = await trio.to_thread.run_sync(functools.partial(fn, *args, **kwargs), abandon_on_cancel=True)
         return to_tool_output(result)
