@@ -8,6 +8,7 @@ from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, 
 from types import TracebackType
 from typing import Literal, cast
 
+import attrs
 import httpx2
 import openai
 import trio
@@ -36,6 +37,31 @@ _NO_KEY_PLACEHOLDER = "unused"
 """Sent as the API key to a custom ``base_url`` when no key is configured (local servers ignore it)."""
 
 _FAILURES: tuple[type[BaseException], ...] = (openai.OpenAIError, httpx2.HTTPError, httpx2.StreamError)
+
+
+@attrs.frozen(kw_only=True)
+class _ClientOptions:
+    """What a model needs to build its own ``AsyncOpenAI`` clients."""
+
+    api_key: str
+    base_url: str | None
+    organization: str | None
+    project: str | None
+    timeout: float | None
+    max_retries: int
+    default_headers: Mapping[str, str] | None
+
+    def build(self) -> AsyncOpenAI:
+        """A new client; the caller closes it."""
+        return AsyncOpenAI(
+            api_key=self.api_key,
+            base_url=self.base_url,
+            organization=self.organization,
+            project=self.project,
+            timeout=self.timeout if self.timeout is not None else not_given,
+            max_retries=self.max_retries,
+            default_headers=self.default_headers,
+        )
 
 
 async def _close_shielded(close: Callable[[], Awaitable[None]]) -> None:
@@ -75,16 +101,14 @@ class OpenAIModel:
         ```
     """
 
-    __slots__ = ("_api", "_client", "_client_options", "_depth", "_model", "_shared")
+    __slots__ = ("_api", "_client", "_depth", "_model", "_options", "_shared")
 
-    def __init__(
-        self, api: Api, model: str, *, client: AsyncOpenAI | None, client_options: Mapping[str, object]
-    ) -> None:
+    def __init__(self, api: Api, model: str, *, client: AsyncOpenAI | None, options: _ClientOptions | None) -> None:
         """Prefer `OpenAIModel.chat` / `OpenAIModel.responses`, which check their arguments."""
         self._api: Api = api
         self._model = model
         self._client = client
-        self._client_options = dict(client_options)
+        self._options = options
         self._shared: AsyncOpenAI | None = None
         self._depth = 0
 
@@ -195,7 +219,7 @@ class OpenAIModel:
             ]
             if given:
                 raise TypeError(f"pass either a ready client or connection options, not both (got {', '.join(given)})")
-            return cls(api, model, client=client, client_options={})
+            return cls(api, model, client=client, options=None)
         if max_retries < 0:
             raise ValueError(f"max_retries must be >= 0, got {max_retries}")
         base_url = base_url or os.environ.get("OPENAI_BASE_URL") or None
@@ -207,16 +231,16 @@ class OpenAIModel:
                     "or pass a ready client="
                 )
             api_key = _NO_KEY_PLACEHOLDER
-        options: dict[str, object] = {
-            "api_key": api_key,
-            "base_url": base_url,
-            "organization": organization,
-            "project": project,
-            "timeout": timeout,
-            "max_retries": max_retries,
-            "default_headers": dict(default_headers) if default_headers else None,
-        }
-        return cls(api, model, client=None, client_options=options)
+        options = _ClientOptions(
+            api_key=api_key,
+            base_url=base_url,
+            organization=organization,
+            project=project,
+            timeout=timeout,
+            max_retries=max_retries,
+            default_headers=dict(default_headers) if default_headers else None,
+        )
+        return cls(api, model, client=None, options=options)
 
     @property
     def name(self) -> str:
@@ -229,7 +253,7 @@ class OpenAIModel:
         return self._api
 
     def __repr__(self) -> str:
-        base_url = self._client.base_url if self._client is not None else self._client_options.get("base_url")
+        base_url = self._client.base_url if self._client is not None else self._options and self._options.base_url
         return f"OpenAIModel.{self._api}({self._model!r}, base_url={str(base_url) if base_url else None!r})"
 
     async def __aenter__(self) -> OpenAIModel:
@@ -281,17 +305,8 @@ class OpenAIModel:
                 yield events
 
     def _new_client(self) -> AsyncOpenAI:
-        options = self._client_options
-        timeout = options["timeout"]
-        return AsyncOpenAI(
-            api_key=cast(str, options["api_key"]),
-            base_url=cast("str | None", options["base_url"]),
-            organization=cast("str | None", options["organization"]),
-            project=cast("str | None", options["project"]),
-            timeout=cast(float, timeout) if timeout is not None else not_given,
-            max_retries=cast(int, options["max_retries"]),
-            default_headers=cast("Mapping[str, str] | None", options["default_headers"]),
-        )
+        assert self._options is not None, "a model given a client never builds one"
+        return self._options.build()
 
     async def _open(self, client: AsyncOpenAI, request: ModelRequest) -> AsyncAPIResponse[object]:
         settings = request.settings
