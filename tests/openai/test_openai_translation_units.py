@@ -12,6 +12,7 @@ from helikon_fc.core import (
     FinishReason,
     ModelFailureKind,
     ModelFinish,
+    ModelReasoningDelta,
     ModelTextDelta,
     ModelToolCallDelta,
 )
@@ -197,3 +198,10 @@ def test_responses_event_name_is_used_when_the_payload_has_no_type() -> None:
     """The SSE ``event:`` field stands in for a missing ``type``."""
     translator = ResponsesStreamTranslator()
     assert translator.feed("response.output_text.delta", json.dumps({"delta": "hi"})) == [ModelTextDelta("hi")]
+
+
+@pytest.mark.parametrize("field", ["reasoning_content", "reasoning"])
+def test_chat_reasoning_fields_of_compatible_servers(field: str) -> None:
+    """Both spellings compatible servers use for streamed reasoning become reasoning deltas."""
+    translator = ChatStreamTranslator()
+    assert translator.feed(chunk({field: "hmm"})) == [ModelReasoningDelta("hmm")]
