@@ -134,7 +134,10 @@ class RunStreamManager:
         self._entered = True
         if self._check is not None:
             self._check()
-        send_channel, receive_channel = trio.open_memory_channel[AgentEvent](self._buffer)
+        # Not `open_memory_channel[AgentEvent](...)`: subscripting at run time costs a typing lookup per run.
+        send_channel: trio.MemorySendChannel[AgentEvent]
+        receive_channel: trio.MemoryReceiveChannel[AgentEvent]
+        send_channel, receive_channel = trio.open_memory_channel(self._buffer)
         self._send, self._receive = send_channel, receive_channel
         manager = self._manager = trio.open_nursery()
         nursery = self._nursery = await manager.__aenter__()
