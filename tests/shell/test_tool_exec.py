@@ -262,13 +262,14 @@ async def test_a_tool_within_its_timeout_succeeds(ctx: RunContext[str], autojump
     assert trio.current_time() == pytest.approx(0.5)
 
 
-async def test_a_blocking_sync_function_tool_times_out(
-    ctx: RunContext[str], autojump_clock: trio.testing.MockClock
-) -> None:
-    """A sync tool stuck in its thread still times out on time; the abandoned thread ends later."""
+async def test_a_blocking_sync_function_tool_times_out(ctx: RunContext[str]) -> None:
+    """A sync tool stuck in its thread still times out; the abandoned thread ends later.
+
+    Real clock on purpose: under a MockClock sync tools run inline, where no timeout can interrupt them.
+    """
     release = threading.Event()
 
-    @function_tool(timeout=2)
+    @function_tool(timeout=0.05)
     def stuck() -> str:
         """Block."""
         release.wait(timeout=10)
@@ -276,8 +277,7 @@ async def test_a_blocking_sync_function_tool_times_out(
 
     result = await execute_tool_call(stuck, call("", name="stuck"), ctx)
     release.set()
-    assert result == ToolResult("call-1", "tool stuck timed out after 2 s", is_error=True)
-    assert trio.current_time() == pytest.approx(2)
+    assert result == ToolResult("call-1", "tool stuck timed out after 0.05 s", is_error=True)
 
 
 async def test_cancellation_propagates(ctx: RunContext[str], autojump_clock: trio.testing.MockClock) -> None:

@@ -28,7 +28,12 @@ from .script import (
     reply as reply,
 )
 from .scripted_model import ScriptedModel as ScriptedModel, ScriptExhausted as ScriptExhausted
-from .simulation import Simulation as Simulation, run_simulated as run_simulated, simulate as simulate
+from .simulation import (
+    Simulation as Simulation,
+    deterministic_scheduling as deterministic_scheduling,
+    run_simulated as run_simulated,
+    simulate as simulate,
+)
 
 __all__ = [
     "DEFAULT_USAGE",
@@ -48,6 +53,7 @@ __all__ = [
     "broken",
     "call",
     "call_tools",
+    "deterministic_scheduling",
     "fail",
     "pause",
     "raw",
