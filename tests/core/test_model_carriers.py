@@ -55,4 +55,4 @@ def test_usage_adds_field_by_field() -> None:
     assert a + b == Usage(input_tokens=11, output_tokens=22, cached_input_tokens=33, reasoning_tokens=44, requests=55)
     assert (a + b).total_tokens == 33
     other: object = 1
-    assert a.__add__(other) is NotImplemented  # type: ignore[arg-type]
+    assert a.__add__(other) is NotImplemented  # type: ignore[operator]
