@@ -76,6 +76,9 @@ def test_tuples_come_back_as_tuples_and_conversations_as_conversations() -> None
     assert isinstance(read.items, Conversation) and read == request
     events = (RunStarted("a"), RunFailed(TimedOut(1.5)))
     assert from_json(tuple[AgentEvent, ...], to_json(events)) == events
+    assert from_json(list[AgentEvent], to_json(events)) == list(events)
+    assert problems(tuple[AgentEvent, ...], '"ab"') == ("$: expected list, got str",)
+    assert problems(list[AgentEvent], '{"type": "run_started"}') == ("$: expected list, got object",)
 
 
 def test_enums_are_written_by_value() -> None:

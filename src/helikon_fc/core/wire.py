@@ -182,6 +182,11 @@ def _is_tuple_type(tp: object) -> bool:
     return origin is tuple
 
 
+def _is_list_type(tp: object) -> bool:
+    origin: object = get_origin(tp)
+    return origin is list or tp is list
+
+
 def _is_json_value_type(tp: object) -> bool:
     origin = get_origin(tp)
     if origin is not typing.Union and origin is not types.UnionType:
@@ -313,6 +318,16 @@ def _make_converter() -> JsonConverter:
         return structure
 
     conv.register_structure_hook_factory(_is_tuple_type, structure_tuple_factory)
+
+    def structure_list_factory(tp: Any) -> Callable[[object, object], list[object]]:
+        (element,) = get_args(tp) or (Any,)
+
+        def structure(value: object, _: object) -> list[object]:
+            return _structure_list(conv, value, element)
+
+        return structure
+
+    conv.register_structure_hook_factory(_is_list_type, structure_list_factory)
 
     def structure_conversation(value: object, _: object) -> Conversation:
         return Conversation(cast("list[Item]", _structure_list(conv, value, Item)))
