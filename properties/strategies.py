@@ -142,6 +142,42 @@ def json_objects() -> st.SearchStrategy[JsonObject]:
     return st.dictionaries(texts(), json_values(), max_size=3)
 
 
+def json_schemas() -> st.SearchStrategy[JsonObject]:
+    """JSON Schemas built from the keywords `validate` understands (and some it does not), well formed or not."""
+    type_names = st.sampled_from(["null", "boolean", "integer", "number", "string", "array", "object", "bogus"])
+    keys = st.sampled_from(["a", "b", "city", "with space"])
+    bounds = st.integers(min_value=-3, max_value=5) | finite_floats() | st.booleans()
+
+    def compound(inner: st.SearchStrategy[JsonObject]) -> st.SearchStrategy[JsonObject]:
+        keywords: dict[str, st.SearchStrategy[JsonValue]] = {
+            "type": type_names | st.lists(type_names, max_size=3),
+            "properties": st.dictionaries(keys, inner, max_size=3),
+            "required": st.lists(keys, max_size=3),
+            "additionalProperties": st.booleans() | inner,
+            "items": inner | st.booleans(),
+            "prefixItems": st.lists(inner, max_size=2),
+            "minItems": bounds,
+            "maxItems": bounds,
+            "minimum": bounds,
+            "exclusiveMaximum": bounds,
+            "minLength": bounds,
+            "maxLength": bounds,
+            "pattern": st.sampled_from(["^a", "[0-9]+", "(", ""]),
+            "enum": st.lists(json_values(), max_size=3) | json_values(),
+            "const": json_values(),
+            "anyOf": st.lists(inner, max_size=2),
+            "oneOf": st.lists(inner, max_size=2),
+            "allOf": st.lists(inner, max_size=2),
+            "$ref": st.sampled_from(["#", "#/$defs/a", "#/$defs/missing", "#/properties/a", "other.json"]),
+            "$defs": st.fixed_dictionaries({"a": inner}),
+        }
+        return st.lists(st.sampled_from(sorted(keywords)), max_size=4, unique=True).flatmap(
+            lambda chosen: st.fixed_dictionaries({key: keywords[key] for key in chosen})
+        )
+
+    return st.recursive(st.builds(dict) | st.builds(lambda t: {"type": t}, type_names), compound, max_leaves=6)
+
+
 def usages() -> st.SearchStrategy[Usage]:
     """Any usage, with any provider-reported request count."""
     return st.builds(
