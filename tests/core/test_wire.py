@@ -166,6 +166,10 @@ def test_text_that_is_not_json_is_a_wire_format_error() -> None:
         from_json(Usage, "")
     assert problems(Usage, "{'input_tokens': 1}")[0].startswith("$: invalid JSON: Expecting property name")
     assert problems(Usage, '{"input_tokens": 1')[0].startswith("$: invalid JSON:")
+    assert problems(Usage, "[" * 100_000) == ("$: invalid JSON: nested too deeply",)
+    deep_info = '{"type":"guardrail_triggered","kind":"k","info":' + "[" * 900 + "]" * 900 + "}"
+    deep_event = from_json(GuardrailTriggered, deep_info)
+    assert isinstance(deep_event.info, list) and to_json(deep_event) == deep_info
     assert issubclass(WireFormatError, ValueError)
 
 

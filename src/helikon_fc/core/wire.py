@@ -199,22 +199,27 @@ def _is_json_object_type(tp: object) -> bool:
 
 
 def _json_problems(value: object, at: str = "") -> list[tuple[str, str]]:
-    """Where `value` is not a JSON value (`JsonValue`)."""
-    if value is None or isinstance(value, bool | int | str):
-        return []
-    if isinstance(value, float):
-        return [] if math.isfinite(value) else [(at, f"expected a finite number, got {value}")]
-    if isinstance(value, list):
-        return [problem for index, item in enumerate(value) for problem in _json_problems(item, f"{at}[{index}]")]
-    if isinstance(value, dict):
-        found: list[tuple[str, str]] = []
-        for key, item in value.items():
-            if not isinstance(key, str):
-                found.append((at, f"expected str object keys, got {_kind(key)}"))
-            else:
-                found.extend(_json_problems(item, at + _key_path(key)))
-        return found
-    return [(at, f"expected a JSON value, got {_kind(value)}")]
+    """Where `value` is not a JSON value (`JsonValue`); iterative, so any depth `json.loads` accepts is fine."""
+    found: list[tuple[str, str]] = []
+    stack: list[tuple[object, str]] = [(value, at)]
+    while stack:
+        item, path = stack.pop()
+        if item is None or isinstance(item, bool | int | str):
+            continue
+        if isinstance(item, float):
+            if not math.isfinite(item):
+                found.append((path, f"expected a finite number, got {item}"))
+        elif isinstance(item, list):
+            stack.extend((element, f"{path}[{index}]") for index, element in enumerate(item))
+        elif isinstance(item, dict):
+            for key, element in item.items():
+                if isinstance(key, str):
+                    stack.append((element, path + _key_path(key)))
+                else:
+                    found.append((path, f"expected str object keys, got {_kind(key)}"))
+        else:
+            found.append((path, f"expected a JSON value, got {_kind(item)}"))
+    return sorted(found)
 
 
 def _structure_json_value(value: object, _: object) -> object:
@@ -474,6 +479,8 @@ def from_json(tp: object, text: str | bytes) -> Any:
         data = json.loads(text, parse_constant=_reject_constant)
     except ValueError as exc:
         raise WireFormatError((f"$: invalid JSON: {exc}",)) from exc
+    except RecursionError as exc:
+        raise WireFormatError(("$: invalid JSON: nested too deeply",)) from exc
     try:
         return _CONVERTER.structure(data, cast("type[Any]", tp))
     except Exception as exc:
