@@ -11,12 +11,17 @@ from properties.strategies import scenario_ctxs, scripts
 
 from helikon_fc.core import (
     ApplyingHandoff,
+    CallingModel,
     Conversation,
+    ExecuteTools,
+    ExecutingTools,
     ToolCall,
     ToolCallItem,
     ToolOutputItem,
     ToolResult,
     TransitionCtx,
+    parse_arguments,
+    validate,
 )
 
 CTXS = scenario_ctxs()
@@ -54,9 +59,14 @@ def test_every_tool_call_is_answered_exactly_once(ctx: TransitionCtx, script: tu
 
 @given(ctx=CTXS, script=SCRIPTS)
 def test_only_valid_calls_to_real_tools_are_executed(ctx: TransitionCtx, script: tuple[Answer, ...]) -> None:
-    """The driver is asked to run a call only if it names one of the agent's tools, and never on a structured turn."""
+    """The driver is asked to run a call only from a tool-loop turn, and only if it names one of the agent's tools
+    with arguments that fit that tool's schema."""
     trace = drive(ctx, script)
-    tool_names = {tool.name for tool in ctx.tools}
-    for batch in trace.tool_batches:
-        assert batch
-        assert all(call.name in tool_names for call in batch)
+    tools = {tool.name: tool for tool in ctx.tools}
+    for step in trace.steps:
+        if isinstance(step.outcome.next_action, ExecuteTools):
+            assert isinstance(step.state, CallingModel | ExecutingTools)
+            assert step.outcome.next_action.calls
+            for call in step.outcome.next_action.calls:
+                assert call.name in tools
+                assert validate(parse_arguments(call.arguments), tools[call.name].parameters) == []
