@@ -107,9 +107,14 @@ def s4(options: Options) -> dict[str, object]:
     counted = [0]
 
     async def once() -> None:
+        before = COUNT[0]
         n = 0
-        async for _ in run_streamed():
+        last: object = None
+        async for event in run_streamed():
             n += 1
+            last = event
+        check(isinstance(last, dict) and last["content"] == script.FINAL_TEXT, f"S4 answer {last!r}")
+        check(COUNT[0] - before == script.TOOL_CALLS, "S4 tool count")
         counted[0] = n
 
     result = asyncio.run(timed_batches(once, options.budget))

@@ -19,6 +19,7 @@ from helikon_fc import (
     AssistantMessage,
     GraphAgent,
     LlmAgent,
+    MessageOutput,
     RunContext,
     RunResultStreaming,
     ToolResult,
@@ -195,10 +196,16 @@ def s4(options: Options) -> dict[str, object]:
     counted = [0]
 
     async def once() -> None:
+        before = COUNT[0]
         n = 0
+        last: object = None
         async with a.run(RunContext.ephemeral(None), PROMPT_INPUT) as events:
-            async for _ in events:
+            async for event in events:
                 n += 1
+                if isinstance(event, MessageOutput):
+                    last = event.item.text
+        check(last == script.FINAL_TEXT, f"S4 answer {last!r}")
+        check(COUNT[0] - before == script.TOOL_CALLS, "S4 tool count")
         counted[0] = n
 
     result = trio.run(timed_batches, once, options.budget)
