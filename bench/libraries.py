@@ -37,7 +37,6 @@ class Library:
 
 
 _NO_CORE = "no pure transition function: the loop is not a separate value"
-_PEER_ONLY = "not scripted for peers (S1-S4 are)"
 _NO_DAG = "not scripted: S7 runs under trio's MockClock (virtual time); asyncio peers have no equivalent"
 _NO_S8 = (
     "not run for peers (time budget: 10,000 concurrent runs take minutes to hours here); S3 gives their memory "
@@ -68,7 +67,7 @@ LIBRARIES: tuple[Library, ...] = (
         "bench.scenarios.peer_openai_agents",
         "openai-agents",
         "agents",
-        {"S5": _PEER_ONLY, "S6": _NO_CORE, "S7": _NO_DAG, "S8": _NO_S8},
+        {"S6": _NO_CORE, "S7": _NO_DAG, "S8": _NO_S8},
     ),
     Library(
         "pydantic-ai",
@@ -76,7 +75,7 @@ LIBRARIES: tuple[Library, ...] = (
         "bench.scenarios.peer_pydantic_ai",
         "pydantic-ai-slim",
         "pydantic_ai",
-        {"S5": _PEER_ONLY, "S6": _NO_CORE, "S7": _NO_DAG, "S8": _NO_S8},
+        {"S6": _NO_CORE, "S7": _NO_DAG, "S8": _NO_S8},
     ),
     Library(
         "langgraph",
@@ -84,7 +83,7 @@ LIBRARIES: tuple[Library, ...] = (
         "bench.scenarios.peer_langgraph",
         "langgraph",
         "langgraph",
-        {"S5": _PEER_ONLY, "S6": _NO_CORE, "S7": _NO_DAG, "S8": _NO_S8},
+        {"S6": _NO_CORE, "S7": _NO_DAG, "S8": _NO_S8},
     ),
 )
 

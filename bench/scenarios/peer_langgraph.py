@@ -13,7 +13,7 @@ from typing import Any
 
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, ToolMessage
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, HumanMessage, ToolMessage
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from langchain_core.tools import tool
 from langchain_core.utils.function_calling import convert_to_openai_tool
@@ -146,9 +146,40 @@ def graph(model: BenchChatModel, tools: bool = True) -> Any:
 INPUT = {"messages": [{"role": "user", "content": script.PROMPT}]}
 
 
-async def run(g: Any) -> str:
-    state = await g.ainvoke(INPUT)
+async def run(g: Any, input: dict[str, Any] = INPUT) -> str:
+    state = await g.ainvoke(input)
     return str(state["messages"][-1].content)
+
+
+def history_input(size: int) -> dict[str, Any]:
+    """S5: `size` earlier messages, then the prompt, as the graph's input state."""
+    messages: list[BaseMessage] = [
+        HumanMessage(text) if role == "user" else AIMessage(text) for role, text in script.history_texts(size)
+    ]
+    messages.append(HumanMessage(script.PROMPT))
+    return {"messages": messages}
+
+
+def s5(options: Options) -> dict[str, object]:
+    """Cost of one more tool round at each history size: (T(rounds=R) - T(rounds=0)) / R."""
+    base_graph, loaded_graph = graph(BenchChatModel(rounds=0)), graph(BenchChatModel())
+    per_size: dict[str, object] = {}
+    for size in script.S5_SIZES:
+        input = history_input(size)
+
+        async def measure(input: dict[str, Any] = input) -> dict[str, object]:
+            async def base() -> None:
+                check(await run(base_graph, input) == script.FINAL_TEXT, "S5 answer")
+
+            async def loaded() -> None:
+                check(await run(loaded_graph, input) == script.FINAL_TEXT, "S5 answer")
+
+            b = await timed_batches(base, options.budget.smaller())
+            r = await timed_batches(loaded, options.budget.smaller())
+            return {"base_us": b["us"], "rounds_us": r["us"]}
+
+        per_size[str(size)] = asyncio.run(measure())
+    return {"sizes": per_size, "rounds": script.TOOL_ROUNDS}
 
 
 def s1(options: Options) -> dict[str, object]:
@@ -214,7 +245,7 @@ def s8(options: Options) -> dict[str, object]:
     return asyncio.run(concurrent_runs(fan_out, n, 1, 0.0))
 
 
-SCENARIOS = {"S1": s1, "S2": s2, "S3": s3, "S4": s4, "S8": s8}
+SCENARIOS = {"S1": s1, "S2": s2, "S3": s3, "S4": s4, "S5": s5, "S8": s8}
 
 if __name__ == "__main__":
     main(SCENARIOS)

@@ -154,9 +154,38 @@ def agent(model: BenchModel, tools: bool = True) -> Agent[None]:
     return Agent(name="bench", instructions=script.INSTRUCTIONS, model=model, tools=TOOLS if tools else [])
 
 
-async def run(a: Agent[None]) -> str:
-    result = await Runner.run(a, script.PROMPT, run_config=RUN_CONFIG)
+async def run(a: Agent[None], input: str | list[Any] = script.PROMPT) -> str:
+    result = await Runner.run(a, input, run_config=RUN_CONFIG)
     return str(result.final_output)
+
+
+def history_input(size: int) -> list[Any]:
+    """S5: `size` earlier messages, then the prompt, as Responses-API input items."""
+    items: list[Any] = [{"role": role, "content": text} for role, text in script.history_texts(size)]
+    items.append({"role": "user", "content": script.PROMPT})
+    return items
+
+
+def s5(options: Options) -> dict[str, object]:
+    """Cost of one more tool round at each history size: (T(rounds=R) - T(rounds=0)) / R."""
+    base_agent, loaded_agent = agent(BenchModel(rounds=0)), agent(BenchModel())
+    per_size: dict[str, object] = {}
+    for size in script.S5_SIZES:
+        history = history_input(size)
+
+        async def measure(history: list[Any] = history) -> dict[str, object]:
+            async def base() -> None:
+                check(await run(base_agent, list(history)) == script.FINAL_TEXT, "S5 answer")
+
+            async def loaded() -> None:
+                check(await run(loaded_agent, list(history)) == script.FINAL_TEXT, "S5 answer")
+
+            b = await timed_batches(base, options.budget.smaller())
+            r = await timed_batches(loaded, options.budget.smaller())
+            return {"base_us": b["us"], "rounds_us": r["us"]}
+
+        per_size[str(size)] = asyncio.run(measure())
+    return {"sizes": per_size, "rounds": script.TOOL_ROUNDS}
 
 
 def s1(options: Options) -> dict[str, object]:
@@ -220,7 +249,7 @@ def s8(options: Options) -> dict[str, object]:
     return asyncio.run(concurrent_runs(fan_out, n, 1, 0.0))
 
 
-SCENARIOS = {"S1": s1, "S2": s2, "S3": s3, "S4": s4, "S8": s8}
+SCENARIOS = {"S1": s1, "S2": s2, "S3": s3, "S4": s4, "S5": s5, "S8": s8}
 
 if __name__ == "__main__":
     main(SCENARIOS)

@@ -12,7 +12,15 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from pydantic_ai import Agent
-from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+    UserPromptPart,
+)
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall, DeltaToolCalls, FunctionModel
 from pydantic_ai.usage import RequestUsage
 
@@ -96,9 +104,39 @@ def agent(m: FunctionModel, tools: bool = True) -> Agent[None, str]:
     return Agent(m, name="bench", instructions=script.INSTRUCTIONS, tools=TOOLS if tools else [])
 
 
-async def run(a: Agent[None, str]) -> str:
-    result = await a.run(script.PROMPT)
+async def run(a: Agent[None, str], history: list[ModelMessage] | None = None) -> str:
+    result = await a.run(script.PROMPT, message_history=history)
     return result.output
+
+
+def history_messages(size: int) -> list[ModelMessage]:
+    """S5: `size` earlier messages as pydantic-ai message history (the prompt is passed separately)."""
+    return [
+        ModelRequest(parts=[UserPromptPart(text)]) if role == "user" else ModelResponse(parts=[TextPart(text)])
+        for role, text in script.history_texts(size)
+    ]
+
+
+def s5(options: Options) -> dict[str, object]:
+    """Cost of one more tool round at each history size: (T(rounds=R) - T(rounds=0)) / R."""
+    base_agent, loaded_agent = agent(model(rounds=0)), agent(model())
+    per_size: dict[str, object] = {}
+    for size in script.S5_SIZES:
+        history = history_messages(size)
+
+        async def measure(history: list[ModelMessage] = history) -> dict[str, object]:
+            async def base() -> None:
+                check(await run(base_agent, history) == script.FINAL_TEXT, "S5 answer")
+
+            async def loaded() -> None:
+                check(await run(loaded_agent, history) == script.FINAL_TEXT, "S5 answer")
+
+            b = await timed_batches(base, options.budget.smaller())
+            r = await timed_batches(loaded, options.budget.smaller())
+            return {"base_us": b["us"], "rounds_us": r["us"]}
+
+        per_size[str(size)] = asyncio.run(measure())
+    return {"sizes": per_size, "rounds": script.TOOL_ROUNDS}
 
 
 def s1(options: Options) -> dict[str, object]:
@@ -164,7 +202,7 @@ def s8(options: Options) -> dict[str, object]:
     return asyncio.run(concurrent_runs(fan_out, n, 1, 0.0))
 
 
-SCENARIOS = {"S1": s1, "S2": s2, "S3": s3, "S4": s4, "S8": s8}
+SCENARIOS = {"S1": s1, "S2": s2, "S3": s3, "S4": s4, "S5": s5, "S8": s8}
 
 if __name__ == "__main__":
     main(SCENARIOS)
