@@ -187,7 +187,7 @@ def render_markdown(records: list[Record]) -> str:
     out: list[str] = [f"# Benchmark run {meta.get('run_id', '?')}", ""]
     out.append(
         f"{meta.get('cpus', '?')} CPUs ({meta.get('machine', '?')}, {meta.get('platform', '?')}), "
-        f"Python {meta.get('python', '?')}; {meta.get('rounds', '?')} round(s)"
+        f"Python {meta.get('python', '?')}; commit {meta.get('commit', '?')}; {meta.get('rounds', '?')} round(s)"
         + (" — **quick smoke run, not for quoting**" if meta.get("quick") else "")
         + (f"; {res.end['elapsed_s'] / 60:.1f} min" if res.end else "")
         + ". Each (library, scenario) ran in a fresh process; medians of round medians, min and max over all batches."

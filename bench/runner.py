@@ -95,6 +95,18 @@ def probe(lib: Library, python: str) -> dict[str, str] | str:
     return info
 
 
+def source_revision() -> str:
+    """The commit the bench ran on, with ``+dirty`` when the tree had changes (or ``unknown``)."""
+    try:
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT,
+                              timeout=30, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], capture_output=True,
+                               text=True, cwd=ROOT, timeout=30, check=True).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    return head + ("+dirty" if dirty else "")
+
+
 def run_pair(lib: Library, scenario: str, python: str, quick: bool, timeout: float) -> dict[str, object]:
     """Run one pair in a fresh interpreter; its result or its error."""
     command = [python, "-m", lib.module, scenario] + (["--quick"] if quick else [])
@@ -166,6 +178,7 @@ def main(argv: list[str] | None = None) -> int:
         "machine": platform.machine(),
         "platform": platform.platform(),
         "python": platform.python_version(),
+        "commit": source_revision(),
         "libraries": versions,
         "interpreters": {k: pythons[k] for k in (lib.key for lib in libs)},
         "scenarios": scenarios,
