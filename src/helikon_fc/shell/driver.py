@@ -21,7 +21,7 @@ the transition context, the limiter) is built once per run.
 from __future__ import annotations
 
 from functools import partial
-from typing import TYPE_CHECKING, Any, assert_never
+from typing import TYPE_CHECKING, Any, TypeAlias, assert_never
 
 import trio
 
@@ -30,6 +30,7 @@ from ..core import (
     CallModel,
     Conversation,
     ExecuteTools,
+    HandoffTarget,
     ModelEvent,
     ModelFailed,
     ModelFailureKind,
@@ -42,6 +43,7 @@ from ..core import (
     ModelToolCallDelta,
     ModelUsage,
     OtherError,
+    OutputSchema,
     PerformHandoff,
     ReasoningDelta,
     RunCompleted,
@@ -53,6 +55,7 @@ from ..core import (
     TokenDelta,
     ToolCall,
     ToolCallDelta,
+    ToolDef,
     ToolResult,
     ToolResults,
     TransitionCtx,
@@ -108,6 +111,34 @@ async def run_llm_direct(agent: LlmAgent[Any], ctx: RunContext[Any], input: Agen
     await emit_run(send, ctx, agent.name, partial(drive, agent, ctx, input))
 
 
+_FixedContext: TypeAlias = tuple[
+    str, str | None, tuple[ToolDef, ...], tuple[HandoffTarget, ...], ModelSettings, int, OutputSchema | None, int, int
+]
+"""What a run's `TransitionCtx` keeps from step to step: everything but the conversation."""
+
+
+def _context_with(fixed: _FixedContext, conversation: Conversation) -> TransitionCtx:
+    """The run's transition context over `conversation`.
+
+    A module-level function over a tuple rather than a closure in `drive`: a closure would turn the
+    variables it captures into cells and cost a function object per run, both tracked by the garbage
+    collector for as long as the run lives (which shows with thousands of concurrent runs).
+    """
+    name, rendered, tool_defs, handoffs, settings, max_turns, schema, depth, max_depth = fixed
+    return TransitionCtx(
+        agent_name=name,
+        instructions=rendered,
+        conversation=conversation,
+        tools=tool_defs,
+        handoffs=handoffs,
+        settings=settings,
+        max_turns=max_turns,
+        output_schema=schema,
+        agent_depth=depth,
+        max_agent_depth=max_depth,
+    )
+
+
 async def drive(agent: LlmAgent[Any], ctx: RunContext[Any], input: AgentInput, send: Send) -> TerminalEvent:
     """Run `agent`'s loop on `input`, sending every non-terminal event; return the terminal event."""
     config = ctx.run_config or agent.run_config or _DEFAULT_CONFIG
@@ -124,21 +155,8 @@ async def drive(agent: LlmAgent[Any], ctx: RunContext[Any], input: AgentInput, s
     settings, max_turns, schema = agent.model_settings or _DEFAULT_SETTINGS, config.max_turns, agent._output_schema
     depth, max_depth = ctx.agent_depth, config.max_agent_depth
 
-    def context_with(conversation: Conversation) -> TransitionCtx:
-        return TransitionCtx(
-            agent_name=name,
-            instructions=rendered,
-            conversation=conversation,
-            tools=tool_defs,
-            handoffs=handoffs,
-            settings=settings,
-            max_turns=max_turns,
-            output_schema=schema,
-            agent_depth=depth,
-            max_agent_depth=max_depth,
-        )
-
-    tctx = context_with(conversation)
+    fixed: _FixedContext = (name, rendered, tool_defs, handoffs, settings, max_turns, schema, depth, max_depth)
+    tctx = _context_with(fixed, conversation)
     limit = config.parallel_tool_call_limit
     limiter = trio.CapacityLimiter(limit) if limit is not None else None
     tools = agent._tools_by_name
@@ -157,7 +175,7 @@ async def drive(agent: LlmAgent[Any], ctx: RunContext[Any], input: AgentInput, s
         appends = outcome.conversation_appends
         if appends:
             conversation = conversation.extend(appends)
-            tctx = context_with(conversation)
+            tctx = _context_with(fixed, conversation)
         state = outcome.next_state
         match action:
             case CallModel(request=request):
@@ -241,21 +259,29 @@ async def execute_tools(
         return (await execute_tool_call(tools.get(call.name), call, ctx, checked=True),)
     slots: list[ToolResult | None] = [None] * len(calls)
 
-    async def run_one(index: int, call: ToolCall) -> None:
-        tool = tools.get(call.name)
-        if limiter is None:
-            slots[index] = await execute_tool_call(tool, call, ctx, checked=True)
-        else:
-            async with limiter:
-                slots[index] = await execute_tool_call(tool, call, ctx, checked=True)
-
     async with trio.open_nursery() as nursery:
         for index, call in enumerate(calls):
-            nursery.start_soon(run_one, index, call)
+            nursery.start_soon(_run_one, slots, index, call, tools.get(call.name), ctx, limiter)
     results: list[ToolResult] = []
     for call, slot in zip(calls, slots, strict=True):
         results.append(slot if slot is not None else ToolResult(call.call_id, "tool produced no result", is_error=True))
     return tuple(results)
+
+
+async def _run_one(
+    slots: list[ToolResult | None],
+    index: int,
+    call: ToolCall,
+    tool: Tool[Any] | None,
+    ctx: RunContext[Any],
+    limiter: trio.CapacityLimiter | None,
+) -> None:
+    """One tool call of a round, its result stored in its own slot (module-level: no closure per round)."""
+    if limiter is None:
+        slots[index] = await execute_tool_call(tool, call, ctx, checked=True)
+    else:
+        async with limiter:
+            slots[index] = await execute_tool_call(tool, call, ctx, checked=True)
 
 
 async def hand_off(
