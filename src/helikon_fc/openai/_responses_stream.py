@@ -27,8 +27,6 @@ class ResponsesStreamTranslator:
     """Feed it each SSE frame with `feed`, then call `end` when the body ends."""
 
     turn: TurnState = attrs.Factory(TurnState)
-    response_id: str | None = None
-    """The id of the response being streamed (for ``previous_response_id`` on the next call)."""
 
     def feed(self, event: str | None, data: str) -> list[ModelEvent]:
         """The events one frame yields; an unparseable or unknown frame yields none.
@@ -64,8 +62,6 @@ class ResponsesStreamTranslator:
         calls = self.turn.calls
         key = str(get_int(payload, "output_index"))
         match kind:
-            case "response.created":
-                self.response_id = get_str(get_map(payload, "response"), "id")
             case "response.output_text.delta":
                 text = get_str(payload, "delta")
                 if text:
@@ -114,7 +110,6 @@ class ResponsesStreamTranslator:
         return events
 
     def _terminal(self, kind: str, response: JsonMap) -> list[ModelEvent]:
-        self.response_id = get_str(response, "id") or self.response_id
         events = self.turn.calls.flush()
         usage = get_map(response, "usage")
         if usage:
