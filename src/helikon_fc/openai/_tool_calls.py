@@ -12,6 +12,9 @@ import attrs
 
 from ..core import ModelEvent, ModelToolCallDelta
 
+_FALLBACK_PREFIX = "call"
+"""A call the server sent without an id is given ``call_<wire key>``."""
+
 
 @attrs.define
 class _Call:
@@ -27,7 +30,6 @@ class ToolCallAssembler:
     """Tracks the calls of one turn; each method returns the events to emit now, in order."""
 
     _calls: dict[str, _Call] = attrs.Factory(dict)
-    _fallback_prefix: str = "call"
 
     def __contains__(self, key: str) -> bool:
         return key in self._calls
@@ -101,5 +103,5 @@ class ToolCallAssembler:
 
     def _id(self, key: str, call: _Call) -> str:
         if call.call_id is None:
-            call.call_id = f"{self._fallback_prefix}_{key}"
+            call.call_id = f"{_FALLBACK_PREFIX}_{key}"
         return call.call_id
