@@ -183,15 +183,19 @@ def _handoff_tool(handoff: HandoffTarget) -> ToolDef:
 # The tool loop
 
 
-def _response_items(response: ModelResponse, agent: str) -> tuple[Item, ...]:
-    """A response as conversation items: reasoning, then the assistant text, then the tool calls."""
+def _read_response(response: ModelResponse, agent: str) -> tuple[tuple[Item, ...], list[AgentEvent]]:
+    """A response as conversation items (reasoning, then the assistant text, then the tool calls) and
+    the events it opens with (the `MessageOutput` of its text, if any)."""
     items: list[Item] = []
+    events: list[AgentEvent] = []
     if response.reasoning:
         items.append(Reasoning(response.reasoning))
     if response.text:
-        items.append(AssistantMessage(response.text, agent))
+        message = AssistantMessage(response.text, agent)
+        items.append(message)
+        events.append(MessageOutput(message))
     items.extend(response.tool_calls)
-    return tuple(items)
+    return tuple(items), events
 
 
 def _counted(usage: Usage, response: ModelResponse) -> Usage:
@@ -201,10 +205,7 @@ def _counted(usage: Usage, response: ModelResponse) -> Usage:
 
 def _on_tool_loop_response(state: CallingModel, response: ModelResponse, ctx: TransitionCtx) -> TransitionOutcome:
     usage = _counted(state.usage, response)
-    items = _response_items(response, ctx.agent_name)
-    events: list[AgentEvent] = []
-    if response.text:
-        events.append(MessageOutput(AssistantMessage(response.text, ctx.agent_name)))
+    items, events = _read_response(response, ctx.agent_name)
     calls = response.tool_calls
     conversation = ctx.conversation.extend(items)
 
@@ -355,11 +356,7 @@ def _on_structured_response(
     state: Finalizing | RepairingOutput, response: ModelResponse, ctx: TransitionCtx
 ) -> TransitionOutcome:
     usage = _counted(state.usage, response)
-    items = _response_items(response, ctx.agent_name)
-    events: list[AgentEvent] = []
-    if response.text:
-        events.append(MessageOutput(AssistantMessage(response.text, ctx.agent_name)))
-    appends: tuple[Item, ...] = items
+    appends, events = _read_response(response, ctx.agent_name)
     schema = ctx.output_schema
     if response.tool_calls:
         events.extend(ToolCallItem(call) for call in response.tool_calls)
