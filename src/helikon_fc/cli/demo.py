@@ -8,9 +8,10 @@ from typing import TextIO
 import trio
 import trio.testing
 
+from ..core import RunCompleted
 from ..shell.context import RunContext
 from ..shell.input import AgentInput
-from .render import EventRenderer, describe_usage
+from .render import EventRenderer
 from .scenarios import SCENARIOS, Scenario
 
 
@@ -28,7 +29,7 @@ async def play(scenario: Scenario, renderer: EventRenderer, number: int, total: 
     async with scenario.agent.run(RunContext.ephemeral(None), AgentInput.from_user_text(scenario.question)) as events:
         async for event in events:
             renderer.render(event)
-            ok = type(event).__name__ == "RunCompleted"
+            ok = isinstance(event, RunCompleted)
     renderer.line()
     return ok
 
@@ -66,4 +67,4 @@ def run_demo(out: TextIO, *, color: bool = False, fast: bool = True, only: Seque
     return trio.run(main)
 
 
-__all__ = ["describe_usage", "run_demo", "scenario_keys"]
+__all__ = ["run_demo", "scenario_keys"]
