@@ -33,6 +33,7 @@ from helikon_fc import (
     ModelRequest,
     OtherError,
     RunCompleted,
+    RunError,
     RunFailed,
     RunResultStreaming,
     TokenDelta,
@@ -276,8 +277,9 @@ async def test_pauses_in_a_stream_do_not_hang(autojump_clock: trio.testing.MockC
     """A stream that pauses mid-turn and then finishes completes normally."""
     from helikon_fc.core import FinishReason, ModelFinish
 
-    model = ScriptedModel([raw(ModelTextDelta("a"), pause(3), ModelTextDelta("b"), ModelFinish(FinishReason.STOP),
-                               latency=latency)])
+    model = ScriptedModel(
+        [raw(ModelTextDelta("a"), pause(3), ModelTextDelta("b"), ModelFinish(FinishReason.STOP), latency=latency)]
+    )
     result = await RunResultStreaming(agent_with(model).run(ephemeral(), QUESTION)).collect()
     assert result.final_output == "ab"
     assert trio.current_time() == latency + 3
@@ -310,3 +312,27 @@ async def test_a_model_streaming_something_else_is_model_failed() -> None:
     assert kinds(events) == ["RunStarted", "TurnStarted", "TokenDelta", "RunFailed"]
     assert isinstance(events[-1], RunFailed) and isinstance(events[-1].error, ModelFailed)
     assert "dict" in events[-1].error.message and "odd" in events[-1].error.message
+
+
+class BrokenConnectionModel:
+    """A model whose own connection breaks the trio way (a trio socket stream raises `BrokenResourceError`)."""
+
+    name = "broken-connection"
+
+    def stream(self, request: ModelRequest) -> ModelStream:
+        raise trio.BrokenResourceError("connection reset by peer")
+
+
+@pytest.mark.parametrize("collect", [False, True])
+async def test_a_model_whose_connection_breaks_still_ends_with_one_terminal_event(collect: bool) -> None:
+    """A model raising trio's `BrokenResourceError` is a model failure like any other: it ends the run with
+    `RunFailed(ModelFailed)`, not a stream that stops without a terminal event (the consumer is still there)."""
+    run = agent_with(BrokenConnectionModel()).run(ephemeral(), QUESTION)
+    if collect:
+        with pytest.raises(RunError) as caught:
+            await RunResultStreaming(run).collect()
+        events = list(caught.value.events)
+    else:
+        events = await drain(run)
+    assert kinds(events) == ["RunStarted", "TurnStarted", "RunFailed"]
+    assert events[-1] == RunFailed(ModelFailed(ModelFailureKind.OTHER, "BrokenResourceError: connection reset by peer"))

@@ -224,9 +224,10 @@ async def call_model(model: Model, request: ModelRequest, send: Send) -> ModelRe
                 elif not isinstance(event, ModelUsage):  # ModelUsage needs no forwarding
                     message = f"model {model.name!r} streamed {type(event).__name__}, which is not a ModelEvent"
                     return RunFailed(ModelFailed(ModelFailureKind.OTHER, message))
-    except (trio.BrokenResourceError, trio.ClosedResourceError):
-        raise
     except Exception as exc:
+        # Also trio's BrokenResourceError: a model on a trio stream raises it when its connection
+        # breaks. Should it come from `send` instead (the consumer has gone), the terminal event's
+        # own send raises it again and `emit_run` stops there.
         return RunFailed(_model_failure(exc))
     if not finished:
         return RunFailed(
