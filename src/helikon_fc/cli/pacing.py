@@ -12,7 +12,7 @@ from ..models.protocol import Model
 
 
 class _Paced:
-    """An async iterator over `events` that sleeps `delay` seconds before each text delta."""
+    """An async iterator over `events` that sleeps `delay` seconds before each text or reasoning delta."""
 
     __slots__ = ("_delay", "_events")
 
@@ -31,7 +31,7 @@ class _Paced:
 
 
 class PacedModel:
-    """Wraps a `Model`; each streamed text fragment arrives `delay` seconds after the previous event.
+    """Wraps a `Model`; each streamed text or reasoning fragment arrives `delay` seconds after the previous event.
 
     Under trio's `MockClock` the pauses cost no real time.
     """
