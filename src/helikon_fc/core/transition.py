@@ -273,8 +273,7 @@ def _call_problem(call: ToolCall, tools: dict[str, ToolDef]) -> str | None:
 
 
 def _on_tool_results(state: ExecutingTools, input: ToolResults, ctx: TransitionCtx) -> TransitionOutcome:
-    rejected_ids = {result.call_id for result in state.rejected}
-    expected = [call.call_id for call in state.calls if call.call_id not in rejected_ids]
+    expected = [call.call_id for call in _runnable(state.calls, state.rejected)]
     given = [result.call_id for result in input.results]
     if sorted(given) != sorted(expected):
         detail = f"tool results answer {given}, expected exactly {expected}"
