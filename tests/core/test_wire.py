@@ -155,9 +155,7 @@ def test_missing_and_unexpected_fields_and_wrong_shapes() -> None:
         "$.failures: expected list, got object",
     )
     assert problems(ModelRequest, '{"instructions":null,"items":"hi"}') == ("$.items: expected list, got str",)
-    assert problems(AgentError, '{"type":"max_turns_exceeded","limit":null}') == (
-        "$.limit: expected int, got null",
-    )
+    assert problems(AgentError, '{"type":"max_turns_exceeded","limit":null}') == ("$.limit: expected int, got null",)
 
 
 def test_text_that_is_not_json_is_a_wire_format_error() -> None:

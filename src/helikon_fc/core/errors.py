@@ -35,6 +35,7 @@ class MaxTurnsExceeded:
     def __str__(self) -> str:
         return f"max turns ({self.limit}) exceeded"
 
+
 @attrs.frozen
 class MaxAgentDepthExceeded:
     """A handoff or agent-as-tool sub-run would nest deeper than `max_agent_depth`."""
@@ -45,6 +46,7 @@ class MaxAgentDepthExceeded:
     def __str__(self) -> str:
         return f"agent nesting depth ({self.depth}) exceeded max ({self.limit})"
 
+
 @attrs.frozen
 class MaxIterationsExceeded:
     """A `LoopAgent` ran all its iterations and no sub-agent escalated."""
@@ -54,6 +56,7 @@ class MaxIterationsExceeded:
     def __str__(self) -> str:
         return f"max iterations ({self.limit}) exceeded without an escalation"
 
+
 @attrs.frozen
 class MaxHandoffsExceeded:
     """A `SwarmAgent` saw more handoffs than its `max_handoffs` budget."""
@@ -62,6 +65,7 @@ class MaxHandoffsExceeded:
 
     def __str__(self) -> str:
         return f"max handoffs ({self.limit}) exceeded"
+
 
 @attrs.frozen
 class HandoffCollision:
@@ -73,6 +77,7 @@ class HandoffCollision:
     def __str__(self) -> str:
         return f"handoff tool name {self.tool_name!r} is claimed by more than one of: {', '.join(self.agents)}"
 
+
 @attrs.frozen
 class UnknownHandoffTarget:
     """A handoff named a target agent the running agent does not know."""
@@ -81,6 +86,7 @@ class UnknownHandoffTarget:
 
     def __str__(self) -> str:
         return f"unknown handoff target: {self.target}"
+
 
 @attrs.frozen
 class ModelFailed:
@@ -93,6 +99,7 @@ class ModelFailed:
     def __str__(self) -> str:
         return f"model failed ({self.kind.value}): {self.message}"
 
+
 @attrs.frozen
 class StructuredOutputInvalid:
     """The structured-output turn and its one repair both failed to fit the schema."""
@@ -103,6 +110,7 @@ class StructuredOutputInvalid:
     def __str__(self) -> str:
         return "invalid structured output after one repair attempt: " + "; ".join(self.schema_errors)
 
+
 @attrs.frozen
 class TimedOut:
     """The run's `timeout` (seconds) ran out."""
@@ -112,6 +120,7 @@ class TimedOut:
     def __str__(self) -> str:
         return f"run timed out after {self.seconds:g} s"
 
+
 @attrs.frozen
 class Cancelled:
     """The run was cancelled from outside."""
@@ -120,6 +129,7 @@ class Cancelled:
 
     def __str__(self) -> str:
         return self.reason
+
 
 @attrs.frozen
 class BranchFailure:
@@ -139,6 +149,7 @@ class ParallelFailed:
         parts = ", ".join(f"{f.key}: {f.error}" for f in self.failures)
         return f"{len(self.failures)} parallel branch(es) failed: {parts}"
 
+
 @attrs.frozen
 class GraphFailed:
     """One or more nodes of a `GraphAgent` failed; `skipped` are their transitive descendants, never run."""
@@ -151,6 +162,7 @@ class GraphFailed:
         skipped = ", ".join(self.skipped) if self.skipped else "none"
         return f"{len(self.failed)} graph node(s) failed: {parts}; skipped: {skipped}"
 
+
 @attrs.frozen
 class GuardrailTripped:
     """A guardrail of `kind` (input_policy, output_policy or other) stopped the run."""
@@ -160,6 +172,7 @@ class GuardrailTripped:
 
     def __str__(self) -> str:
         return f"{self.kind} guardrail tripwire"
+
 
 @attrs.frozen
 class HookDenied:
@@ -171,6 +184,7 @@ class HookDenied:
     def __str__(self) -> str:
         return f"hook denied {self.event}: {self.reason}"
 
+
 @attrs.frozen
 class ToolFailed:
     """A tool failed in a way that ends the run (tool errors are normally fed back to the model instead)."""
@@ -181,6 +195,7 @@ class ToolFailed:
     def __str__(self) -> str:
         return f"tool {self.tool} failed: {self.message}"
 
+
 @attrs.frozen
 class SessionFailed:
     """The session store failed."""
@@ -190,6 +205,7 @@ class SessionFailed:
     def __str__(self) -> str:
         return f"session failed: {self.message}"
 
+
 @attrs.frozen
 class NotImplementedPhase:
     """The machine reached a reserved phase (`compaction` or `approval`) that no driver runs yet."""
@@ -198,6 +214,7 @@ class NotImplementedPhase:
 
     def __str__(self) -> str:
         return f"not implemented: {self.feature}"
+
 
 @attrs.frozen
 class InvalidTransition:
@@ -211,6 +228,7 @@ class InvalidTransition:
         tail = f": {self.detail}" if self.detail else ""
         return f"invalid transition from {self.state} on {self.input}{tail}"
 
+
 @attrs.frozen
 class OtherError:
     """Any other failure, described in words."""
@@ -219,6 +237,7 @@ class OtherError:
 
     def __str__(self) -> str:
         return self.message
+
 
 AgentError: TypeAlias = (
     MaxTurnsExceeded

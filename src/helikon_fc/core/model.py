@@ -166,9 +166,7 @@ def assemble_response(events: Iterable[ModelEvent]) -> ModelResponse:
                 finish = reason
             case _:
                 assert_never(event)
-    calls = tuple(
-        ToolCall(call_id, names.get(call_id, ""), "".join(parts)) for call_id, parts in arguments.items()
-    )
+    calls = tuple(ToolCall(call_id, names.get(call_id, ""), "".join(parts)) for call_id, parts in arguments.items())
     return ModelResponse(
         text="".join(text),
         reasoning="".join(reasoning),

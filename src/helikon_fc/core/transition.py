@@ -140,9 +140,7 @@ def _begin(state: CallingModel, ctx: TransitionCtx) -> TransitionOutcome:
             (TurnStarted(state.turn),),
             CallModel(_constrained_request(ctx, ctx.conversation)),
         )
-    return TransitionOutcome(
-        state, (TurnStarted(state.turn),), CallModel(_tool_loop_request(ctx, ctx.conversation))
-    )
+    return TransitionOutcome(state, (TurnStarted(state.turn),), CallModel(_tool_loop_request(ctx, ctx.conversation)))
 
 
 def _tool_loop_request(ctx: TransitionCtx, conversation: Conversation) -> ModelRequest:
