@@ -45,8 +45,10 @@ class CallingModel:
 class ExecutingTools:
     """The model asked for `calls`; the runnable ones are executing.
 
-    `rejected` holds the results already settled without running (unknown tool, bad arguments,
-    not run because of a handoff); the driver runs the others and reports them with `ToolResults`.
+    `rejected` holds the results already settled without running (unknown tool, arguments not
+    JSON or off the tool's schema); the driver runs the others and reports them with `ToolResults`.
+    (A response with a handoff call never gets here: it goes to `ApplyingHandoff` with every call
+    answered.)
     """
 
     calls: tuple[ToolCall, ...]
