@@ -33,11 +33,6 @@ class Dag:
         """Every node from which `node` is reachable (itself excluded)."""
         return frozenset(n for n in self.nodes if node in self.descendants(n))
 
-    def sinks(self) -> tuple[str, ...]:
-        """Nodes with no successors, in declaration order."""
-        sources = {a for a, _ in self.edges}
-        return tuple(n for n in self.nodes if n not in sources)
-
 
 @st.composite
 def dags(draw: st.DrawFn, max_nodes: int = 7) -> Dag:
