@@ -69,8 +69,3 @@ def initial_messages(history: int = 0) -> list[Message]:
     messages.extend({"role": role, "content": text} for role, text in script.history_texts(history))
     messages.append({"role": "user", "content": script.PROMPT})
     return messages
-
-
-def tool_counter() -> list[int]:
-    """A one-slot mutable counter the tools increment (checked against the script)."""
-    return [0]
