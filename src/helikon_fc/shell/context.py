@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import json
+import weakref
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Generic, TypeVar
@@ -86,14 +87,17 @@ class ActionsHandle:
 
 class CancelToken:
     """Cancellation that crosses task boundaries: cancelling a token cancels every run attached to it
-    and every child token; cancelling a child never reaches its parent."""
+    and every child token; cancelling a child never reaches its parent.
 
-    __slots__ = ("_children", "_reason", "_scopes")
+    A token holds its children weakly: a child lives as long as the run context that carries it,
+    so a long-lived context does not accumulate one token per sub-agent run it ever started."""
+
+    __slots__ = ("__weakref__", "_children", "_reason", "_scopes")
 
     def __init__(self) -> None:
         self._reason: str | None = None
         self._scopes: set[trio.CancelScope] = set()
-        self._children: list[CancelToken] = []
+        self._children: weakref.WeakSet[CancelToken] = weakref.WeakSet()
 
     @property
     def cancelled(self) -> bool:
@@ -112,13 +116,13 @@ class CancelToken:
         self._reason = reason
         for scope in list(self._scopes):
             scope.cancel()
-        for child in self._children:
+        for child in list(self._children):
             child.cancel(reason)
 
     def child(self) -> CancelToken:
         """A token cancelled with this one, that can also be cancelled on its own."""
         token = CancelToken()
-        self._children.append(token)
+        self._children.add(token)
         if self._reason is not None:
             token.cancel(self._reason)
         return token
