@@ -50,7 +50,7 @@ from .states import (
 )
 from .usage import Usage
 
-__all__ = ["WireFormatError", "from_json", "to_json", "union_tag"]
+__all__ = ["WireFormatError", "from_json", "to_json"]
 
 T = TypeVar("T")
 
@@ -111,11 +111,6 @@ def _members(union: object) -> tuple[type, ...]:
 
 
 _TAGS: dict[type, str] = {cls: _snake_case(cls.__name__) for union in UNIONS.values() for cls in _members(union)}
-
-
-def union_tag(cls: type) -> str | None:
-    """The ``"type"`` tag `cls` is written with, or `None` if it is not a member of a core union."""
-    return _TAGS.get(cls)
 
 
 # Problems, with the path to where they are.
