@@ -3,8 +3,9 @@
 `validate` covers the part of JSON Schema that tool and output schemas use: ``type`` (one or a
 list), ``enum``, ``const``, ``properties``, ``required``, ``additionalProperties``, ``items``,
 ``prefixItems``, ``minItems``/``maxItems``, ``minimum``/``maximum`` (and their exclusive forms),
-``minLength``/``maxLength``, ``pattern``, ``anyOf``, ``oneOf``, ``allOf`` and local ``$ref``
-(``#/$defs/...``). Other keywords are ignored. Each problem is one message naming its path, so
+``minLength``/``maxLength``, ``pattern``, ``anyOf``, ``oneOf`` (checked like ``anyOf``: a value
+fitting several options passes), ``allOf`` and local ``$ref`` (``#/$defs/...``). Other keywords
+are ignored. Each problem is one message naming its path, so
 a model (or a person) can fix it: ``$.city: missing required field``.
 """
 
