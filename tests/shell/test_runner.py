@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
+import attrs
 import pytest
 import trio
 import trio.testing
 from tests.shell.loop_fakes import SleepTool, drain, ephemeral, kinds
 
 from helikon_fc import (
+    AgentEvent,
     AgentInput,
     AssistantMessage,
     Cancelled,
@@ -17,6 +21,7 @@ from helikon_fc import (
     HandoffCollisionError,
     InMemorySession,
     LlmAgent,
+    OtherError,
     RunCompleted,
     RunConfig,
     RunContext,
@@ -30,6 +35,7 @@ from helikon_fc import (
     ToolResult,
     UserMessage,
 )
+from helikon_fc.agents.protocol import RunStream
 from helikon_fc.testing import ScriptedModel, call, call_tools, reply
 
 QUESTION = AgentInput.from_user_text("How am I doing?")
@@ -73,8 +79,9 @@ async def test_runner_installs_its_config_on_the_context() -> None:
         return "Be brief."
 
     config = RunConfig(max_turns=4)
-    agent = LlmAgent(name="a", model=ScriptedModel([reply("ok")]), instructions=instructions,
-                     run_config=RunConfig(max_turns=1))
+    agent = LlmAgent(
+        name="a", model=ScriptedModel([reply("ok")]), instructions=instructions, run_config=RunConfig(max_turns=1)
+    )
     ctx = ephemeral()
     await drain(Runner(config).run(agent, ctx, QUESTION))
     assert seen == [config]
@@ -168,3 +175,33 @@ async def test_leaving_a_runner_stream_early_cancels_the_run(autojump_clock: tri
     assert trio.lowlevel.current_statistics().tasks_living == living
     await trio.sleep(60)
     assert tool.finished == []
+
+
+@attrs.frozen
+class BrokenTransportAgent:
+    """A hand-written agent whose event stream (say, from a remote agent over a trio socket) breaks mid-run."""
+
+    name: str = "remote"
+    description: str = "An agent served elsewhere."
+
+    def run(self, ctx: RunContext[Any], input: AgentInput) -> RunStream:
+        @asynccontextmanager
+        async def stream() -> AsyncIterator[AsyncIterator[AgentEvent]]:
+            async def events() -> AsyncIterator[AgentEvent]:
+                yield RunStarted(self.name)
+                raise trio.BrokenResourceError("connection reset by peer")
+
+            yield events()
+
+        return stream()
+
+
+async def test_an_agent_stream_breaking_the_trio_way_still_ends_with_one_terminal_event() -> None:
+    """An agent's stream raising trio's `BrokenResourceError` is that run's failure, not the consumer leaving:
+    the `Runner` stream still ends with `RunFailed`, and the items seen so far are recorded."""
+    ctx = ephemeral()
+    events = await drain(Runner().run(BrokenTransportAgent(), ctx, QUESTION))
+    assert kinds(events) == ["RunStarted", "RunFailed"]
+    assert isinstance(events[-1], RunFailed) and isinstance(events[-1].error, OtherError)
+    assert "BrokenResourceError: connection reset by peer" in events[-1].error.message
+    assert ctx.session.items() == QUESTION.items

@@ -142,10 +142,9 @@ class Runner:
             if not has_started:
                 start()
                 await send(RunStarted(agent.name))
-        except (trio.BrokenResourceError, trio.ClosedResourceError):
-            record()
-            return
         except Exception as exc:
+            # Also trio's BrokenResourceError: the agent's own stream may break that way. Should it
+            # come from `send` instead (the consumer has gone), sending the terminal raises it again.
             if not has_started:
                 recorded = True  # a run that never started leaves the session as it was
                 raise
