@@ -318,6 +318,8 @@ async def test_a_client_and_connection_options_are_exclusive() -> None:
     async with openai.AsyncOpenAI(api_key="k", base_url="http://127.0.0.1:9/v1") as client:
         with pytest.raises(TypeError, match="base_url"):
             OpenAIModel.responses("gpt-5-mini", client=client, base_url="http://127.0.0.1:9/v1")
+        with pytest.raises(TypeError, match="max_retries"):  # not silently dropped: the client's own applies
+            OpenAIModel.chat("gpt-5-mini", client=client, max_retries=2)
     with pytest.raises(ValueError, match="model name"):
         OpenAIModel.chat("", api_key="k")
 

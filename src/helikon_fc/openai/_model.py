@@ -213,6 +213,7 @@ class OpenAIModel:
                     ("organization", organization),
                     ("project", project),
                     ("timeout", timeout),
+                    ("max_retries", max_retries or None),  # the client's own setting applies
                     ("default_headers", default_headers),
                 )
                 if value is not None
