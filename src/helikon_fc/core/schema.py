@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import json
 import math
+import operator
 import re
+from collections.abc import Callable
 from typing import cast
 
 from .json_value import JsonObject, JsonValue
@@ -111,10 +113,8 @@ def _validate(value: JsonValue, schema: JsonObject, root: JsonObject, path: str,
     for combinator in ("anyOf", "oneOf"):
         options = schema.get(combinator)
         if isinstance(options, list) and options:
-            fits = [opt for opt in options if isinstance(opt, dict) and not validate_within(value, opt, root, path)]
-            if not fits:
-                best = _closest_errors(value, options, root, path)
-                errors.extend(best)
+            if not any(isinstance(opt, dict) and not validate_within(value, opt, root, path) for opt in options):
+                errors.extend(_closest_errors(value, options, root, path))
                 return
     all_of = schema.get("allOf")
     if isinstance(all_of, list):
@@ -228,19 +228,18 @@ def _validate_string(value: str, schema: JsonObject, path: str, errors: list[str
             errors.append(f"{path}: {json.dumps(value)} does not match the pattern {pattern}")
 
 
+_BOUNDS: tuple[tuple[str, str, Callable[[float, float], bool]], ...] = (
+    ("minimum", ">=", operator.ge),
+    ("maximum", "<=", operator.le),
+    ("exclusiveMinimum", ">", operator.gt),
+    ("exclusiveMaximum", "<", operator.lt),
+)
+
+
 def _validate_number(value: int | float, schema: JsonObject, path: str, errors: list[str]) -> None:
-    bounds: tuple[tuple[str, str], ...] = (
-        ("minimum", ">="),
-        ("maximum", "<="),
-        ("exclusiveMinimum", ">"),
-        ("exclusiveMaximum", "<"),
-    )
-    for keyword, op in bounds:
+    for keyword, op, holds in _BOUNDS:
         bound = schema.get(keyword)
-        if not isinstance(bound, int | float) or isinstance(bound, bool):
-            continue
-        ok = {">=": value >= bound, "<=": value <= bound, ">": value > bound, "<": value < bound}[op]
-        if not ok:
+        if isinstance(bound, int | float) and not isinstance(bound, bool) and not holds(value, bound):
             errors.append(f"{path}: expected a number {op} {bound}, got {value}")
 
 
