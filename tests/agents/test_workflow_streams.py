@@ -179,6 +179,35 @@ async def test_a_child_stream_that_raises_is_that_childs_failure() -> None:
     assert ctx.state.get("ok") == "fine"
 
 
+class _BrokenTransport:
+    """A child whose stream (a remote agent over a trio socket, say) breaks the trio way mid-run."""
+
+    name = "remote"
+    description = "served elsewhere"
+
+    def run(self, ctx: RunContext[None], input: AgentInput) -> RunStream:
+        return self._run()
+
+    @asynccontextmanager
+    async def _run(self) -> AsyncIterator[AsyncIterator[AgentEvent]]:
+        async def events() -> AsyncIterator[AgentEvent]:
+            yield RunStarted("remote")
+            raise trio.BrokenResourceError("connection reset by peer")
+
+        yield events()
+
+
+@pytest.mark.parametrize("index", range(4))
+async def test_a_child_stream_breaking_the_trio_way_is_that_childs_failure(index: int) -> None:
+    """A child's own `BrokenResourceError` is the child's failure, not the outer consumer leaving: every
+    workflow still ends with exactly one terminal event, a `RunFailed` naming the child."""
+    agent = workflows(_BrokenTransport())[index]
+    events = await drain(agent.run(RunContext.ephemeral(None), INPUT))
+    assert isinstance(events[-1], RunFailed)
+    assert "agent 'remote' broke its stream: BrokenResourceError: connection reset by peer" in str(events[-1].error)
+    assert [e for e in events if isinstance(e, RunFailed | RunCompleted)] == [events[-1]]
+
+
 async def test_a_runner_config_and_timeout_reach_the_children(autojump_clock: trio.testing.MockClock) -> None:
     """Under `Runner(config)` the config is installed on the context, so children inherit it, and the runner's
     timeout ends a workflow whose child is still running with RunFailed(TimedOut) as the last event."""

@@ -113,25 +113,28 @@ async def run_child(agent: Agent[Ctx], ctx: RunContext[Ctx], input: AgentInput, 
     text = ""
     outcome: ChildOutcome | None = None
     started = False
+    emitting = False
     try:
         async with agent.run(ctx, input) as events:
             started = True
             async for event in events:
                 match event:
                     case RunStarted(agent=name):
-                        await emit(AgentUpdated(name))
+                        event = AgentUpdated(name)
                     case RunCompleted(usage=usage):
                         outcome = ChildSucceeded(text, usage)
+                        continue
                     case RunFailed(error=error):
                         outcome = ChildFailed(error)
+                        continue
                     case MessageOutput(item=item):
                         text = item.text
-                        await emit(event)
-                    case _:
-                        await emit(event)
-    except (trio.BrokenResourceError, trio.ClosedResourceError):
-        raise  # the outer consumer is gone: not the child's failure
+                emitting = True
+                await emit(event)
+                emitting = False
     except Exception as exc:
+        if emitting:  # the outer consumer is gone: not the child's failure
+            raise
         if not started:  # a failure to start raises from run()/__aenter__ by contract
             return ChildFailed(_error_of(exc))
         if outcome is not None:  # the stream failed while closing, after its terminal event
