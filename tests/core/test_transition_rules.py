@@ -102,6 +102,18 @@ def test_tool_results_for_the_wrong_calls_are_an_invalid_transition() -> None:
         assert "expected exactly" in outcome.next_state.error.detail
 
 
+def test_a_result_for_an_already_rejected_call_is_an_invalid_transition() -> None:
+    """Rule: "every `ToolCall` in the conversation is answered by exactly one `ToolResult`": the driver may not
+    answer a call the core already rejected, so a second answer fails the step instead of entering the transcript."""
+    rejected = (ToolResult("b", "unknown tool", is_error=True),)
+    state = ExecutingTools((weather("a"), ToolCall("b", "nope", "{}")), rejected, 0)
+    outcome = transition(state, ToolResults((ToolResult("a", "sun"), ToolResult("b", "ran anyway"))), make_ctx())
+    assert isinstance(outcome.next_state, Failed)
+    assert isinstance(outcome.next_state.error, InvalidTransition)
+    assert outcome.next_state.error.detail == "tool results answer ['a', 'b'], expected exactly ['a']"
+    assert outcome.conversation_appends == ()
+
+
 def test_reserved_states_fail_as_not_implemented() -> None:
     """Rule: "`LoopState` (all nine variants, including the reserved `Compacting` and `NeedsApproval`)"."""
     reserved: list[tuple[LoopState, str]] = [
