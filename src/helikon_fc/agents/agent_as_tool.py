@@ -7,12 +7,12 @@ from typing import Any, Generic
 import attrs
 from typing_extensions import TypeVar
 
-from ..core import JsonObject, MaxAgentDepthExceeded
+from ..core import JsonObject
 from ..shell.config import RunConfig
 from ..shell.context import RunContext
 from ..shell.input import AgentInput
 from ..shell.tool import ToolContext, ToolError, ToolOutput
-from ._workflow import ChildFailed, ChildSucceeded, run_child
+from ._workflow import ChildFailed, ChildSucceeded, depth_error, run_child
 from .protocol import Agent
 
 Ctx = TypeVar("Ctx", default=None)
@@ -116,9 +116,9 @@ class AgentAsTool(Generic[Ctx]):
         if not isinstance(text, str):
             raise ToolError(f"invalid arguments for tool {self.name!r}: `input` must be a string")
         parent = ctx.run
-        limit = (parent.run_config or RunConfig()).max_agent_depth
-        if parent.agent_depth + 1 > limit:
-            raise ToolError(str(MaxAgentDepthExceeded(parent.agent_depth + 1, limit)))
+        too_deep = depth_error(parent)
+        if too_deep is not None:
+            raise ToolError(str(too_deep))
         outcome = await run_child(self.agent, self.sub_run_context(parent), AgentInput.from_user_text(text), _discard)
         match outcome:
             case ChildSucceeded(text=answer):
