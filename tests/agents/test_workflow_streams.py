@@ -24,6 +24,7 @@ from helikon_fc.core import (
     RunFailed,
     RunStarted,
     TimedOut,
+    TurnStarted,
 )
 from helikon_fc.shell.config import RunConfig
 from helikon_fc.shell.context import RunContext
@@ -75,14 +76,19 @@ async def test_cancel_from_outside_ends_with_run_failed_cancelled(
 async def test_leaving_the_stream_early_cancels_the_children(
     index: int, autojump_clock: trio.testing.MockClock
 ) -> None:
-    """Python surface: "leaving the block early cancels the run and leaks no task." — the slow child never
-    finishes and the block exits at once."""
+    """Python surface: "leaving the block early cancels the run and leaks no task." — left while the slow child
+    waits on its model, the block exits at once and no task of the run is left."""
     agent = workflows(slow_llm("child"))[index]
+    tasks_before = trio.lowlevel.current_statistics().tasks_living
+    seen: list[AgentEvent] = []
     async with agent.run(RunContext.ephemeral(None), INPUT) as events:
         async for event in events:
-            assert event == RunStarted(agent.name)
-            break
+            seen.append(event)
+            if isinstance(event, TurnStarted):  # the child is in its 100 s model call now
+                break
+    assert seen[0] == RunStarted(agent.name) and isinstance(seen[-1], TurnStarted)
     assert trio.current_time() == 0.0
+    assert trio.lowlevel.current_statistics().tasks_living == tasks_before
 
 
 class _CannotStart:
