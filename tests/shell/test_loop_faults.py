@@ -27,6 +27,7 @@ from helikon_fc import (
     AgentEvent,
     AgentInput,
     Cancelled,
+    Handoff,
     LlmAgent,
     ModelError,
     ModelFailed,
@@ -36,10 +37,12 @@ from helikon_fc import (
     RunError,
     RunFailed,
     RunResultStreaming,
+    RunStarted,
     TokenDelta,
     ToolOutputItem,
     ToolResult,
 )
+from helikon_fc.agents.protocol import RunStream
 from helikon_fc.core import JsonObject, ModelFailureKind, ModelTextDelta
 from helikon_fc.models.protocol import ModelStream
 from helikon_fc.shell.tool import ToolContext, ToolOutput
@@ -336,3 +339,33 @@ async def test_a_model_whose_connection_breaks_still_ends_with_one_terminal_even
         events = await drain(run)
     assert kinds(events) == ["RunStarted", "TurnStarted", "RunFailed"]
     assert events[-1] == RunFailed(ModelFailed(ModelFailureKind.OTHER, "BrokenResourceError: connection reset by peer"))
+
+
+@attrs.frozen
+class BrokenTransportAgent:
+    """A hand-written agent whose stream (a remote agent over a trio socket, say) breaks the trio way."""
+
+    name: str = "remote"
+    description: str = "An agent served elsewhere."
+
+    def run(self, ctx: Any, input: AgentInput) -> RunStream:
+        @asynccontextmanager
+        async def stream() -> AsyncIterator[AsyncIterator[AgentEvent]]:
+            async def events() -> AsyncIterator[AgentEvent]:
+                yield RunStarted(self.name)
+                raise trio.BrokenResourceError("connection reset by peer")
+
+            yield events()
+
+        return stream()
+
+
+async def test_a_handoff_target_whose_stream_breaks_still_ends_the_run_with_one_terminal_event() -> None:
+    """`emit_run` takes a `BrokenResourceError` out of a run's body for the consumer leaving only if sending the
+    terminal event fails too: a handoff target's own broken stream ends the parent's stream with `RunFailed`."""
+    model = ScriptedModel([call_tools(call("transfer_to_remote"))])
+    triage: LlmAgent[None] = LlmAgent(name="triage", model=model, handoffs=[Handoff.to(BrokenTransportAgent())])
+    events = await drain(triage.run(ephemeral(), QUESTION))
+    assert kinds(events)[-3:] == ["HandoffItem", "AgentUpdated", "RunFailed"]
+    assert isinstance(events[-1], RunFailed) and isinstance(events[-1].error, OtherError)
+    assert "BrokenResourceError: connection reset by peer" in events[-1].error.message

@@ -222,7 +222,8 @@ async def emit_run(send: Send, ctx: RunContext[Any], agent_name: str, body: RunB
     The body runs in a cancel scope attached to ``ctx.cancel_token``: ``ctx.cancel()`` from any
     task stops it and the run ends with `RunFailed(Cancelled(reason))`. An exception out of the
     body ends the run with `RunFailed(OtherError("internal error: ..."))`, never an exception out of
-    the stream. When the consumer has gone (the channel is closed), nothing more is sent.
+    the stream. When the consumer has gone (sending raises trio's `BrokenResourceError` or
+    `ClosedResourceError`), nothing more is sent.
     """
     try:
         await send(RunStarted(agent_name))
@@ -232,9 +233,9 @@ async def emit_run(send: Send, ctx: RunContext[Any], agent_name: str, body: RunB
                 terminal = await body(send)
         if terminal is None:
             terminal = RunFailed(Cancelled(ctx.cancel_token.reason or "run cancelled"))
-    except (trio.BrokenResourceError, trio.ClosedResourceError):
-        return
     except Exception as exc:
+        # A BrokenResourceError here is the consumer gone only if sending the terminal fails too:
+        # a model, tool or child stream on a trio connection can raise it for its own reasons.
         terminal = RunFailed(OtherError(f"internal error: {type(exc).__name__}: {exc}"))
     try:
         await send(terminal)
