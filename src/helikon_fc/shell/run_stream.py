@@ -83,7 +83,16 @@ class RunStreamManager:
     """The async context manager `open_run_stream` returns; it can be entered once."""
 
     __slots__ = (
-        "_buffer", "_check", "_direct", "_entered", "_manager", "_nursery", "_produce", "_receive", "_send", "_wait"
+        "_buffer",
+        "_check",
+        "_direct",
+        "_entered",
+        "_manager",
+        "_nursery",
+        "_produce",
+        "_receive",
+        "_send",
+        "_wait",
     )
 
     def __init__(
