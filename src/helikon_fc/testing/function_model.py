@@ -9,7 +9,7 @@ from typing import TypeAlias
 from ..core import ModelRequest
 from ..models.protocol import ModelStream
 from ._stream import PerRunLog, TurnStream
-from .script import ScriptedEvents, ScriptedFailure, ScriptedReply, ScriptedToolCalls, ScriptedTurn
+from .script import ScriptedTurn
 
 TurnFunction: TypeAlias = Callable[[ModelRequest], ScriptedTurn | Awaitable[ScriptedTurn]]
 """What `FunctionModel` calls: a sync or async function from the request to a turn."""
@@ -53,7 +53,7 @@ class FunctionModel:
             turn_index = self._log.current().record(request)
             answer = self._fn(request)
             turn = await answer if inspect.isawaitable(answer) else answer
-            if not isinstance(turn, ScriptedReply | ScriptedToolCalls | ScriptedFailure | ScriptedEvents):
+            if not isinstance(turn, ScriptedTurn):
                 raise TypeError(
                     f"FunctionModel {self._name!r}: the function returned {turn!r} for turn {turn_index};"
                     " return a turn built with reply(), call_tools(), fail(), raw() or broken()"

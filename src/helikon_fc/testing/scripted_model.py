@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from ..core import ModelFailureKind, ModelRequest
 from ..models.protocol import ModelError, ModelStream
 from ._stream import PerRunLog, TurnStream
-from .script import ScriptedEvents, ScriptedFailure, ScriptedReply, ScriptedToolCalls, ScriptedTurn
+from .script import ScriptedTurn
 
 
 class ScriptExhausted(ModelError):
@@ -50,7 +50,7 @@ class ScriptedModel:
     def __init__(self, turns: Iterable[ScriptedTurn], *, name: str = "scripted") -> None:
         self._turns = tuple(turns)
         for index, turn in enumerate(self._turns):
-            if not isinstance(turn, ScriptedReply | ScriptedToolCalls | ScriptedFailure | ScriptedEvents):
+            if not isinstance(turn, ScriptedTurn):
                 raise TypeError(
                     f"ScriptedModel {name!r}: turn {index} is {turn!r}; build turns with reply(), call_tools(),"
                     " fail(), raw() or broken()"
