@@ -46,6 +46,19 @@ def test_agents_are_immutable_and_with_methods_copy() -> None:
     assert changed.tools == (tool, other) and changed.instructions == "Be brief."
     assert agent.tools == (tool,) and agent.instructions is None and agent.run_config is None
     assert changed.description == "d" and changed.run_config == RunConfig(max_turns=2)
+    assert changed.model_settings == ModelSettings(temperature=0) and agent.model_settings is None
+
+
+async def test_with_output_type_copies_with_the_schema_derived_again() -> None:
+    """`with_output_type` returns a copy whose runs send the new type's schema; the original still sends none."""
+    model = ScriptedModel([reply("plain"), reply('{"value": [1, 2, 3]}')])
+    plain: LlmAgent[None] = LlmAgent(name="n", model=model)
+    typed = plain.with_output_type(list[int])
+    await drain(plain.run(RunContext.ephemeral(None), QUESTION))
+    result = await RunResultStreaming(typed.run(RunContext.ephemeral(None), QUESTION)).collect_typed(list[int])
+    assert result.final_output == [1, 2, 3]
+    assert [request.output_schema is not None for request in model.requests] == [False, True]
+    assert (plain.output_type, typed.output_type) == (None, list[int])
 
 
 def test_satisfies_the_agent_protocol() -> None:

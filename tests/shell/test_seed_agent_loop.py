@@ -750,5 +750,5 @@ async def test_timeout_only_honoured_by_a_runner(autojump_clock: trio.testing.Mo
 def test_run_config_builders_chain() -> None:
     """Seed: "The builders are chainable:"
     """
-    config = RunConfig().with_timeout(30).with_parallel_tool_call_limit(4).with_max_agent_depth(4)
-    assert config == RunConfig(max_turns=16, parallel_tool_call_limit=4, max_agent_depth=4, timeout=30)
+    config = RunConfig().with_timeout(30).with_parallel_tool_call_limit(4).with_max_agent_depth(4).with_max_turns(5)
+    assert config == RunConfig(max_turns=5, parallel_tool_call_limit=4, max_agent_depth=4, timeout=30)
