@@ -196,10 +196,9 @@ async def drive(agent: LlmAgent[Any], ctx: RunContext[Any], input: AgentInput, s
 
 async def _finish(events: tuple[AgentEvent, ...], send: Send) -> TerminalEvent:
     """Send all but the last event of the final step and return the last, the terminal."""
-    *rest, last = events or (None,)
-    for event in rest:
-        assert event is not None
+    for event in events[:-1]:
         await send(event)
+    last = events[-1] if events else None
     if type(last) is RunCompleted or type(last) is RunFailed:
         return last
     return RunFailed(OtherError("internal error: the loop terminated without a terminal event"))
