@@ -12,9 +12,11 @@ PYTHON = "3.11"
 
 @nox.session(python=PYTHON)
 def lint(session: nox.Session) -> None:
-    """Ruff over the whole tree."""
+    """Ruff over the whole tree: the lint rules and the formatting."""
     session.install("ruff>=0.17")
-    session.run("ruff", "check", "src", "tests", "properties", "examples", "bench", "noxfile.py")
+    paths = ("src", "tests", "properties", "examples", "bench", "noxfile.py")
+    session.run("ruff", "check", *paths)
+    session.run("ruff", "format", "--check", *paths)
 
 
 @nox.session(python=PYTHON)

@@ -117,61 +117,73 @@ def targets(res: Results) -> list[tuple[str, str, str, bool | None]]:
     h2, f2 = res.timed(HELIKON, "S2"), res.timed(FLOOR, "S2")
     if h2 and f2:
         r = h2[0] / f2[0]
-        rows.append((
-            "S2 overhead per model turn <= 3x the trio floor",
-            f"{_f(h2[0] / 4)} vs {_f(f2[0] / 4)} µs/turn",
-            f"{r:.2f}x",
-            r <= 3,
-        ))
+        rows.append(
+            (
+                "S2 overhead per model turn <= 3x the trio floor",
+                f"{_f(h2[0] / 4)} vs {_f(f2[0] / 4)} µs/turn",
+                f"{r:.2f}x",
+                r <= 3,
+            )
+        )
     peers = [(p, res.timed(p, "S2")) for p in PEERS]
     timed_peers = [(p, t) for p, t in peers if t]
     if h2 and timed_peers:
         fastest, t = min(timed_peers, key=lambda pt: pt[1][0])
         r = t[0] / h2[0]
-        rows.append((
-            "S2 per model turn >= 10x lower than the fastest peer",
-            f"{_f(h2[0] / 4)} vs {_f(t[0] / 4)} µs/turn ({fastest})",
-            f"{r:.1f}x lower",
-            r >= 10,
-        ))
+        rows.append(
+            (
+                "S2 per model turn >= 10x lower than the fastest peer",
+                f"{_f(h2[0] / 4)} vs {_f(t[0] / 4)} µs/turn ({fastest})",
+                f"{r:.1f}x lower",
+                r >= 10,
+            )
+        )
     s5 = res.extra_round(HELIKON)
     if s5:
         r = s5["10000"][0] / s5["10"][0]
-        rows.append((
-            "S5 one more tool round at 10,000 items <= 1.5x at 10",
-            f"{_f(s5['10000'][0])} vs {_f(s5['10'][0])} µs",
-            f"{r:.2f}x",
-            r <= 1.5,
-        ))
+        rows.append(
+            (
+                "S5 one more tool round at 10,000 items <= 1.5x at 10",
+                f"{_f(s5['10000'][0])} vs {_f(s5['10'][0])} µs",
+                f"{r:.2f}x",
+                r <= 1.5,
+            )
+        )
     h3, f3 = res.concurrent(HELIKON, "S3"), res.concurrent(FLOOR, "S3")
     if h3 and f3:
         r = h3["wall"] / f3["wall"]
-        rows.append((
-            "S3 wall <= 1.5x the trio floor",
-            f"{h3['wall']:.3f} vs {f3['wall']:.3f} s (ideal {script.MODEL_TURNS * script.LATENCY:.1f} s)",
-            f"{r:.2f}x",
-            r <= 1.5,
-        ))
+        rows.append(
+            (
+                "S3 wall <= 1.5x the trio floor",
+                f"{h3['wall']:.3f} vs {f3['wall']:.3f} s (ideal {script.MODEL_TURNS * script.LATENCY:.1f} s)",
+                f"{r:.2f}x",
+                r <= 1.5,
+            )
+        )
     h8, f8 = res.concurrent(HELIKON, "S8"), res.concurrent(FLOOR, "S8")
     if h8 and f8:
         r = h8["kib_per_run"] / f8["kib_per_run"]
-        rows.append((
-            "S8 memory per concurrent run <= 2x the trio floor",
-            f"{h8['kib_per_run']:.1f} vs {f8['kib_per_run']:.1f} KiB/run",
-            f"{r:.2f}x",
-            r <= 2,
-        ))
+        rows.append(
+            (
+                "S8 memory per concurrent run <= 2x the trio floor",
+                f"{h8['kib_per_run']:.1f} vs {f8['kib_per_run']:.1f} KiB/run",
+                f"{r:.2f}x",
+                r <= 2,
+            )
+        )
     s7 = res.rounds(HELIKON, "S7")
     if s7:
         graphs = s7[0]["graphs"]
         equal = sum(1 for g in graphs if abs(g["makespan"] - g["critical_path"]) < 1e-9)
         below = sum(1 for g in graphs if g["makespan"] <= g["superstep"] + 1e-9)
-        rows.append((
-            "S7 makespan == critical path on every graph, never above superstep",
-            f"{equal}/{len(graphs)} equal, {below}/{len(graphs)} <= superstep",
-            "-",
-            equal == len(graphs) and below == len(graphs),
-        ))
+        rows.append(
+            (
+                "S7 makespan == critical path on every graph, never above superstep",
+                f"{equal}/{len(graphs)} equal, {below}/{len(graphs)} <= superstep",
+                "-",
+                equal == len(graphs) and below == len(graphs),
+            )
+        )
     return rows
 
 
@@ -231,42 +243,83 @@ def _section(res: Results, scenario: str) -> list[str]:
             t = res.timed(lib.key, scenario)
             assert t
             events = res.rounds(lib.key, scenario)[0]["events_per_run"]
-            rows.append([lib.label, str(events), _f(t[0]), _f(events / t[0] * 1e6), _f(events / t[2] * 1e6),
-                         _f(events / t[1] * 1e6), _ratio(t[0], helikon_t[0] if helikon_t else None)])
+            rows.append(
+                [
+                    lib.label,
+                    str(events),
+                    _f(t[0]),
+                    _f(events / t[0] * 1e6),
+                    _f(events / t[2] * 1e6),
+                    _f(events / t[1] * 1e6),
+                    _ratio(t[0], helikon_t[0] if helikon_t else None),
+                ]
+            )
         elif scenario in ("S3", "S8"):
             c = res.concurrent(lib.key, scenario)
             f = res.concurrent(FLOOR, scenario)
             assert c
             ideal = script.MODEL_TURNS * script.LATENCY
-            rows.append([lib.label, str(int(c["n"])), f"{c['wall']:.3f}", f"{c['wall_min']:.3f}",
-                         f"{c['wall_max']:.3f}", f"{c['wall'] / ideal:.2f}x",
-                         _ratio(c["wall"], f["wall"] if f else None), f"{c['cpu']:.2f}",
-                         f"{c['peak_mib']:.0f}", f"{c['kib_per_run']:.1f}",
-                         _ratio(c["kib_per_run"], f["kib_per_run"] if f else None)])
+            rows.append(
+                [
+                    lib.label,
+                    str(int(c["n"])),
+                    f"{c['wall']:.3f}",
+                    f"{c['wall_min']:.3f}",
+                    f"{c['wall_max']:.3f}",
+                    f"{c['wall'] / ideal:.2f}x",
+                    _ratio(c["wall"], f["wall"] if f else None),
+                    f"{c['cpu']:.2f}",
+                    f"{c['peak_mib']:.0f}",
+                    f"{c['kib_per_run']:.1f}",
+                    _ratio(c["kib_per_run"], f["kib_per_run"] if f else None),
+                ]
+            )
         elif scenario == "S5":
             e = res.extra_round(lib.key)
             assert e
-            rows.append([lib.label] + [f"{_f(e[s][0])} [{_f(e[s][1])}-{_f(e[s][2])}]" for s in e]
-                        + [_ratio(e["10000"][0], e["10"][0])])
+            rows.append(
+                [lib.label]
+                + [f"{_f(e[s][0])} [{_f(e[s][1])}-{_f(e[s][2])}]" for s in e]
+                + [_ratio(e["10000"][0], e["10"][0])]
+            )
         elif scenario == "S6":
             rs = res.rounds(lib.key, scenario)
             tps = [median(r["transitions_per_s"]) for r in rs]
             all_tps = [v for r in rs for v in r["transitions_per_s"]]
             per_run = rs[0]["transitions_per_run"]
-            rows.append([lib.label, str(per_run), _f(median(tps)), _f(min(all_tps)), _f(max(all_tps)),
-                         _f(1e6 / median(tps))])
+            rows.append(
+                [lib.label, str(per_run), _f(median(tps)), _f(min(all_tps)), _f(max(all_tps)), _f(1e6 / median(tps))]
+            )
         elif scenario == "S7":
             rows.extend(_graph_rows(res, lib.key))
     headers = {
         "S1": ["library", "µs/run", "min", "max", "x trio floor", "x helikon_fc"],
         "S2": ["library", "µs/run", "min", "max", "µs/model turn", "x trio floor", "x helikon_fc"],
         "S4": ["library", "events/run", "µs/run", "events/s", "min", "max", "x helikon_fc (µs/run)"],
-        "S3": ["library", "runs", "wall s", "min", "max", "x ideal", "x trio floor", "CPU s", "peak RSS MiB",
-               "KiB/run", "KiB/run x floor"],
+        "S3": [
+            "library",
+            "runs",
+            "wall s",
+            "min",
+            "max",
+            "x ideal",
+            "x trio floor",
+            "CPU s",
+            "peak RSS MiB",
+            "KiB/run",
+            "KiB/run x floor",
+        ],
         "S5": ["library"] + [f"µs per extra round at {s:,} items" for s in script.S5_SIZES] + ["10,000 / 10"],
         "S6": ["library", "transitions/run", "transitions/s", "min", "max", "µs/transition"],
-        "S7": ["library", "graphs", "nodes (min-max)", "makespan == critical path", "makespan <= superstep",
-               "superstep / critical path (mean)", "scheduling wall s (total)"],
+        "S7": [
+            "library",
+            "graphs",
+            "nodes (min-max)",
+            "makespan == critical path",
+            "makespan <= superstep",
+            "superstep / critical path (mean)",
+            "scheduling wall s (total)",
+        ],
     }
     headers["S8"] = headers["S3"]
     lines = _table(headers[scenario], rows) if rows else ["(no results)"]
@@ -282,10 +335,17 @@ def _graph_rows(res: Results, lib: str) -> list[list[str]]:
     gain = sum(g["superstep"] / g["critical_path"] for g in graphs) / len(graphs)
     wall = sum(g.get("wall_s", 0.0) for g in graphs)
     nodes = [g["nodes"] for g in graphs]
-    return [[
-        BY_KEY[lib].label, str(len(graphs)), f"{min(nodes)}-{max(nodes)}", f"{equal}/{len(graphs)}",
-        f"{below}/{len(graphs)}", f"{gain:.2f}x", f"{wall:.2f}" if wall else "-",
-    ]]
+    return [
+        [
+            BY_KEY[lib].label,
+            str(len(graphs)),
+            f"{min(nodes)}-{max(nodes)}",
+            f"{equal}/{len(graphs)}",
+            f"{below}/{len(graphs)}",
+            f"{gain:.2f}x",
+            f"{wall:.2f}" if wall else "-",
+        ]
+    ]
 
 
 def render_summary(records: list[Record]) -> str:

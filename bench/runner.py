@@ -84,7 +84,12 @@ def probe(lib: Library, python: str) -> dict[str, str] | str:
     try:
         done = subprocess.run(
             [python, "-c", _PROBE, lib.imports, lib.distribution or ""],
-            capture_output=True, text=True, timeout=120, env=child_env(), cwd=ROOT, check=False,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env=child_env(),
+            cwd=ROOT,
+            check=False,
         )
     except (OSError, subprocess.TimeoutExpired) as exc:
         return f"not installed ({exc})"
@@ -98,10 +103,17 @@ def probe(lib: Library, python: str) -> dict[str, str] | str:
 def source_revision() -> str:
     """The commit the bench ran on, with ``+dirty`` when the tree had changes (or ``unknown``)."""
     try:
-        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT,
-                              timeout=30, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], capture_output=True,
-                               text=True, cwd=ROOT, timeout=30, check=True).stdout.strip()
+        head = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT, timeout=30, check=True
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            timeout=30,
+            check=True,
+        ).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         return "unknown"
     return head + ("+dirty" if dirty else "")
@@ -195,8 +207,14 @@ def main(argv: list[str] | None = None) -> int:
                 done_count += 1
                 print(f"[bench] {done_count}/{total} round {round_index + 1}: {lib.label} {scenario}", file=sys.stderr)
                 outcome = run_pair(lib, scenario, pythons[lib.key], args.quick, args.timeout)
-                record = {"type": "result", "run_id": run_id, "round": round_index, "lib": lib.key,
-                          "scenario": scenario, **outcome}
+                record = {
+                    "type": "result",
+                    "run_id": run_id,
+                    "round": round_index,
+                    "lib": lib.key,
+                    "scenario": scenario,
+                    **outcome,
+                }
                 if not outcome["ok"]:
                     print(f"[bench]   failed: {outcome['error']}", file=sys.stderr)
                 records.append(record)

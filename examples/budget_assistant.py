@@ -1,7 +1,7 @@
 """The seed's budget assistant: an agent with two typed tools, run to completion with `collect()`.
 
-    python examples/budget_assistant.py            # offline, on the scripted simulator
-    OPENAI_API_KEY=sk-... python examples/budget_assistant.py --model openai:gpt-5-mini
+python examples/budget_assistant.py            # offline, on the scripted simulator
+OPENAI_API_KEY=sk-... python examples/budget_assistant.py --model openai:gpt-5-mini
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The seed's live loop: match on the event stream as the run unfolds, printing tokens as they arrive.
 
-    python examples/streaming_tokens.py            # offline, on the scripted simulator
-    OPENAI_API_KEY=sk-... python examples/streaming_tokens.py --model openai:gpt-5-mini
+python examples/streaming_tokens.py            # offline, on the scripted simulator
+OPENAI_API_KEY=sk-... python examples/streaming_tokens.py --model openai:gpt-5-mini
 """
 
 from __future__ import annotations

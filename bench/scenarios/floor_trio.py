@@ -51,8 +51,12 @@ async def _run_tool(call: Call, results: list[Message | None], index: int) -> No
     results[index] = {"role": "tool", "call_id": call.call_id, "content": output}
 
 
-async def run(rounds: int = script.TOOL_ROUNDS, text: str = script.FINAL_TEXT, latency: float = 0.0,
-              messages: list[Message] | None = None) -> str:
+async def run(
+    rounds: int = script.TOOL_ROUNDS,
+    text: str = script.FINAL_TEXT,
+    latency: float = 0.0,
+    messages: list[Message] | None = None,
+) -> str:
     """One run of the script; returns the final text."""
     messages = initial_messages() if messages is None else messages
     usage = [0, 0]

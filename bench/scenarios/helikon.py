@@ -131,8 +131,14 @@ def turn_of(items: Sequence[Item]) -> int:
 class BenchModel:
     """The fake model: `rounds` tool rounds, then `text` (in `chunks` when given)."""
 
-    def __init__(self, *, rounds: int = script.TOOL_ROUNDS, text: str = script.FINAL_TEXT,
-                 chunks: tuple[str, ...] | None = None, latency: float = 0.0) -> None:
+    def __init__(
+        self,
+        *,
+        rounds: int = script.TOOL_ROUNDS,
+        text: str = script.FINAL_TEXT,
+        chunks: tuple[str, ...] | None = None,
+        latency: float = 0.0,
+    ) -> None:
         self.rounds = rounds
         self.chunks = chunks or (text,)
         self.latency = latency
@@ -147,8 +153,7 @@ class BenchModel:
         if turn < self.rounds:
             arguments = f'{{"x": {turn}}}'
             events = [
-                ModelToolCallDelta(script.call_id(turn, k), name, arguments)
-                for k, name in enumerate(script.TOOL_NAMES)
+                ModelToolCallDelta(script.call_id(turn, k), name, arguments) for k, name in enumerate(script.TOOL_NAMES)
             ]
             events.append(ModelUsage(Usage(input_tokens=script.INPUT_TOKENS, output_tokens=script.OUTPUT_TOKENS)))
             events.append(ModelFinish(FinishReason.TOOL_CALLS))
@@ -280,9 +285,7 @@ _PARAMETERS: JsonObject = {
 def recorded_s2() -> tuple[TransitionCtx, list[ModelResponse], list[ToolResults]]:
     """What the driver feeds `transition` in an S2 run: the context, the model's answers, the tool results."""
     tools = tuple(ToolDef(name, f"Tool {k}.", _PARAMETERS, strict=True) for k, name in enumerate(script.TOOL_NAMES))
-    ctx = TransitionCtx(
-        agent_name="bench", instructions=script.INSTRUCTIONS, conversation=Conversation(), tools=tools
-    )
+    ctx = TransitionCtx(agent_name="bench", instructions=script.INSTRUCTIONS, conversation=Conversation(), tools=tools)
     responses = [
         ModelResponse(
             tool_calls=tuple(

@@ -56,8 +56,11 @@ async def t3(x: int) -> str:
 
 
 TOOLS = [t0, t1, t2, t3]
-USAGE = {"input_tokens": script.INPUT_TOKENS, "output_tokens": script.OUTPUT_TOKENS,
-         "total_tokens": script.INPUT_TOKENS + script.OUTPUT_TOKENS}
+USAGE = {
+    "input_tokens": script.INPUT_TOKENS,
+    "output_tokens": script.OUTPUT_TOKENS,
+    "total_tokens": script.INPUT_TOKENS + script.OUTPUT_TOKENS,
+}
 
 
 def turn_of(messages: Sequence[BaseMessage]) -> int:
@@ -85,25 +88,41 @@ class BenchChatModel(BaseChatModel):
         if turn < self.rounds:
             return AIMessage(
                 content="",
-                tool_calls=[{"name": name, "args": {"x": turn}, "id": script.call_id(turn, k), "type": "tool_call"}
-                            for k, name in enumerate(script.TOOL_NAMES)],
+                tool_calls=[
+                    {"name": name, "args": {"x": turn}, "id": script.call_id(turn, k), "type": "tool_call"}
+                    for k, name in enumerate(script.TOOL_NAMES)
+                ],
                 usage_metadata=dict(USAGE),  # type: ignore[arg-type]
             )
         return AIMessage(content=self.text, usage_metadata=dict(USAGE))  # type: ignore[arg-type]
 
-    def _generate(self, messages: list[BaseMessage], stop: list[str] | None = None,
-                  run_manager: CallbackManagerForLLMRun | None = None, **kwargs: Any) -> ChatResult:
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
         return ChatResult(generations=[ChatGeneration(message=self._message(messages))])
 
-    async def _agenerate(self, messages: list[BaseMessage], stop: list[str] | None = None,
-                         run_manager: AsyncCallbackManagerForLLMRun | None = None, **kwargs: Any) -> ChatResult:
+    async def _agenerate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
         if self.latency:
             await asyncio.sleep(self.latency)
         return ChatResult(generations=[ChatGeneration(message=self._message(messages))])
 
-    async def _astream(self, messages: list[BaseMessage], stop: list[str] | None = None,
-                       run_manager: AsyncCallbackManagerForLLMRun | None = None,
-                       **kwargs: Any) -> AsyncIterator[ChatGenerationChunk]:
+    async def _astream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> AsyncIterator[ChatGenerationChunk]:
         if self.latency:
             await asyncio.sleep(self.latency)
         turn = turn_of(messages)

@@ -91,7 +91,10 @@ def _calls(turn: int) -> list[ResponseFunctionToolCall]:
     arguments = f'{{"x": {turn}}}'
     return [
         ResponseFunctionToolCall(
-            id=script.call_id(turn, k), call_id=script.call_id(turn, k), type="function_call", name=name,
+            id=script.call_id(turn, k),
+            call_id=script.call_id(turn, k),
+            type="function_call",
+            name=name,
             arguments=arguments,
         )
         for k, name in enumerate(script.TOOL_NAMES)
@@ -101,8 +104,14 @@ def _calls(turn: int) -> list[ResponseFunctionToolCall]:
 class BenchModel(Model):
     """The fake model: `rounds` tool rounds, then `text` (streamed in `chunks`)."""
 
-    def __init__(self, *, rounds: int = script.TOOL_ROUNDS, text: str = script.FINAL_TEXT,
-                 chunks: tuple[str, ...] | None = None, latency: float = 0.0) -> None:
+    def __init__(
+        self,
+        *,
+        rounds: int = script.TOOL_ROUNDS,
+        text: str = script.FINAL_TEXT,
+        chunks: tuple[str, ...] | None = None,
+        latency: float = 0.0,
+    ) -> None:
         self.rounds = rounds
         self.text = text
         self.chunks = chunks or (text,)
@@ -112,36 +121,80 @@ class BenchModel(Model):
         turn = turn_of(input)
         return _calls(turn) if turn < self.rounds else [_message(self.text)]
 
-    async def get_response(self, system_instructions, input, model_settings, tools, output_schema, handoffs,  # type: ignore[no-untyped-def]
-                           tracing, *, previous_response_id=None, conversation_id=None, prompt=None):
+    async def get_response(
+        self,
+        system_instructions,
+        input,
+        model_settings,
+        tools,
+        output_schema,
+        handoffs,  # type: ignore[no-untyped-def]
+        tracing,
+        *,
+        previous_response_id=None,
+        conversation_id=None,
+        prompt=None,
+    ):
         if self.latency:
             await asyncio.sleep(self.latency)
-        usage = Usage(requests=1, input_tokens=script.INPUT_TOKENS, output_tokens=script.OUTPUT_TOKENS,
-                      total_tokens=script.INPUT_TOKENS + script.OUTPUT_TOKENS)
+        usage = Usage(
+            requests=1,
+            input_tokens=script.INPUT_TOKENS,
+            output_tokens=script.OUTPUT_TOKENS,
+            total_tokens=script.INPUT_TOKENS + script.OUTPUT_TOKENS,
+        )
         return ModelResponse(output=self._output(input), usage=usage, response_id=None)
 
-    async def stream_response(self, system_instructions, input, model_settings, tools, output_schema,  # type: ignore[no-untyped-def, override]
-                              handoffs, tracing, *, previous_response_id=None, conversation_id=None,
-                              prompt=None) -> AsyncIterator[Any]:
+    async def stream_response(
+        self,
+        system_instructions,
+        input,
+        model_settings,
+        tools,
+        output_schema,  # type: ignore[no-untyped-def, override]
+        handoffs,
+        tracing,
+        *,
+        previous_response_id=None,
+        conversation_id=None,
+        prompt=None,
+    ) -> AsyncIterator[Any]:
         if self.latency:
             await asyncio.sleep(self.latency)
         output = self._output(input)
         seq = 0
         if isinstance(output[0], ResponseFunctionToolCall):
             for index, call in enumerate(output):
-                yield ResponseOutputItemDoneEvent(item=call, output_index=index, sequence_number=seq,
-                                                  type="response.output_item.done")
+                yield ResponseOutputItemDoneEvent(
+                    item=call, output_index=index, sequence_number=seq, type="response.output_item.done"
+                )
                 seq += 1
         else:
             for chunk in self.chunks:
-                yield ResponseTextDeltaEvent(content_index=0, delta=chunk, item_id="msg_bench", logprobs=[],
-                                             output_index=0, sequence_number=seq, type="response.output_text.delta")
+                yield ResponseTextDeltaEvent(
+                    content_index=0,
+                    delta=chunk,
+                    item_id="msg_bench",
+                    logprobs=[],
+                    output_index=0,
+                    sequence_number=seq,
+                    type="response.output_text.delta",
+                )
                 seq += 1
         response = Response(
-            id="resp_bench", created_at=0, model="bench", object="response", output=output, tool_choice="auto",
-            tools=[], top_p=None, parallel_tool_calls=True, status="completed",
+            id="resp_bench",
+            created_at=0,
+            model="bench",
+            object="response",
+            output=output,
+            tool_choice="auto",
+            tools=[],
+            top_p=None,
+            parallel_tool_calls=True,
+            status="completed",
             usage=ResponseUsage(
-                input_tokens=script.INPUT_TOKENS, output_tokens=script.OUTPUT_TOKENS,
+                input_tokens=script.INPUT_TOKENS,
+                output_tokens=script.OUTPUT_TOKENS,
                 total_tokens=script.INPUT_TOKENS + script.OUTPUT_TOKENS,
                 input_tokens_details=InputTokensDetails(cached_tokens=0, cache_write_tokens=0),
                 output_tokens_details=OutputTokensDetails(reasoning_tokens=0),

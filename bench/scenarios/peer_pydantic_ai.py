@@ -67,8 +67,13 @@ def turn_of(messages: list[ModelMessage]) -> int:
     return 0
 
 
-def model(*, rounds: int = script.TOOL_ROUNDS, text: str = script.FINAL_TEXT,
-          chunks: tuple[str, ...] | None = None, latency: float = 0.0) -> FunctionModel:
+def model(
+    *,
+    rounds: int = script.TOOL_ROUNDS,
+    text: str = script.FINAL_TEXT,
+    chunks: tuple[str, ...] | None = None,
+    latency: float = 0.0,
+) -> FunctionModel:
     """The fake model: `rounds` tool rounds, then `text` (streamed in `chunks`)."""
 
     async def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
@@ -79,8 +84,10 @@ def model(*, rounds: int = script.TOOL_ROUNDS, text: str = script.FINAL_TEXT,
         if turn < rounds:
             arguments = f'{{"x": {turn}}}'
             return ModelResponse(
-                parts=[ToolCallPart(name, arguments, tool_call_id=script.call_id(turn, k))
-                       for k, name in enumerate(script.TOOL_NAMES)],
+                parts=[
+                    ToolCallPart(name, arguments, tool_call_id=script.call_id(turn, k))
+                    for k, name in enumerate(script.TOOL_NAMES)
+                ],
                 usage=usage,
             )
         return ModelResponse(parts=[TextPart(text)], usage=usage)

@@ -34,8 +34,13 @@ QUESTION = AgentInput.from_user_text("Why was I charged twice?")
 
 @pytest.mark.parametrize(
     ("name", "expected"),
-    [("billing", "billing"), ("Billing Agent", "billing_agent"), ("  EU--Refunds (v2)!", "eu_refunds_v2"),
-     ("a__b", "a_b"), ("Ünïcode", "n_code")],
+    [
+        ("billing", "billing"),
+        ("Billing Agent", "billing_agent"),
+        ("  EU--Refunds (v2)!", "eu_refunds_v2"),
+        ("a__b", "a_b"),
+        ("Ünïcode", "n_code"),
+    ],
 )
 def test_slug_lowercases_and_collapses_non_alphanumeric_runs(name: str, expected: str) -> None:
     """The slug is lowercase with each run of non-alphanumerics collapsed to ``_`` and no ``_`` at either end."""
@@ -49,7 +54,10 @@ def test_handoff_to_uses_the_target_name_and_description() -> None:
     assert handoff.tool_name == "transfer_to_billing_desk"
     target = handoff.target()
     assert (target.tool_name, target.agent, target.description) == (
-        "transfer_to_billing_desk", "Billing Desk", "Charges and refunds.")
+        "transfer_to_billing_desk",
+        "Billing Desk",
+        "Charges and refunds.",
+    )
     assert handoff.resolve() is billing
 
 
@@ -74,8 +82,15 @@ async def test_handoff_events_usage_and_transcript() -> None:
     result = await RunResultStreaming(triage.run(ephemeral(), QUESTION)).collect()
     names = kinds(result.events)
     assert names.count("RunStarted") == 1
-    assert names[names.index("HandoffItem"):] == [
-        "HandoffItem", "AgentUpdated", "TurnStarted", "TokenDelta", "TokenDelta", "MessageOutput", "RunCompleted"]
+    assert names[names.index("HandoffItem") :] == [
+        "HandoffItem",
+        "AgentUpdated",
+        "TurnStarted",
+        "TokenDelta",
+        "TokenDelta",
+        "MessageOutput",
+        "RunCompleted",
+    ]
     assert HandoffItem("triage", "billing") in result.events and AgentUpdated("billing") in result.events
     assert MessageOutput(AssistantMessage("Refund issued.", "billing")) in result.events
     assert result.usage == Usage(input_tokens=30, output_tokens=12, requests=2)
@@ -85,8 +100,9 @@ async def test_handoff_events_usage_and_transcript() -> None:
 async def test_a_failing_target_fails_the_run() -> None:
     """The target's `RunFailed` is the run's terminal event."""
     billing = LlmAgent(name="billing", model=ScriptedModel([fail("billing is down")]))
-    triage = LlmAgent(name="triage", model=ScriptedModel([call_tools(call("transfer_to_billing"))]),
-                      handoffs=[Handoff.to(billing)])
+    triage = LlmAgent(
+        name="triage", model=ScriptedModel([call_tools(call("transfer_to_billing"))]), handoffs=[Handoff.to(billing)]
+    )
     events = await drain(triage.run(ephemeral(), QUESTION))
     assert isinstance(events[-1], RunFailed) and isinstance(events[-1].error, ModelFailed)
     assert sum(isinstance(e, RunFailed | RunCompleted) for e in events) == 1
@@ -98,8 +114,11 @@ async def test_a_target_that_cannot_be_resolved_fails_the_run() -> None:
     def missing() -> LlmAgent[None]:
         raise KeyError("billing")
 
-    triage = LlmAgent(name="triage", model=ScriptedModel([call_tools(call("transfer_to_billing"))]),
-                      handoffs=[Handoff(agent_name="billing", description="Billing.", resolve=missing)])
+    triage = LlmAgent(
+        name="triage",
+        model=ScriptedModel([call_tools(call("transfer_to_billing"))]),
+        handoffs=[Handoff(agent_name="billing", description="Billing.", resolve=missing)],
+    )
     events = await drain(triage.run(ephemeral(), QUESTION))
     assert isinstance(events[-1], RunFailed) and isinstance(events[-1].error, OtherError)
     assert "billing" in str(events[-1].error)
@@ -109,8 +128,9 @@ async def test_a_target_that_cannot_start_fails_the_run() -> None:
     """A target whose own handoffs collide ends the parent's run with the collision as `RunFailed`."""
     leaf = LlmAgent(name="leaf", model=ScriptedModel([]))
     broken = LlmAgent(name="broken", model=ScriptedModel([]), handoffs=[Handoff.to(leaf), Handoff.to(leaf)])
-    triage = LlmAgent(name="triage", model=ScriptedModel([call_tools(call("transfer_to_broken"))]),
-                      handoffs=[Handoff.to(broken)])
+    triage = LlmAgent(
+        name="triage", model=ScriptedModel([call_tools(call("transfer_to_broken"))]), handoffs=[Handoff.to(broken)]
+    )
     events = await drain(triage.run(ephemeral(), QUESTION))
     assert events[-1] == RunFailed(HandoffCollision("transfer_to_leaf", ("leaf", "leaf")))
 
@@ -137,8 +157,9 @@ async def test_a_handoff_colliding_with_a_tool_is_rejected() -> None:
     """A handoff whose transfer tool name is also a real tool's name is rejected the same way."""
     billing = LlmAgent(name="billing", model=ScriptedModel([]))
     model = ScriptedModel([reply("never")])
-    triage = LlmAgent(name="triage", model=model, tools=[SleepTool("transfer_to_billing")],
-                      handoffs=[Handoff.to(billing)])
+    triage = LlmAgent(
+        name="triage", model=model, tools=[SleepTool("transfer_to_billing")], handoffs=[Handoff.to(billing)]
+    )
     with pytest.raises(HandoffCollisionError) as info:
         await RunResultStreaming(triage.run(ephemeral(), QUESTION)).collect()
     assert info.value.error.agents == ("tool transfer_to_billing", "billing")
@@ -152,12 +173,14 @@ async def test_swarm_style_cyclic_handoffs_from_immutable_agents() -> None:
         ("triage", "billing", [call_tools(call("transfer_to_billing"))]),
         ("billing", "triage", [call_tools(call("transfer_to_triage"))]),
     ):
-        handoff: Handoff[None] = Handoff(agent_name=other, description=f"{other} desk",
-                                         resolve=lambda other=other: members[other])  # type: ignore[misc]
+        handoff: Handoff[None] = Handoff(
+            agent_name=other, description=f"{other} desk", resolve=lambda other=other: members[other]
+        )  # type: ignore[misc]
         members[name] = LlmAgent(name=name, model=ScriptedModel(script, name=name), handoffs=[handoff])
     # Second visit to triage answers: give triage a two-turn script.
     members["triage"] = members["triage"].with_model(
-        ScriptedModel([call_tools(call("transfer_to_billing")), reply("Back at triage.")], name="triage"))
+        ScriptedModel([call_tools(call("transfer_to_billing")), reply("Back at triage.")], name="triage")
+    )
     result = await RunResultStreaming(members["triage"].run(ephemeral(), QUESTION)).collect()
     hops = [(e.from_agent, e.to_agent) for e in result.events if isinstance(e, HandoffItem)]
     assert hops == [("triage", "billing"), ("billing", "triage")]
@@ -170,8 +193,9 @@ async def test_cancelling_during_the_target_run_ends_with_one_cancelled(
     """``ctx.cancel()`` while the handoff target's model is thinking ends the run with exactly one
     `RunFailed(Cancelled)`, last."""
     billing = LlmAgent(name="billing", model=ScriptedModel([reply("late", latency=10)]))
-    triage = LlmAgent(name="triage", model=ScriptedModel([call_tools(call("transfer_to_billing"))]),
-                      handoffs=[Handoff.to(billing)])
+    triage = LlmAgent(
+        name="triage", model=ScriptedModel([call_tools(call("transfer_to_billing"))]), handoffs=[Handoff.to(billing)]
+    )
     ctx = ephemeral()
     async with trio.open_nursery() as nursery:
 

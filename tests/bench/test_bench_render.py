@@ -11,20 +11,34 @@ def timed(lib: str, scenario: str, us: list[float], round_: int = 0) -> dict[str
     result: dict[str, Any] = {"us": us, "runs_per_batch": 10}
     if scenario == "S4":
         result["events_per_run"] = 40
-    return {"type": "result", "run_id": "r", "round": round_, "lib": lib, "scenario": scenario, "ok": True,
-            "result": result}
+    return {
+        "type": "result",
+        "run_id": "r",
+        "round": round_,
+        "lib": lib,
+        "scenario": scenario,
+        "ok": True,
+        "result": result,
+    }
 
 
 def concurrent(lib: str, scenario: str, wall: float, kib: float) -> dict[str, Any]:
     result = {"n": 2000, "walls": [wall], "cpus": [wall], "rss_before": 0, "rss_peak": 2**20, "kib_per_run": kib}
-    return {"type": "result", "run_id": "r", "round": 0, "lib": lib, "scenario": scenario, "ok": True,
-            "result": result}
+    return {"type": "result", "run_id": "r", "round": 0, "lib": lib, "scenario": scenario, "ok": True, "result": result}
 
 
 META = {
-    "type": "meta", "run_id": "r", "quick": False, "rounds": 2, "cpus": 2,
-    "libraries": {"helikon_fc": {"version": "0"}, "trio-floor": {"version": "0"},
-                  "openai-agents": {"version": "0"}, "langgraph": "not installed in python (ModuleNotFoundError)"},
+    "type": "meta",
+    "run_id": "r",
+    "quick": False,
+    "rounds": 2,
+    "cpus": 2,
+    "libraries": {
+        "helikon_fc": {"version": "0"},
+        "trio-floor": {"version": "0"},
+        "openai-agents": {"version": "0"},
+        "langgraph": "not installed in python (ModuleNotFoundError)",
+    },
     "scenarios": ["S2", "S3", "S6"],
 }
 
@@ -38,8 +52,15 @@ def records() -> list[dict[str, Any]]:
         timed("openai-agents", "S2", [8000.0, 8200.0, 7900.0]),
         concurrent("helikon_fc", "S3", 0.3, 20.0),
         concurrent("trio-floor", "S3", 0.25, 12.0),
-        {"type": "result", "run_id": "r", "round": 0, "lib": "helikon_fc", "scenario": "S6", "ok": False,
-         "error": "exit 1: boom"},
+        {
+            "type": "result",
+            "run_id": "r",
+            "round": 0,
+            "lib": "helikon_fc",
+            "scenario": "S6",
+            "ok": False,
+            "error": "exit 1: boom",
+        },
     ]
 
 

@@ -12,12 +12,42 @@ from helikon_fc import core
 
 # The names python-surface.md shows applications importing from `helikon_fc`.
 DOCUMENTED = {
-    "Agent", "AgentError", "AgentEvent", "AgentInput", "Handoff", "LlmAgent", "Model", "ModelError",
-    "ModelSettings", "RunConfig", "RunContext", "RunError", "RunResult", "RunResultStreaming", "Runner",
-    "Tool", "ToolContext", "ToolError", "ToolOutput", "Usage", "function_tool",
-    "SystemMessage", "UserMessage", "AssistantMessage", "ToolCall", "ToolResult", "Reasoning",
-    "MaxTurnsExceeded", "MaxAgentDepthExceeded", "MaxIterationsExceeded", "MaxHandoffsExceeded",
-    "HandoffCollision", "ModelFailed", "StructuredOutputInvalid", "TimedOut", "Cancelled",
+    "Agent",
+    "AgentError",
+    "AgentEvent",
+    "AgentInput",
+    "Handoff",
+    "LlmAgent",
+    "Model",
+    "ModelError",
+    "ModelSettings",
+    "RunConfig",
+    "RunContext",
+    "RunError",
+    "RunResult",
+    "RunResultStreaming",
+    "Runner",
+    "Tool",
+    "ToolContext",
+    "ToolError",
+    "ToolOutput",
+    "Usage",
+    "function_tool",
+    "SystemMessage",
+    "UserMessage",
+    "AssistantMessage",
+    "ToolCall",
+    "ToolResult",
+    "Reasoning",
+    "MaxTurnsExceeded",
+    "MaxAgentDepthExceeded",
+    "MaxIterationsExceeded",
+    "MaxHandoffsExceeded",
+    "HandoffCollision",
+    "ModelFailed",
+    "StructuredOutputInvalid",
+    "TimedOut",
+    "Cancelled",
 }
 
 
@@ -32,8 +62,11 @@ def test_all_matches_the_lazy_exports() -> None:
     for name in helikon_fc.__all__:
         assert getattr(helikon_fc, name) is not None, name
     public = {
-        name for name, value in vars(helikon_fc).items()
-        if not name.startswith("_") and not isinstance(value, types.ModuleType) and name != "annotations"
+        name
+        for name, value in vars(helikon_fc).items()
+        if not name.startswith("_")
+        and not isinstance(value, types.ModuleType)
+        and name != "annotations"
         and name not in {"importlib", "TYPE_CHECKING", "Any"}
     }
     assert public == set(helikon_fc.__all__)

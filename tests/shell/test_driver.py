@@ -79,12 +79,15 @@ async def test_tool_call_deltas_name_the_call_once() -> None:
 
 async def test_usage_adds_up_and_requests_are_counted_by_the_loop() -> None:
     """Usage sums over model turns; tools add nothing; `requests` counts model calls."""
-    model = ScriptedModel([
-        call_tools(call("a"), usage=Usage(input_tokens=120, output_tokens=8, requests=5)),
-        reply("ok", usage=Usage(input_tokens=208, output_tokens=12)),
-    ])
+    model = ScriptedModel(
+        [
+            call_tools(call("a"), usage=Usage(input_tokens=120, output_tokens=8, requests=5)),
+            reply("ok", usage=Usage(input_tokens=208, output_tokens=12)),
+        ]
+    )
     result = await RunResultStreaming(
-        LlmAgent(name="x", model=model, tools=[SleepTool("a", 0)]).run(ephemeral(), QUESTION)).collect()
+        LlmAgent(name="x", model=model, tools=[SleepTool("a", 0)]).run(ephemeral(), QUESTION)
+    ).collect()
     assert result.usage == Usage(input_tokens=328, output_tokens=20, requests=2)
 
 

@@ -55,7 +55,11 @@ USAGE = Usage(input_tokens=3, output_tokens=4, requests=1)
 async def test_final_output_is_the_last_message() -> None:
     """`final_output` is the text of the last `MessageOutput`, even when a later turn said nothing."""
     events: list[AgentEvent] = [
-        RunStarted("a"), message("first"), TokenDelta("x"), message("second"), RunCompleted(USAGE)
+        RunStarted("a"),
+        message("first"),
+        TokenDelta("x"),
+        message("second"),
+        RunCompleted(USAGE),
     ]
     result = await RunResultStreaming(replay(events)).collect()
     assert result == RunResult("second", tuple(events), USAGE)

@@ -118,8 +118,7 @@ async def test_loop_is_a_loopstate_driven_by_transition_surfaced_as_events(monke
 
 
 def test_transition_is_synchronous_pure_and_ioless() -> None:
-    """Seed: "The state machine is data: transition is async-free, allocation-light, and never touches IO."
-    """
+    """Seed: "The state machine is data: transition is async-free, allocation-light, and never touches IO." """
     assert not inspect.iscoroutinefunction(transition)
     ctx = TransitionCtx(agent_name="a", instructions=None, conversation=Conversation([UserMessage("hi")]))
     state = initial_state()
@@ -138,8 +137,7 @@ def test_transition_is_synchronous_pure_and_ioless() -> None:
 
 
 async def test_async_driver_runs_side_effects_between_transitions(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Seed: "An async driver runs the side effects between transitions."
-    """
+    """Seed: "An async driver runs the side effects between transitions." """
     log = record_transitions(monkeypatch)
     seen_steps: list[int] = []
 
@@ -181,8 +179,7 @@ def test_state_plus_conversation_can_be_persisted_and_resumed() -> None:
 
 
 def test_all_of_this_lives_in_the_core() -> None:
-    """Seed: "All of this lives in paigasus-helikon-core."
-    """
+    """Seed: "All of this lives in paigasus-helikon-core." """
     import helikon_fc.core as core
 
     for name in ("LoopState", "transition", "TransitionCtx", "TransitionOutcome", "NextAction", "AgentEvent"):
@@ -193,8 +190,7 @@ def test_all_of_this_lives_in_the_core() -> None:
 
 
 def test_loopstate_has_one_variant_per_phase() -> None:
-    """Seed: "LoopState has one variant per high-level phase:"
-    """
+    """Seed: "LoopState has one variant per high-level phase:" """
     assert {cls.__name__ for cls in get_args(LoopState)} == {
         "CallingModel",
         "ExecutingTools",
@@ -209,8 +205,7 @@ def test_loopstate_has_one_variant_per_phase() -> None:
 
 
 async def test_calling_model_is_about_to_invoke_the_model(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Seed: "CallingModel { turn, usage } — about to invoke the model for turn."
-    """
+    """Seed: "CallingModel { turn, usage } — about to invoke the model for turn." """
     log = record_transitions(monkeypatch)
     model = ScriptedModel([call_tools(call("spending")), reply("ok")])
     await drain(tool_agent(model, SleepTool("spending")).run(ephemeral(), QUESTION))
@@ -227,8 +222,7 @@ async def test_calling_model_is_about_to_invoke_the_model(monkeypatch: pytest.Mo
 async def test_executing_tools_runs_calls_concurrently(
     autojump_clock: trio.testing.MockClock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Seed: "ExecutingTools { calls, turn, usage } — the model requested tool calls; run them concurrently."
-    """
+    """Seed: "ExecutingTools { calls, turn, usage } — the model requested tool calls; run them concurrently." """
     log = record_transitions(monkeypatch)
     tools = [SleepTool(f"t{i}", seconds=1.0) for i in range(3)]
     model = ScriptedModel([call_tools(*(call(t.name) for t in tools)), reply("done")])
@@ -240,8 +234,7 @@ async def test_executing_tools_runs_calls_concurrently(
 
 
 async def test_applying_handoff_threads_the_transcript(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Seed: "ApplyingHandoff { target, transcript, usage } — delegate to another agent, threading the transcript."
-    """
+    """Seed: "ApplyingHandoff { target, transcript, usage } — delegate to another agent, threading the transcript." """
     log = record_transitions(monkeypatch)
     target_model = ScriptedModel([reply("Billing here.")])
     billing = LlmAgent(name="Billing", model=target_model, description="Billing questions.")
@@ -261,7 +254,8 @@ async def test_applying_handoff_threads_the_transcript(monkeypatch: pytest.Monke
 
 
 async def test_finalizing_is_a_constrained_turn_for_the_output_type(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Seed: "Finalizing { turn, usage } — a constrained turn that asks the model to emit the configured output_type."
+    """Seed: "Finalizing { turn, usage } — a constrained turn that asks the model to emit the configured
+    output_type."
     """
     log = record_transitions(monkeypatch)
     model = ScriptedModel([reply('{"on_track": true, "spent": 120}')])
@@ -293,8 +287,7 @@ async def test_repairing_output_is_the_one_repair_turn() -> None:
 
 
 def test_compacting_and_needs_approval_are_reserved() -> None:
-    """Seed: "Compacting and NeedsApproval { pending } — reserved phases, not yet driven."
-    """
+    """Seed: "Compacting and NeedsApproval { pending } — reserved phases, not yet driven." """
     ctx = TransitionCtx(agent_name="a", instructions=None, conversation=Conversation())
     for state, feature in ((Compacting(0), "compaction"), (NeedsApproval((), 0), "approval")):
         outcome = transition(state, Start(), ctx)
@@ -303,8 +296,7 @@ def test_compacting_and_needs_approval_are_reserved() -> None:
 
 
 async def test_done_is_terminal_success(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Seed: "Done(FinalOutput) — terminal success."
-    """
+    """Seed: "Done(FinalOutput) — terminal success." """
     log = record_transitions(monkeypatch)
     await drain(tool_agent(ScriptedModel([reply("On track.")])).run(ephemeral(), QUESTION))
     final = log.steps[-1][2]
@@ -313,8 +305,7 @@ async def test_done_is_terminal_success(monkeypatch: pytest.MonkeyPatch) -> None
 
 
 async def test_failed_is_terminal_failure(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Seed: "Failed(AgentError) — terminal failure."
-    """
+    """Seed: "Failed(AgentError) — terminal failure." """
     log = record_transitions(monkeypatch)
     agent = tool_agent(ScriptedModel([]), run_config=RunConfig(max_turns=0))
     events = await drain(agent.run(ephemeral(), QUESTION))
@@ -323,8 +314,7 @@ async def test_failed_is_terminal_failure(monkeypatch: pytest.MonkeyPatch) -> No
 
 
 def test_transition_is_the_whole_machine() -> None:
-    """Seed: "transition is the whole machine:"
-    """
+    """Seed: "transition is the whole machine:" """
     params = list(inspect.signature(transition).parameters)
     assert params == ["state", "input", "ctx"]
     assert inspect.signature(transition).return_annotation in ("TransitionOutcome", TransitionOutcome)
@@ -341,8 +331,7 @@ def test_transition_takes_state_input_and_ctx() -> None:
 
 
 def test_transition_returns_an_outcome() -> None:
-    """Seed: "It returns a TransitionOutcome:"
-    """
+    """Seed: "It returns a TransitionOutcome:" """
     assert [f.name for f in attrs.fields(TransitionOutcome)] == [
         "next_state",
         "events",
@@ -352,8 +341,7 @@ def test_transition_returns_an_outcome() -> None:
 
 
 async def test_next_action_tells_the_driver_what_to_do(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Seed: "next_action tells the driver what side effect to run before the next step:"
-    """
+    """Seed: "next_action tells the driver what side effect to run before the next step:" """
     assert set(get_args(NextAction)) == {CallModel, ExecuteTools, PerformHandoff, Terminate}
     log = record_transitions(monkeypatch)
     model = ScriptedModel([call_tools(call("spending")), reply("ok")])
@@ -367,8 +355,7 @@ async def test_next_action_tells_the_driver_what_to_do(monkeypatch: pytest.Monke
 
 
 async def test_call_model_feeds_back_a_model_response(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Seed: "CallModel { request } — call the model, feed the result back as TransitionInput::ModelResponse."
-    """
+    """Seed: "CallModel { request } — call the model, feed the result back as TransitionInput::ModelResponse." """
     log = record_transitions(monkeypatch)
     model = ScriptedModel([reply("On track.")])
     await drain(tool_agent(model).run(ephemeral(), QUESTION))
@@ -379,8 +366,7 @@ async def test_call_model_feeds_back_a_model_response(monkeypatch: pytest.Monkey
 
 
 async def test_execute_tools_feeds_back_tool_results(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Seed: "ExecuteTools { calls } — fan out the tool calls, feed outcomes back as TransitionInput::ToolResults."
-    """
+    """Seed: "ExecuteTools { calls } — fan out the tool calls, feed outcomes back as TransitionInput::ToolResults." """
     log = record_transitions(monkeypatch)
     model = ScriptedModel([call_tools(call("a"), call("b")), reply("ok")])
     await drain(tool_agent(model, SleepTool("a"), SleepTool("b")).run(ephemeral(), QUESTION))
@@ -390,8 +376,7 @@ async def test_execute_tools_feeds_back_tool_results(monkeypatch: pytest.MonkeyP
 
 
 async def test_handoff_action_runs_the_target(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Seed: "Handoff — read the target/transcript from ApplyingHandoff and run the target agent."
-    """
+    """Seed: "Handoff — read the target/transcript from ApplyingHandoff and run the target agent." """
     log = record_transitions(monkeypatch)
     billing = LlmAgent(name="billing", model=ScriptedModel([reply("Billing here.")]), description="Billing.")
     triage = LlmAgent(
@@ -404,8 +389,7 @@ async def test_handoff_action_runs_the_target(monkeypatch: pytest.MonkeyPatch) -
 
 
 async def test_terminate_stops_driving(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Seed: "Terminate — the state is terminal; stop driving."
-    """
+    """Seed: "Terminate — the state is terminal; stop driving." """
     log = record_transitions(monkeypatch)
     events = await drain(tool_agent(ScriptedModel([reply("ok")])).run(ephemeral(), QUESTION))
     assert isinstance(log.steps[-1][2].next_action, Terminate)
@@ -413,8 +397,7 @@ async def test_terminate_stops_driving(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 async def test_typical_run_walks_calling_executing_calling_done(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Seed: "A typical run walks CallingModel → ExecutingTools → CallingModel → … → Done."
-    """
+    """Seed: "A typical run walks CallingModel → ExecutingTools → CallingModel → … → Done." """
     log = record_transitions(monkeypatch)
     model = ScriptedModel([call_tools(call("a")), call_tools(call("a")), reply("ok")])
     await drain(tool_agent(model, SleepTool("a")).run(ephemeral(), QUESTION))
@@ -459,8 +442,7 @@ async def test_output_type_adds_finalizing_and_one_repair(monkeypatch: pytest.Mo
 
 
 async def test_run_returns_a_stream_of_events() -> None:
-    """Seed: "Agent::run returns a BoxStream<'static, AgentEvent>."
-    """
+    """Seed: "Agent::run returns a BoxStream<'static, AgentEvent>." """
     run = tool_agent(ScriptedModel([reply("ok")])).run(ephemeral(), QUESTION)
     async with run as events:
         first = await events.__anext__()
@@ -569,8 +551,7 @@ async def test_raw_deltas_stream_live_and_items_reaggregate(autojump_clock: trio
 
 
 async def test_common_case_collects_into_a_run_result() -> None:
-    """Seed: "The common case: call run, then drain the stream into a RunResult with RunResultStreaming."
-    """
+    """Seed: "The common case: call run, then drain the stream into a RunResult with RunResultStreaming." """
     agent = LlmAgent(
         name="budget-assistant",
         model=ScriptedModel([reply("You are on track.")]),
@@ -602,8 +583,7 @@ async def test_collect_returns_last_message_text_events_and_usage() -> None:
 
 
 async def test_run_failed_surfaces_as_run_error() -> None:
-    """Seed: "A terminal RunFailed surfaces as Err(RunError)."
-    """
+    """Seed: "A terminal RunFailed surfaces as Err(RunError)." """
     model = ScriptedModel([call_tools(call("a")) for _ in range(2)])
     agent = tool_agent(model, SleepTool("a", seconds=0), run_config=RunConfig(max_turns=2))
     with pytest.raises(RunError) as info:
@@ -613,8 +593,7 @@ async def test_run_failed_surfaces_as_run_error() -> None:
 
 
 async def test_collect_typed_for_structured_output() -> None:
-    """Seed: "For structured output, use collect_typed::<T>() instead."
-    """
+    """Seed: "For structured output, use collect_typed::<T>() instead." """
     agent = tool_agent(ScriptedModel([reply(' {"on_track": false, "spent": 340} ')]), output_type=Verdict)
     result = await RunResultStreaming(agent.run(ephemeral(), QUESTION)).collect_typed(Verdict)
     verdict: Verdict = result.final_output
@@ -646,6 +625,7 @@ async def test_drain_yourself_then_build_the_result() -> None:
     """Seed: "You can drain the stream yourself and still build a RunResult later, or mix the two —
     RunResultStreaming::collect is just one consumer of the same AgentEvent stream."
     """
+
     def agent() -> LlmAgent[None]:
         script: list[ScriptedTurn] = [call_tools(call("a")), reply("You are on track.")]
         return tool_agent(ScriptedModel(script), SleepTool("a", seconds=0))
@@ -666,8 +646,7 @@ async def test_drain_yourself_then_build_the_result() -> None:
 
 
 async def test_run_config_through_a_runner_or_on_the_agent() -> None:
-    """Seed: "RunConfig controls the run; pass it through a Runner, or set it on the agent via the builder."
-    """
+    """Seed: "RunConfig controls the run; pass it through a Runner, or set it on the agent via the builder." """
     script = [call_tools(call("a")) for _ in range(4)]
     on_agent = tool_agent(ScriptedModel(script), SleepTool("a", seconds=0), run_config=RunConfig(max_turns=2))
     events = await drain(on_agent.run(ephemeral(), QUESTION))
@@ -748,7 +727,6 @@ async def test_timeout_only_honoured_by_a_runner(autojump_clock: trio.testing.Mo
 
 
 def test_run_config_builders_chain() -> None:
-    """Seed: "The builders are chainable:"
-    """
+    """Seed: "The builders are chainable:" """
     config = RunConfig().with_timeout(30).with_parallel_tool_call_limit(4).with_max_agent_depth(4).with_max_turns(5)
     assert config == RunConfig(max_turns=5, parallel_tool_call_limit=4, max_agent_depth=4, timeout=30)
