@@ -173,9 +173,11 @@ async def test_swarm_style_cyclic_handoffs_from_immutable_agents() -> None:
         ("triage", "billing", [call_tools(call("transfer_to_billing"))]),
         ("billing", "triage", [call_tools(call("transfer_to_triage"))]),
     ):
-        handoff: Handoff[None] = Handoff(
-            agent_name=other, description=f"{other} desk", resolve=lambda other=other: members[other]
-        )  # type: ignore[misc]
+
+        def resolve(other: str = other) -> LlmAgent[None]:
+            return members[other]
+
+        handoff: Handoff[None] = Handoff(agent_name=other, description=f"{other} desk", resolve=resolve)
         members[name] = LlmAgent(name=name, model=ScriptedModel(script, name=name), handoffs=[handoff])
     # Second visit to triage answers: give triage a two-turn script.
     members["triage"] = members["triage"].with_model(
