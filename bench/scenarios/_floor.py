@@ -7,6 +7,7 @@ call, the tool calls of a turn fanned out concurrently with results stored by in
 from __future__ import annotations
 
 import json
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from .. import script
@@ -35,6 +36,33 @@ class Response:
         self.calls = calls
         self.input_tokens = script.INPUT_TOKENS
         self.output_tokens = script.OUTPUT_TOKENS
+
+
+# The four tools of the shared script, as plain async functions both floors call by name; COUNT counts executions.
+COUNT = [0]
+
+
+async def t0(x: int) -> str:
+    COUNT[0] += 1
+    return script.tool_output(0, x)
+
+
+async def t1(x: int) -> str:
+    COUNT[0] += 1
+    return script.tool_output(1, x)
+
+
+async def t2(x: int) -> str:
+    COUNT[0] += 1
+    return script.tool_output(2, x)
+
+
+async def t3(x: int) -> str:
+    COUNT[0] += 1
+    return script.tool_output(3, x)
+
+
+TOOLS: dict[str, Callable[..., Awaitable[str]]] = {"t0": t0, "t1": t1, "t2": t2, "t3": t3}
 
 
 def turn_of(messages: list[Message]) -> int:

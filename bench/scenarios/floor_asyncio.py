@@ -4,37 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 
 from .. import script
 from ..measure import concurrent_runs, timed_batches
 from . import Options, check, main
-from ._floor import Call, Message, Response, chunks, initial_messages, respond
-
-COUNT = [0]
-
-
-async def t0(x: int) -> str:
-    COUNT[0] += 1
-    return script.tool_output(0, x)
-
-
-async def t1(x: int) -> str:
-    COUNT[0] += 1
-    return script.tool_output(1, x)
-
-
-async def t2(x: int) -> str:
-    COUNT[0] += 1
-    return script.tool_output(2, x)
-
-
-async def t3(x: int) -> str:
-    COUNT[0] += 1
-    return script.tool_output(3, x)
-
-
-TOOLS: dict[str, Callable[..., Awaitable[str]]] = {"t0": t0, "t1": t1, "t2": t2, "t3": t3}
+from ._floor import COUNT, TOOLS, Call, Message, Response, chunks, initial_messages, respond
 
 
 async def model(messages: list[Message], rounds: int, text: str, latency: float) -> Response:

@@ -77,7 +77,7 @@ _SHARED_ERRORS: dict[str, Expected] = {
     "refusal": Expected(error=ModelFailureKind.REFUSED, phase="iterate"),
 }
 
-CHAT: dict[str, Expected] = {
+_SHARED_STREAMS: dict[str, Expected] = {
     "text_stream": Expected(events=(text("Hello"), text(", world"), text("!"), usage(12, 4, cached=2), STOP)),
     "reasoning": Expected(
         events=(
@@ -108,6 +108,11 @@ CHAT: dict[str, Expected] = {
             TOOLS,
         )
     ),
+}
+"""Streams both APIs must translate to the very same provider-neutral events."""
+
+CHAT: dict[str, Expected] = {
+    **_SHARED_STREAMS,
     "content_filter": Expected(events=(text("I can"), finish(FinishReason.CONTENT_FILTER))),
     "unknown_finish": Expected(events=(text("ok"), finish(FinishReason.OTHER, "function_call"))),
     "truncated_before_stop": Expected(
@@ -121,36 +126,7 @@ CHAT: dict[str, Expected] = {
 }
 
 RESPONSES: dict[str, Expected] = {
-    "text_stream": Expected(events=(text("Hello"), text(", world"), text("!"), usage(12, 4, cached=2), STOP)),
-    "reasoning": Expected(
-        events=(
-            ModelReasoningDelta("The user wants "),
-            ModelReasoningDelta("a greeting."),
-            text("Hi there."),
-            usage(20, 9, reasoning=6),
-            STOP,
-        )
-    ),
-    "tool_call_fragmented": Expected(
-        events=(
-            tc("call_Wx81", "get_weather", '{"ci'),
-            tc("call_Wx81", None, 'ty": "Pa'),
-            tc("call_Wx81", None, 'ris", "unit":'),
-            tc("call_Wx81", None, ' "c"}'),
-            usage(80, 18),
-            TOOLS,
-        )
-    ),
-    "parallel_tool_calls": Expected(
-        events=(
-            tc("call_A1", "get_weather", '{"city": "Paris"}'),
-            tc("call_B2", "get_weather", '{"city": '),
-            tc("call_B2", None, '"Oslo"}'),
-            tc("call_C3", "get_time", ""),
-            usage(90, 40),
-            TOOLS,
-        )
-    ),
+    **_SHARED_STREAMS,
     "incomplete_length": Expected(events=(text("Once upon a"), usage(5, 3), finish(FinishReason.LENGTH))),
     "content_filter": Expected(events=(text("I can"), usage(5, 2), finish(FinishReason.CONTENT_FILTER))),
     "truncated_before_stop": Expected(
