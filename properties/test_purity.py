@@ -100,7 +100,7 @@ def _vandalize(value: object, seen: set[int]) -> None:
         for inner in value:
             _vandalize(inner, seen)
     elif attrs.has(type(value)):
-        for field in attrs.fields(type(value)):
+        for field in getattr(value, "__attrs_attrs__", ()):
             _vandalize(getattr(value, field.name), seen)
 
 
