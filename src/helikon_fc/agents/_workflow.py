@@ -37,7 +37,6 @@ from ..core import (
     TerminalEvent,
     Usage,
 )
-from ..shell.config import RunConfig
 from ..shell.context import RunContext
 from ..shell.input import AgentInput
 from ..shell.run_stream import emit_run, open_run_stream
@@ -81,10 +80,10 @@ def write_state(ctx: RunContext[Ctx], key: str, text: str) -> None:
 def depth_error(ctx: RunContext[Ctx]) -> MaxAgentDepthExceeded | None:
     """The error for running children one level below `ctx`, if that is deeper than allowed.
 
-    The limit is the context's run config (the one a `Runner` installs) or the default
-    `RunConfig().max_agent_depth`.
+    The limit is `RunContext.max_agent_depth`: the tightest of the limits in force above (which cross
+    every boundary, agent-as-tool included) and the context's run config (default 8).
     """
-    limit = (ctx.run_config or RunConfig()).max_agent_depth
+    limit = ctx.max_agent_depth
     depth = ctx.agent_depth + 1
     return MaxAgentDepthExceeded(depth, limit) if depth > limit else None
 

@@ -159,6 +159,7 @@ async def drive(definition: LoopDefinition, ctx: RunContext[Any], input: AgentIn
     """
     await trio.lowlevel.checkpoint()
     config = ctx.run_config or definition.run_config or _DEFAULT_CONFIG
+    ctx = ctx.limit_depth(definition.run_config)  # what its tools, sub-runs and handoffs see
     name, instructions = definition.name, definition.instructions
     if callable(instructions):
         try:
@@ -177,7 +178,7 @@ async def drive(definition: LoopDefinition, ctx: RunContext[Any], input: AgentIn
         config.max_turns,
         definition.output_schema,
         ctx.agent_depth,
-        config.max_agent_depth,
+        ctx.max_agent_depth,
     )
     tctx = _context_with(fixed, conversation)
     limit = config.parallel_tool_call_limit
