@@ -6,8 +6,10 @@ The merge convention, the same for every workflow agent:
 - the outer stream starts with one `RunStarted(<workflow name>)` and ends with exactly one
   terminal event (`RunCompleted` with the summed usage, or `RunFailed`), last;
 - each child's own `RunStarted` becomes `AgentUpdated(<child name>)` (which agent is now active);
-- each child's terminal event is swallowed: `RunCompleted.usage` is folded into the total, and
-  `RunFailed.error` decides what the workflow does next;
+- each child's terminal event is swallowed: its usage counts on the workflow's `UsageMeter` (every
+  model call below counts as it is made; `run_child` settles what a custom agent only reports), so
+  the workflow's `RunCompleted` carries the usage of its whole subtree, by agent; `RunFailed.error`
+  decides what the workflow does next;
 - every other child event passes through unchanged and live;
 - where children run concurrently (parallel branches, graph nodes) their events interleave, and
   `Interleaving` keeps them attributable: an `AgentUpdated(<agent>)` goes out whenever the agent
@@ -113,6 +115,7 @@ async def run_child(agent: Agent[Ctx], ctx: RunContext[Ctx], input: AgentInput, 
     outcome: ChildOutcome | None = None
     started = False
     emitting = False
+    ctx, slot = ctx.with_meter_slot()
     try:
         async with agent.run(ctx, input) as events:
             started = True
@@ -121,7 +124,8 @@ async def run_child(agent: Agent[Ctx], ctx: RunContext[Ctx], input: AgentInput, 
                     case RunStarted(agent=name):
                         event = AgentUpdated(name)
                     case RunCompleted(usage=usage):
-                        outcome = ChildSucceeded(text, usage)
+                        slot.settle(agent.name, usage)
+                        outcome = ChildSucceeded(text, slot.total)
                         continue
                     case RunFailed(error=error):
                         outcome = ChildFailed(error)
@@ -185,11 +189,12 @@ class Interleaving:
             await self._emit(event)
 
 
-Body: TypeAlias = Callable[[Emit], Awaitable[TerminalEvent]]
-"""A workflow's work: emits events as it goes and returns its terminal event."""
+Body: TypeAlias = Callable[[Emit, RunContext[Ctx]], Awaitable[TerminalEvent]]
+"""A workflow's work: emits events as it goes and returns its terminal event. It runs its children in the
+context it is given (the workflow's own: its usage meter and depth limit), not the one `run` was called with."""
 
 
-def open_workflow_stream(name: str, ctx: RunContext[Ctx], body: Body) -> RunStream:
+def open_workflow_stream(name: str, ctx: RunContext[Ctx], body: Body[Ctx]) -> RunStream:
     """The run stream of a workflow agent called `name` (see `open_run_stream`).
 
     Emits `RunStarted(name)`, fails at once with `MaxAgentDepthExceeded` if children would nest
@@ -200,10 +205,12 @@ def open_workflow_stream(name: str, ctx: RunContext[Ctx], body: Body) -> RunStre
     """
 
     async def guarded(emit: Emit) -> TerminalEvent:
-        too_deep = depth_error(ctx)
+        run_ctx = ctx.for_run()
+        too_deep = depth_error(run_ctx)
         if too_deep is not None:
             return RunFailed(too_deep)  # noqa: ASYNC910 - `emit_run` sent RunStarted (a channel send) just before
-        return await body(emit)
+        assert run_ctx.meter is not None
+        return run_ctx.meter.completed(await body(emit, run_ctx))
 
     async def produce(
         send_channel: trio.MemorySendChannel[AgentEvent],

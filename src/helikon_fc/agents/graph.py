@@ -100,7 +100,7 @@ class GraphAgent(Generic[Ctx]):
         """Run the wavefront; see `GraphAgent`."""
         agents = dict(self.nodes)
 
-        async def body(emit: Emit) -> TerminalEvent:
+        async def body(emit: Emit, ctx: RunContext[Ctx]) -> TerminalEvent:
             wave = self.wavefront
             texts: dict[str, str] = {}
             failures: dict[str, AgentError] = {}

@@ -57,7 +57,7 @@ class LoopAgent(Generic[Ctx]):
     def run(self, ctx: RunContext[Ctx], input: AgentInput) -> RunStream:
         """Run the passes; see `LoopAgent`."""
 
-        async def body(emit: Emit) -> TerminalEvent:
+        async def body(emit: Emit, ctx: RunContext[Ctx]) -> TerminalEvent:
             total = Usage()
             for _ in range(self.max_iterations):
                 for key, agent in self.steps:

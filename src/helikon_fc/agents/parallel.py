@@ -79,7 +79,7 @@ class ParallelAgent(Generic[Ctx]):
     def run(self, ctx: RunContext[Ctx], input: AgentInput) -> RunStream:
         """Run the branches concurrently; see `ParallelAgent`."""
 
-        async def body(emit: Emit) -> TerminalEvent:
+        async def body(emit: Emit, ctx: RunContext[Ctx]) -> TerminalEvent:
             counts = Counter(key for key, _ in self.branches)
             duplicates = sorted(key for key, count in counts.items() if count > 1)
             if duplicates:

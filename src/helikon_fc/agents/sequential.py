@@ -52,7 +52,7 @@ class SequentialAgent(Generic[Ctx]):
     def run(self, ctx: RunContext[Ctx], input: AgentInput) -> RunStream:
         """Run the steps in order; see `SequentialAgent`."""
 
-        async def body(emit: Emit) -> TerminalEvent:
+        async def body(emit: Emit, ctx: RunContext[Ctx]) -> TerminalEvent:
             total = Usage()
             for key, agent in self.steps:
                 match await run_child(agent, ctx.subagent_child(), input, emit):

@@ -15,6 +15,7 @@ import trio
 
 from ..core import Item, JsonValue
 from .config import RunConfig
+from .metering import UsageMeter
 
 Ctx = TypeVar("Ctx")
 _DEFAULT_CONFIG = RunConfig()
@@ -182,7 +183,9 @@ class RunContext(Generic[Ctx]):
     depth_limit: int | None = None
     """The deepest level a run below this one may start at: the tightest ``max_agent_depth`` in force
     in the runs above (`None` until a run sets one). It crosses every boundary, `AgentAsTool` included,
-    and only ever tightens; see `limit_depth`."""
+    and only ever tightens; see `for_run`."""
+    meter: UsageMeter | None = attrs.field(default=None, eq=False, repr=False)
+    """The usage meter of the run this context belongs to (`None` outside any run); see `for_run`."""
 
     @classmethod
     def ephemeral(cls, user: Ctx) -> RunContext[Ctx]:
@@ -202,12 +205,22 @@ class RunContext(Generic[Ctx]):
         """The same context with `config` installed (it wins over the agent's own)."""
         return attrs.evolve(self, run_config=config)
 
-    def limit_depth(self, own: RunConfig | None = None) -> RunContext[Ctx]:
-        """This context with the depth limit of a run that starts in it applied: the tighter of the one
-        in force (`depth_limit`) and its config's ``max_agent_depth`` (the installed `run_config`, else
-        `own`, the agent's own). A limit set higher below never loosens one above."""
+    def for_run(self, own: RunConfig | None = None) -> RunContext[Ctx]:
+        """The context a run that starts in this one works in (what its tools and children see).
+
+        It has the run's own `UsageMeter` (a child of the one in force, so the run's usage also counts
+        for every run above it) and the run's depth limit: the tighter of the one in force
+        (`depth_limit`) and its config's ``max_agent_depth`` (the installed `run_config`, else `own`,
+        the agent's own). A limit set higher below never loosens one above.
+        """
         limit = _tightest(self.depth_limit, self.run_config or own)
-        return self if limit == self.depth_limit else attrs.evolve(self, depth_limit=limit)
+        meter = self.meter.child() if self.meter is not None else UsageMeter()
+        return attrs.evolve(self, depth_limit=limit, meter=meter)
+
+    def with_meter_slot(self) -> tuple[RunContext[Ctx], UsageMeter]:
+        """This context with a fresh meter below the one in force, for one child run; and that meter."""
+        slot = self.meter.child() if self.meter is not None else UsageMeter()
+        return attrs.evolve(self, meter=slot), slot
 
     @property
     def max_agent_depth(self) -> int:
@@ -237,6 +250,7 @@ class RunContext(Generic[Ctx]):
             cancel_token=self.cancel_token.child(),
             agent_depth=self.agent_depth + 1,
             depth_limit=self.max_agent_depth,
+            meter=self.meter,
         )
 
 
