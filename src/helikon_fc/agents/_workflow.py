@@ -154,16 +154,20 @@ class Interleaving:
 
     Each child gets its own emitter (`emitter`). A child's `AgentUpdated` only records which agent
     is active in that child; before the child's next other event, if the outer stream last
-    announced a different agent, an `AgentUpdated` for this child's agent goes out first. A lock
-    keeps that announcement and the event together.
+    announced a different agent, an `AgentUpdated` for this child's agent goes out first. The
+    workflow's own events (`emit`) are announced the same way, as its `owner`'s, so a merged
+    message never follows the announcement of one of its branches (at any depth: a nested
+    workflow's announcement of itself reaches the outer one as a child's `AgentUpdated`). A lock
+    keeps each announcement and its event together.
     """
 
-    __slots__ = ("_announced", "_emit", "_lock")
+    __slots__ = ("_announced", "_emit", "_lock", "_owner")
 
-    def __init__(self, emit: Emit) -> None:
+    def __init__(self, emit: Emit, owner: str) -> None:
         self._emit = emit
+        self._owner = owner
         self._lock = trio.Lock()
-        self._announced: str | None = None
+        self._announced: str | None = owner  # the workflow's RunStarted announced it
 
     def emitter(self) -> Emit:
         """An emitter for one concurrent child."""
@@ -183,9 +187,11 @@ class Interleaving:
         return send
 
     async def emit(self, event: AgentEvent) -> None:
-        """Send an event of the workflow itself (announced as nobody's: the next child event re-announces)."""
+        """Send an event of the workflow itself, announcing the workflow first if a child was announced last."""
         async with self._lock:
-            self._announced = None
+            if self._announced != self._owner:
+                self._announced = self._owner
+                await self._emit(AgentUpdated(self._owner))
             await self._emit(event)
 
 

@@ -106,7 +106,7 @@ class GraphAgent(Generic[Ctx]):
             failures: dict[str, AgentError] = {}
             total = Usage()
             reports_in, reports = trio.open_memory_channel[tuple[str, ChildOutcome]](math.inf)
-            merged = Interleaving(emit)
+            merged = Interleaving(emit, self.name)
 
             async def run_node(key: str, node_input: AgentInput) -> None:
                 outcome = await run_child(agents[key], ctx.subagent_child(), node_input, merged.emitter())

@@ -86,7 +86,7 @@ class ParallelAgent(Generic[Ctx]):
                 message = f"duplicate parallel branch key(s): {', '.join(duplicates)}"
                 return RunFailed(OtherError(message))  # noqa: ASYNC910 - `emit_run` sent RunStarted just before
             outcomes: dict[str, ChildOutcome] = {}
-            merged = Interleaving(emit)
+            merged = Interleaving(emit, self.name)
 
             async def run_branch(key: str, agent: Agent[Ctx]) -> None:
                 outcome = await run_child(agent, ctx.subagent_child(), input, merged.emitter())
