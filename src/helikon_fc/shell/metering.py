@@ -17,13 +17,17 @@ _NONE = Usage()
 
 
 class UsageMeter:
-    """The usage of one run and everything below it, by agent; additions flow up to the enclosing meters."""
+    """The usage of one run and everything below it, by agent; additions flow up to the enclosing meters.
 
-    __slots__ = ("_by_agent", "_parent")
+    Counts are kept as plain integers per agent (``[input, output, cached input, reasoning, requests]``)
+    and turned into `Usage` values only when read: a model call costs a few additions per level.
+    """
+
+    __slots__ = ("_counts", "_parent")
 
     def __init__(self, parent: UsageMeter | None = None) -> None:
         self._parent = parent
-        self._by_agent: dict[str, Usage] = {}
+        self._counts: dict[str, list[int]] = {}
 
     def child(self) -> UsageMeter:
         """A meter for a run started below this one."""
@@ -33,21 +37,35 @@ class UsageMeter:
         """Count `usage` of a model call `agent` made, here and in every enclosing meter."""
         meter: UsageMeter | None = self
         while meter is not None:
-            by_agent = meter._by_agent
-            by_agent[agent] = by_agent.get(agent, _NONE) + usage
+            counts = meter._counts.get(agent)
+            if counts is None:
+                meter._counts[agent] = [
+                    usage.input_tokens,
+                    usage.output_tokens,
+                    usage.cached_input_tokens,
+                    usage.reasoning_tokens,
+                    usage.requests,
+                ]
+            else:
+                counts[0] += usage.input_tokens
+                counts[1] += usage.output_tokens
+                counts[2] += usage.cached_input_tokens
+                counts[3] += usage.reasoning_tokens
+                counts[4] += usage.requests
             meter = meter._parent
 
     @property
     def total(self) -> Usage:
         """Everything counted here."""
-        total = _NONE
-        for usage in self._by_agent.values():
-            total += usage
-        return total
+        sums = [0, 0, 0, 0, 0]
+        for counts in self._counts.values():
+            for index, value in enumerate(counts):
+                sums[index] += value
+        return _usage(sums)
 
     def by_agent(self) -> tuple[AgentUsage, ...]:
         """The total split by agent, in the order the agents were first counted."""
-        return tuple(AgentUsage(agent, usage) for agent, usage in self._by_agent.items())
+        return tuple(AgentUsage(agent, _usage(counts)) for agent, counts in self._counts.items())
 
     def settle(self, agent: str, reported: Usage) -> None:
         """A child run on this meter completed reporting `reported`: count what of it was not counted here.
@@ -68,6 +86,19 @@ class UsageMeter:
 
     def completed(self, terminal: TerminalEvent) -> TerminalEvent:
         """`terminal`, a `RunCompleted` replaced by one carrying this meter's total and breakdown."""
-        if type(terminal) is RunCompleted:
-            return RunCompleted(self.total, self.by_agent())
-        return terminal
+        if type(terminal) is not RunCompleted:
+            return terminal
+        by_agent = self.by_agent()
+        if len(by_agent) == 1:
+            return RunCompleted(by_agent[0].usage, by_agent)
+        return RunCompleted(self.total, by_agent)
+
+
+def _usage(counts: list[int]) -> Usage:
+    return Usage(
+        input_tokens=counts[0],
+        output_tokens=counts[1],
+        cached_input_tokens=counts[2],
+        reasoning_tokens=counts[3],
+        requests=counts[4],
+    )
