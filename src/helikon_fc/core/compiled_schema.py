@@ -1,0 +1,133 @@
+"""A JSON Schema compiled once and checked many times: every keyword of draft 2020-12, never any IO.
+
+The checking itself is `jsonschema_rs` (a compiled validator that passes the official test suite):
+`compile_schema` builds it once per schema, with a retriever that refuses every fetch, so a remote
+``$ref`` is refused when the schema is compiled, like an unresolvable ``$ref``, an uncompilable
+``pattern`` or a keyword holding the wrong kind of value. `CompiledSchema.errors` is total: values
+that are not JSON (a NaN, a non-string key, a tuple) or that nest deeper than `MAX_DEPTH` get a
+message, never an exception and never a stack overflow in the native code.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NoReturn, final
+
+import jsonschema_rs
+
+from .json_value import JsonValue
+from .schema_messages import json_path, messages
+
+MAX_DEPTH = 200
+"""The deepest nesting of arrays and objects a value may have to be checked (deeper values are refused)."""
+
+
+class SchemaError(ValueError):
+    """A JSON Schema that cannot be used: not a schema, a keyword of the wrong form, or a ``$ref`` that does
+    not resolve inside the schema (remote references are never fetched)."""
+
+
+@final
+class CompiledSchema:
+    """A schema ready to check values against; build one with `compile_schema`. Immutable."""
+
+    __slots__ = ("_validator",)
+
+    _validator: jsonschema_rs.Validator
+
+    def __init__(self, validator: jsonschema_rs.Validator) -> None:
+        object.__setattr__(self, "_validator", validator)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"CompiledSchema is immutable (cannot set {name!r})")
+
+    def __repr__(self) -> str:
+        return "CompiledSchema(...)"
+
+    def errors(self, value: JsonValue, path: str = "$") -> list[str]:
+        """Every way `value` fails to fit, as ``path: problem`` messages; empty when it fits. Never raises."""
+        unfit = _not_json(value, path)
+        if unfit is not None:
+            return [unfit]
+        try:
+            if self._validator.is_valid(value):
+                return []
+            return messages(self._validator.iter_errors(value), path)
+        except Exception as exc:  # the native code reports a value it cannot read as ValueError
+            return [f"{path}: cannot be checked ({exc})"]
+
+
+def compile_schema(schema: JsonValue) -> CompiledSchema:
+    """Compile `schema` (a JSON object or a boolean) for checking, once.
+
+    Raises:
+        SchemaError: `schema` is not a valid JSON Schema, one of its ``$ref`` does not resolve inside it
+            (a remote reference is never fetched), or one of its ``pattern`` is not a regular expression.
+    """
+    if not isinstance(schema, dict | bool):
+        raise SchemaError(f"a JSON Schema is an object or a boolean, got {type(schema).__name__}")
+    unfit = _not_json(schema, "schema")
+    if unfit is not None:
+        raise SchemaError(unfit)
+    refused: list[str] = []
+
+    def refuse(uri: str) -> NoReturn:
+        refused.append(uri)
+        raise SchemaError(f"remote references are never fetched ({uri})")
+
+    try:
+        validator = jsonschema_rs.validator_for(schema, retriever=refuse)
+    except Exception as exc:  # jsonschema_rs.ValidationError, ReferencingError or ValueError
+        if refused:
+            reason = f"$ref to {refused[0]!r}, which is not inside the schema (remote references are never fetched)"
+            raise SchemaError(f"invalid JSON Schema: {reason}") from None
+        raise SchemaError(f"invalid JSON Schema: {_first_line(exc)}") from None
+    return CompiledSchema(validator)
+
+
+def _first_line(exc: Exception) -> str:
+    """The reason, and where in the schema when the schema broke a rule of the meta-schema."""
+    text = exc.message if isinstance(exc, jsonschema_rs.ValidationError) else str(exc)
+    reason = text.strip().splitlines()[0] if text.strip() else type(exc).__name__
+    if isinstance(exc, jsonschema_rs.ValidationError) and exc.instance_path:
+        return f"{json_path('schema', exc.instance_path)}: {reason}"
+    return reason
+
+
+_Node = tuple[object, int, "_Node | None", str | int]
+"""A value on the walk's stack: the value, its depth, the node holding it and its key or index there."""
+
+
+def _not_json(value: object, path: str) -> str | None:
+    """Why `value` is not a JSON value `jsonschema_rs` can check (naming where), or `None`. Iterative."""
+    stack: list[_Node] = [(value, 0, None, "")]
+    while stack:
+        node = stack.pop()
+        item, depth = node[0], node[1]
+        if isinstance(item, dict | list) and depth >= MAX_DEPTH:
+            return f"{path}: nested more than {MAX_DEPTH} levels deep, too deep to check"
+        if isinstance(item, dict):
+            for key, sub in item.items():
+                if not isinstance(key, str):
+                    return f"{_where(path, node)}: an object key is {type(key).__name__}, not a string"
+                if not isinstance(sub, str | int) and sub is not None:
+                    stack.append((sub, depth + 1, node, key))
+        elif isinstance(item, list):
+            for index, sub in enumerate(item):
+                if not isinstance(sub, str | int) and sub is not None:
+                    stack.append((sub, depth + 1, node, index))
+        elif isinstance(item, float):
+            if not math.isfinite(item):
+                return f"{_where(path, node)}: {item} is not a JSON number"
+        elif not isinstance(item, str | int) and item is not None:
+            return f"{_where(path, node)}: a {type(item).__name__} is not a JSON value"
+    return None
+
+
+def _where(path: str, node: _Node) -> str:
+    keys: list[str | int] = []
+    current: _Node | None = node
+    while current is not None and current[2] is not None:
+        keys.append(current[3])
+        current = current[2]
+    return json_path(path, reversed(keys))
