@@ -11,7 +11,8 @@ message, never an exception and never a stack overflow in the native code.
 from __future__ import annotations
 
 import math
-from typing import NoReturn, final
+from collections.abc import Iterable, Iterator
+from typing import NoReturn, cast, final
 
 import jsonschema_rs
 
@@ -31,12 +32,14 @@ class SchemaError(ValueError):
 class CompiledSchema:
     """A schema ready to check values against; build one with `compile_schema`. Immutable."""
 
-    __slots__ = ("_validator",)
+    __slots__ = ("_recursive", "_validator")
 
     _validator: jsonschema_rs.Validator
+    _recursive: bool
 
-    def __init__(self, validator: jsonschema_rs.Validator) -> None:
+    def __init__(self, validator: jsonschema_rs.Validator, recursive: bool) -> None:
         object.__setattr__(self, "_validator", validator)
+        object.__setattr__(self, "_recursive", recursive)
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError(f"CompiledSchema is immutable (cannot set {name!r})")
@@ -45,15 +48,29 @@ class CompiledSchema:
         return "CompiledSchema(...)"
 
     def errors(self, value: JsonValue, path: str = "$") -> list[str]:
-        """Every way `value` fails to fit, as ``path: problem`` messages; empty when it fits. Never raises."""
-        unfit = _not_json(value, path)
-        if unfit is not None:
-            return [unfit]
+        """Every way `value` fails to fit, as ``path: problem`` messages; empty when it fits. Never raises.
+
+        A schema that can recurse (a ``$ref`` cycle, an anchor, ``$dynamicRef``) would make the native
+        code recurse as deep as the value, so the value is walked first: deeper than `MAX_DEPTH`, a NaN,
+        a non-string key or a non-JSON object gets one message. Other schemas go straight to the native
+        code, whose own recursion is bounded by the schema; when the value fails there, the same walk
+        names such a fault instead (a NaN fails every check, and would be shown as null).
+        """
+        if self._recursive and not _plain_json(value):
+            unfit = _not_json(value, path)
+            if unfit is not None:
+                return [unfit]
         try:
             if self._validator.is_valid(value):
                 return []
+        except Exception:  # the native code reports a value it cannot read as ValueError
+            pass
+        unfit = _not_json(value, path)  # a NaN fails every check: say why, not "got null"
+        if unfit is not None:
+            return [unfit]
+        try:
             return messages(self._validator.iter_errors(value), path)
-        except Exception as exc:  # the native code reports a value it cannot read as ValueError
+        except Exception as exc:
             return [f"{path}: cannot be checked ({exc})"]
 
 
@@ -82,7 +99,78 @@ def compile_schema(schema: JsonValue) -> CompiledSchema:
             reason = f"$ref to {refused[0]!r}, which is not inside the schema (remote references are never fetched)"
             raise SchemaError(f"invalid JSON Schema: {reason}") from None
         raise SchemaError(f"invalid JSON Schema: {_first_line(exc)}") from None
-    return CompiledSchema(validator)
+    return CompiledSchema(validator, _may_recurse(schema))
+
+
+_SCOPE_KEYWORDS = frozenset(["$id", "$anchor", "$dynamicAnchor", "$dynamicRef", "$recursiveRef", "$recursiveAnchor"])
+
+
+def _may_recurse(schema: JsonValue) -> bool:
+    """Whether checking against `schema` may recurse with the value: a cycle of ``#/...`` references, or any
+    anchor, dynamic reference or nested ``$id`` (which this conservative reading does not follow)."""
+    targets: dict[int, JsonValue] = {}
+    edges: dict[int, list[int]] = {}
+    stack: list[tuple[JsonValue, int | None]] = [(schema, None)]
+    while stack:
+        node, parent = stack.pop()
+        if not isinstance(node, dict | list):
+            continue
+        targets[id(node)] = node
+        if parent is not None:
+            edges.setdefault(parent, []).append(id(node))
+        if isinstance(node, dict):
+            if any(key in node for key in _SCOPE_KEYWORDS) and node is not schema:
+                return True
+            ref = node.get("$ref")
+            if isinstance(ref, str):
+                target = _pointer(schema, ref)
+                if target is None:
+                    return True
+                edges.setdefault(id(node), []).append(id(target))
+            stack.extend((sub, id(node)) for sub in node.values())
+        else:
+            stack.extend((sub, id(node)) for sub in node)
+    return _has_cycle(edges)
+
+
+def _pointer(root: JsonValue, ref: str) -> JsonValue | None:
+    """The node a ``#`` or ``#/a/b`` reference names in `root` (a dict or list), or `None` for any other form."""
+    if ref == "#":
+        return root
+    if not ref.startswith("#/"):
+        return None
+    node = root
+    for part in ref[2:].split("/"):
+        key = part.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, dict) and key in node:
+            node = node[key]
+        elif isinstance(node, list) and key.isdigit() and int(key) < len(node):
+            node = node[int(key)]
+        else:
+            return None
+    return node if isinstance(node, dict | list) else None
+
+
+def _has_cycle(edges: dict[int, list[int]]) -> bool:
+    """Depth-first search for a back edge, iteratively (white/grey/black marking)."""
+    state: dict[int, int] = {}
+    for start in edges:
+        if state.get(start):
+            continue
+        path: list[tuple[int, Iterator[int]]] = [(start, iter(edges.get(start, ())))]
+        state[start] = 1
+        while path:
+            node, children = path[-1]
+            child = next(children, None)
+            if child is None:
+                state[node] = 2
+                path.pop()
+            elif state.get(child) == 1:
+                return True
+            elif not state.get(child):
+                state[child] = 1
+                path.append((child, iter(edges.get(child, ()))))
+    return False
 
 
 def _first_line(exc: Exception) -> str:
@@ -92,6 +180,42 @@ def _first_line(exc: Exception) -> str:
     if isinstance(exc, jsonschema_rs.ValidationError) and exc.instance_path:
         return f"{json_path('schema', exc.instance_path)}: {reason}"
     return reason
+
+
+_SCALARS = (str, int, bool, type(None))
+
+
+def _plain_json(value: object) -> bool:
+    """The fast, common answer: `value` is built of exact JSON types only, finite, within `MAX_DEPTH`.
+
+    `False` sends the value to `_not_json`, which also accepts subclasses (a str enum) and names the fault.
+    """
+    kind = type(value)
+    if kind is not dict and kind is not list:
+        return kind in _SCALARS or (kind is float and math.isfinite(cast(float, value)))
+    stack: list[tuple[object, int]] = [(value, 0)]
+    pop, push, isfinite = stack.pop, stack.append, math.isfinite
+    while stack:
+        item, depth = pop()
+        if depth >= MAX_DEPTH:
+            return False
+        subs: Iterable[object]
+        if type(item) is dict:
+            mapping = cast(dict[object, object], item)
+            if any(type(key) is not str for key in mapping):
+                return False
+            subs = mapping.values()
+        else:
+            subs = cast(list[object], item)
+        for sub in subs:
+            kind = type(sub)
+            if kind is str or kind is int or kind is bool or sub is None:
+                continue
+            if kind is dict or kind is list:
+                push((sub, depth + 1))
+            elif kind is not float or not isfinite(cast(float, sub)):
+                return False
+    return True
 
 
 _Node = tuple[object, int, "_Node | None", str | int]

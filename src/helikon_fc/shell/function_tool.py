@@ -30,6 +30,7 @@ import trio.testing
 from cattrs.preconf.json import make_converter
 
 from ..core import JsonObject, JsonValue
+from ..core.schema import SchemaError, compile_schema
 from .tool import ToolContext, ToolError, ToolOutput
 from .type_schema import REQUIRED, DecodeError, Parameter, ParametersCodec, compile_parameters, strict_problems
 
@@ -92,6 +93,10 @@ class FunctionTool(Generic[Ctx, P, R]):
         self.strict = strict
         self.timeout = timeout
         self.parameters = codec.schema(strict)
+        try:
+            compile_schema(self.parameters)
+        except SchemaError as exc:
+            raise SchemaError(f"tool {name!r}: parameters: {exc}") from None
         self._codec = codec
         self._takes_context = takes_context
         self._is_async = is_async
