@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import copy
+import pickle
+
 import pytest
 
 from helikon_fc.core import JsonObject, JsonValue, OutputSchema, ToolDef, validate
@@ -137,3 +140,28 @@ def test_values_json_cannot_hold_are_named_not_raised(value: object, problem: st
     assert validate(value, {"type": "null"}) == [problem]  # type: ignore[arg-type]
     assert validate(value, {"anyOf": [{"type": "null"}, {"$ref": "#"}]}) == [problem]  # type: ignore[arg-type]
     assert validate(value, {}) == []  # type: ignore[arg-type]
+
+
+def test_an_unknown_meta_schema_is_refused_not_fetched() -> None:
+    """A ``$schema`` naming no draft known offline is refused, said as such (not as a $ref)."""
+    with pytest.raises(SchemaError, match=r"'http://example\.com/meta' is not a meta-schema known offline"):
+        compile_schema({"$schema": "http://example.com/meta", "type": "string"})
+    assert compile_schema({"$schema": "http://json-schema.org/draft-07/schema#", "items": [{"type": "string"}]})
+
+
+def test_compiled_schemas_copy_and_pickle_with_their_definitions() -> None:
+    """A CompiledSchema is immutable: a copy is itself; pickling a ToolDef recompiles its schema on load."""
+    tool = ToolDef("add", "adds", {"properties": {"a": {"type": "integer"}}})
+    assert copy.deepcopy(tool.compiled) is tool.compiled
+    assert copy.deepcopy(tool) == tool
+    loaded = pickle.loads(pickle.dumps(tool))
+    assert loaded == tool
+    assert validate({"a": "x"}, loaded.compiled) == ["$.a: expected integer, got string"]
+
+
+def test_the_same_schema_text_is_compiled_once() -> None:
+    """Equal schemas share one compiled form; ``true`` and ``1`` are not equal here, though Python says so."""
+    assert compile_schema({"const": 1}) is compile_schema({"const": 1})
+    assert compile_schema({"const": 1}) is not compile_schema({"const": True})
+    assert validate(True, {"const": 1}) == ["$: expected 1, got true"]
+    assert validate(True, {"const": True}) == []

@@ -4,14 +4,17 @@ The checking itself is `jsonschema_rs` (a compiled validator that passes the off
 `compile_schema` builds it once per schema, with a retriever that refuses every fetch, so a remote
 ``$ref`` is refused when the schema is compiled, like an unresolvable ``$ref``, an uncompilable
 ``pattern`` or a keyword holding the wrong kind of value. `CompiledSchema.errors` is total: values
-that are not JSON (a NaN, a non-string key, a tuple) or that nest deeper than `MAX_DEPTH` get a
-message, never an exception and never a stack overflow in the native code.
+that are not JSON (a NaN, a non-string key, bytes) get a message where the schema looks at them, and
+under a schema that can recurse values nested deeper than `MAX_DEPTH` are refused with a message:
+never an exception, never a stack overflow in the native code.
 """
 
 from __future__ import annotations
 
+import functools
+import json
 import math
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import NoReturn, cast, final
 
 import jsonschema_rs
@@ -20,7 +23,7 @@ from .json_value import JsonValue
 from .schema_messages import json_path, messages
 
 MAX_DEPTH = 200
-"""The deepest nesting of arrays and objects a value may have to be checked (deeper values are refused)."""
+"""The deepest nesting of arrays and objects checked under a schema that can recurse (deeper is refused)."""
 
 
 class SchemaError(ValueError):
@@ -32,14 +35,25 @@ class SchemaError(ValueError):
 class CompiledSchema:
     """A schema ready to check values against; build one with `compile_schema`. Immutable."""
 
-    __slots__ = ("_recursive", "_validator")
+    __slots__ = ("_recursive", "_text", "_validator")
 
     _validator: jsonschema_rs.Validator
     _recursive: bool
+    _text: str
 
-    def __init__(self, validator: jsonschema_rs.Validator, recursive: bool) -> None:
+    def __init__(self, validator: jsonschema_rs.Validator, recursive: bool, text: str) -> None:
         object.__setattr__(self, "_validator", validator)
         object.__setattr__(self, "_recursive", recursive)
+        object.__setattr__(self, "_text", text)
+
+    def __copy__(self) -> CompiledSchema:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, object]) -> CompiledSchema:
+        return self
+
+    def __reduce__(self) -> tuple[Callable[[str], CompiledSchema], tuple[str]]:
+        return _compile_text, (self._text,)
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError(f"CompiledSchema is immutable (cannot set {name!r})")
@@ -75,7 +89,11 @@ class CompiledSchema:
 
 
 def compile_schema(schema: JsonValue) -> CompiledSchema:
-    """Compile `schema` (a JSON object or a boolean) for checking, once.
+    """Compile `schema` (a JSON object or a boolean) for checking.
+
+    The last 128 schemas compiled are remembered by their JSON text (``json.dumps`` writes ``true`` and
+    ``1`` apart, so equal text means the same schema), so building the same schema again (a handoff's
+    tool definition on every turn, `validate` with a dict) costs one ``json.dumps``.
 
     Raises:
         SchemaError: `schema` is not a valid JSON Schema, one of its ``$ref`` does not resolve inside it
@@ -83,9 +101,17 @@ def compile_schema(schema: JsonValue) -> CompiledSchema:
     """
     if not isinstance(schema, dict | bool):
         raise SchemaError(f"a JSON Schema is an object or a boolean, got {type(schema).__name__}")
-    unfit = _not_json(schema, "schema")
-    if unfit is not None:
-        raise SchemaError(unfit)
+    try:
+        text = json.dumps(schema, ensure_ascii=False, allow_nan=False)
+    except (ValueError, TypeError, RecursionError) as exc:  # a NaN, a non-JSON object, too deep
+        raise SchemaError(_not_json(schema, "schema") or f"schema: not JSON ({type(exc).__name__})") from None
+    return _compile_text(text)
+
+
+@functools.lru_cache(maxsize=128)
+def _compile_text(text: str) -> CompiledSchema:
+    """Compile the schema `text` holds (JSON text keeps ``true`` apart from ``1``, so it is a safe key)."""
+    schema: dict[str, JsonValue] | bool = json.loads(text)  # compile_schema passes objects and booleans only
     refused: list[str] = []
 
     def refuse(uri: str) -> NoReturn:
@@ -96,10 +122,16 @@ def compile_schema(schema: JsonValue) -> CompiledSchema:
         validator = jsonschema_rs.validator_for(schema, retriever=refuse)
     except Exception as exc:  # jsonschema_rs.ValidationError, ReferencingError or ValueError
         if refused:
-            reason = f"$ref to {refused[0]!r}, which is not inside the schema (remote references are never fetched)"
-            raise SchemaError(f"invalid JSON Schema: {reason}") from None
+            raise SchemaError(f"invalid JSON Schema: {_refused(schema, refused[0])}") from None
         raise SchemaError(f"invalid JSON Schema: {_first_line(exc)}") from None
-    return CompiledSchema(validator, _may_recurse(schema))
+    return CompiledSchema(validator, _may_recurse(schema), text)
+
+
+def _refused(schema: JsonValue, uri: str) -> str:
+    meta = schema.get("$schema") if isinstance(schema, dict) else None
+    if isinstance(meta, str) and meta.rstrip("#") == uri.rstrip("#"):
+        return f"$schema {uri!r} is not a meta-schema known offline (remote documents are never fetched)"
+    return f"$ref to {uri!r}, which is not inside the schema (remote references are never fetched)"
 
 
 _SCOPE_KEYWORDS = frozenset(["$id", "$anchor", "$dynamicAnchor", "$dynamicRef", "$recursiveRef", "$recursiveAnchor"])

@@ -12,7 +12,6 @@ a model (or a person) can fix it: ``$.city: missing required field``.
 
 from __future__ import annotations
 
-import copy
 import json
 from typing import cast
 
@@ -31,19 +30,14 @@ __all__ = [
     "validate",
 ]
 
-_CACHE_SIZE = 64
-_cache: dict[int, tuple[JsonValue, JsonValue, CompiledSchema]] = {}
-"""Schemas `validate` compiled lately, by id: the schema (kept alive, so the id is not reused), a copy of
-it as it was (a schema changed in place since is compiled again) and its compiled form."""
-
 
 def validate(value: JsonValue, schema: JsonValue | CompiledSchema, path: str = "$") -> list[str]:
     """Every way `value` fails to fit `schema`, as ``path: problem`` messages; empty when it fits.
 
     Args:
         value: A decoded JSON value.
-        schema: A JSON Schema (an object or a boolean), or one compiled with `compile_schema` (faster:
-            the schema is not looked at again).
+        schema: A JSON Schema (an object or a boolean; compiled, or found among the schemas compiled
+            lately), or a `CompiledSchema` (fastest: the schema is not looked at again).
         path: The name of the value's root in the messages.
 
     Never raises: a schema that cannot be used is reported as ``$: invalid JSON Schema: ...``.
@@ -51,21 +45,10 @@ def validate(value: JsonValue, schema: JsonValue | CompiledSchema, path: str = "
     if isinstance(schema, CompiledSchema):
         return schema.errors(value, path)
     try:
-        compiled = _compiled(schema)
+        compiled = compile_schema(schema)
     except SchemaError as exc:
         return [f"{path}: {exc}"]
     return compiled.errors(value, path)
-
-
-def _compiled(schema: JsonValue) -> CompiledSchema:
-    entry = _cache.get(id(schema))
-    if entry is not None and entry[0] is schema and entry[1] == schema:
-        return entry[2]
-    compiled = compile_schema(schema)
-    if len(_cache) >= _CACHE_SIZE:
-        del _cache[next(iter(_cache))]
-    _cache[id(schema)] = (schema, copy.deepcopy(schema), compiled)
-    return compiled
 
 
 def parse_arguments(text: str) -> JsonObject:
