@@ -30,7 +30,6 @@ import trio.testing
 from cattrs.preconf.json import make_converter
 
 from ..core import JsonObject, JsonValue
-from ..core.schema import SchemaError, compile_schema
 from .tool import ToolContext, ToolError, ToolOutput
 from .type_schema import REQUIRED, DecodeError, Parameter, ParametersCodec, compile_parameters, strict_problems
 
@@ -93,6 +92,8 @@ class FunctionTool(Generic[Ctx, P, R]):
         self.strict = strict
         self.timeout = timeout
         self.parameters = codec.schema(strict)
+        from ..core.schema import SchemaError, compile_schema  # here, so a bad schema is refused when decorated
+
         try:
             compile_schema(self.parameters)
         except SchemaError as exc:
