@@ -160,11 +160,11 @@ SAMPLES: Mapping[str, tuple[object, ...]] = {
         RunCompleted(
             USAGE,
             (
-                AgentUsage("triage", Usage(input_tokens=20, requests=1)),
                 AgentUsage(
                     "billing",
                     Usage(input_tokens=100, output_tokens=30, cached_input_tokens=64, reasoning_tokens=8, requests=1),
                 ),
+                AgentUsage("triage", Usage(input_tokens=20, requests=1)),
             ),
         ),
         RunFailed(MaxTurnsExceeded(16)),

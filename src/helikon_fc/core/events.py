@@ -151,8 +151,8 @@ class StructuredOutputFailed:
 class RunCompleted:
     """The run succeeded; `usage` is its total, sub-runs of every kind included.
 
-    `usage_by_agent` splits that total by the agent whose model made each call, in the order the
-    agents first called their models (the trio shell fills it; empty from `transition` alone).
+    `usage_by_agent` splits that total by the agent whose model made each call, sorted by agent
+    name (the trio shell fills it; empty from `transition` alone).
     """
 
     usage: Usage

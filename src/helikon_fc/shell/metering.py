@@ -64,8 +64,9 @@ class UsageMeter:
         return _usage(sums)
 
     def by_agent(self) -> tuple[AgentUsage, ...]:
-        """The total split by agent, in the order the agents were first counted."""
-        return tuple(AgentUsage(agent, _usage(counts)) for agent, counts in self._counts.items())
+        """The total split by agent, sorted by agent name (so concurrent children cannot change it)."""
+        counts = self._counts
+        return tuple(AgentUsage(agent, _usage(counts[agent])) for agent in sorted(counts))
 
     def settle(self, agent: str, reported: Usage) -> None:
         """A child run on this meter completed reporting `reported`: count what of it was not counted here.

@@ -86,7 +86,7 @@ class RunResult(Generic[T_co]):
 
     @property
     def usage_by_agent(self) -> Mapping[str, Usage]:
-        """`usage` split by the agent whose model made each call (read-only), in the order they first called.
+        """`usage` split by the agent whose model made each call (read-only), sorted by agent name.
 
         Example: a writer that asked a summarizer through `AgentAsTool` twice shows both,
         ``{"writer": Usage(requests=3, ...), "summarizer": Usage(requests=2, ...)}``.
