@@ -12,6 +12,7 @@ import argparse
 import functools
 import os
 import sys
+from pathlib import Path
 
 from helikon_fc import Model
 
@@ -28,6 +29,8 @@ def pick_model(scripted: Model, argv: list[str] | None = None) -> Model:
         scripted: the simulator model scripted for this example.
         argv: the command-line arguments (default ``sys.argv[1:]``).
     """
+    if argv is None and not _run_as_example():
+        return scripted  # imported (by `helikon run`, a test): the command line is not ours to read
     real = _real_model(tuple(sys.argv[1:] if argv is None else argv))
     if real is None:
         return scripted
@@ -35,6 +38,11 @@ def pick_model(scripted: Model, argv: list[str] | None = None) -> Model:
 
     name, base_url = real
     return OpenAIModel.chat(name, base_url=base_url)
+
+
+def _run_as_example() -> bool:
+    """Whether the running script is one of the examples (not a program that imported one)."""
+    return Path(sys.argv[0]).resolve().parent == Path(__file__).resolve().parent
 
 
 @functools.cache

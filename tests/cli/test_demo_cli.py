@@ -69,7 +69,7 @@ def test_the_demo_shows_agents_handoffs_tool_calls_tokens_and_usage() -> None:
     assert "investing specialist: Keep three months of expenses" in text
     assert "summary: October: $4,900 in" in text
     assert "writer: Keep your emergency fund" in text
-    assert "done - usage: 20 input + 10 output tokens, 2 model requests" in text
+    assert "done - simulated usage: 20 input + 10 output tokens, 2 model requests" in text
 
 
 def test_summary_starts_after_both_graph_predecessors_in_the_demo() -> None:

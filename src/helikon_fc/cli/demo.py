@@ -49,7 +49,7 @@ def run_demo(out: TextIO, *, color: bool = False, fast: bool = True, only: Seque
     scenarios = [build() for build in SCENARIOS]
     if only:
         scenarios = [s for s in scenarios if s.key in only]
-    renderer = EventRenderer(out, color=color)
+    renderer = EventRenderer(out, color=color, simulated=True)
 
     async def main() -> int:
         failures = 0

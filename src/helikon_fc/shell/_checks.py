@@ -87,13 +87,18 @@ def require_model(owner: str, argument: str, value: object) -> None:
     raise TypeError(message(owner, argument, value, "a Model (an object with .name and .stream(request))", hint))
 
 
-def require_agent(owner: str, argument: str, value: object) -> None:
-    """Raise `TypeError` unless `value` looks like an `Agent` (a ``name``, a ``description`` and a ``run`` method)."""
-    if isinstance(value, type) or not (
+def is_agent(value: object) -> bool:
+    """Whether `value` looks like an `Agent`: a ``name``, a ``description`` and a ``run`` method (not a class)."""
+    return not isinstance(value, type) and (
         isinstance(getattr(value, "name", None), str)
         and isinstance(getattr(value, "description", None), str)
         and callable(getattr(value, "run", None))
-    ):
+    )
+
+
+def require_agent(owner: str, argument: str, value: object) -> None:
+    """Raise `TypeError` unless `value` looks like an `Agent` (see `is_agent`)."""
+    if not is_agent(value):
         hint = "pass the agent object itself, not its name" if isinstance(value, str) else ""
         raise TypeError(message(owner, argument, value, "an Agent (LlmAgent, a workflow, a swarm or a graph)", hint))
 

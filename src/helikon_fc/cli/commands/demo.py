@@ -1,0 +1,44 @@
+"""``helikon demo``: the finance scenarios on the simulator, rendered live."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .._command import Command
+from ..demo import run_demo, scenario_keys
+from ..terminal import add_colour_options, wants_colour
+
+
+def _configure(parser: argparse.ArgumentParser) -> None:
+    pace = parser.add_mutually_exclusive_group()
+    pace.add_argument("--fast", action="store_true", help="virtual time: finish instantly (default when not a TTY)")
+    pace.add_argument("--real-time", action="store_true", help="play latencies and token pacing in real time")
+    add_colour_options(parser)
+    parser.add_argument(
+        "scenarios",
+        nargs="*",
+        metavar="SCENARIO",
+        help=f"which scenarios to run: {', '.join(scenario_keys())} (default: all)",
+    )
+
+
+def _execute(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    keys = scenario_keys()
+    unknown = [key for key in args.scenarios if key not in keys]
+    if unknown:
+        parser.error(f"unknown scenario {unknown[0]!r}; choose from {', '.join(keys)}")
+    fast = args.fast or (not args.real_time and not sys.stdout.isatty())
+    return run_demo(sys.stdout, color=wants_colour(args), fast=fast, only=args.scenarios)
+
+
+DEMO = Command(
+    name="demo",
+    help="run the multi-agent finance demo on the simulator (no key, no network)",
+    description=(
+        "Run personal-finance agent systems (handoffs, a swarm, a graph, a pipeline) on the simulator "
+        "and render their event streams live."
+    ),
+    configure=_configure,
+    execute=_execute,
+)
