@@ -1,4 +1,4 @@
-"""`helikon demo`: run the seed's finance examples on the simulator and render their event streams live."""
+"""`helikon demo`: run personal-finance agent systems on the simulator and render their event streams live."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import TextIO
 import trio
 import trio.testing
 
-from ..core import RunCompleted
+from ..core import Cancelled, RunCompleted, RunFailed
 from ..shell.context import RunContext
 from ..shell.input import AgentInput
 from .render import EventRenderer
@@ -21,17 +21,38 @@ def scenario_keys() -> tuple[str, ...]:
 
 
 async def play(scenario: Scenario, renderer: EventRenderer, number: int, total: int) -> bool:
-    """Run one scenario, rendering every event as it arrives; whether it completed."""
+    """Run one scenario, rendering every event as it arrives; whether it ended as the scenario means to.
+
+    A scenario with `cancel_after` is cancelled by the "user" after that many seconds and succeeds
+    when its run ends cancelled; every other scenario succeeds when its run completes.
+    """
     renderer.line(renderer.paint(f"== {number}/{total}  {scenario.title} ", "bold") + "=" * 20)
     renderer.line(renderer.paint(scenario.shows, "dim"))
     renderer.line(renderer.paint("user: ", "bold", "green") + scenario.question)
     ok = False
-    async with scenario.agent.run(RunContext.ephemeral(None), AgentInput.from_user_text(scenario.question)) as events:
-        async for event in events:
-            renderer.render(event)
-            ok = isinstance(event, RunCompleted)
+    ctx = RunContext.ephemeral(None)
+    async with trio.open_nursery() as nursery:
+        if scenario.cancel_after is not None:
+            nursery.start_soon(_press_stop, ctx, scenario.cancel_after, renderer)
+        async with scenario.agent.run(ctx, AgentInput.from_user_text(scenario.question)) as events:
+            async for event in events:
+                renderer.render(event)
+                match event:
+                    case RunCompleted():
+                        ok = scenario.cancel_after is None
+                    case RunFailed(error=Cancelled()):
+                        ok = scenario.cancel_after is not None
+                    case _:
+                        pass
+        nursery.cancel_scope.cancel()
     renderer.line()
     return ok
+
+
+async def _press_stop(ctx: RunContext[None], seconds: float, renderer: EventRenderer) -> None:
+    await trio.sleep(seconds)
+    renderer.line(renderer.paint(f"  (the user presses stop after {seconds:g} s)", "yellow"))
+    ctx.cancel("stopped by the user")
 
 
 def run_demo(out: TextIO, *, color: bool = False, fast: bool = True, only: Sequence[str] = ()) -> int:
@@ -57,7 +78,7 @@ def run_demo(out: TextIO, *, color: bool = False, fast: bool = True, only: Seque
             if not await play(scenario, renderer, number, len(scenarios)):
                 failures += 1
         renderer.line(
-            renderer.paint(f"{len(scenarios) - failures}/{len(scenarios)} scenarios completed", "bold")
+            renderer.paint(f"{len(scenarios) - failures}/{len(scenarios)} scenarios ran as intended", "bold")
             + renderer.paint(" - no API key, no network: every model above is helikon_fc.testing's simulator.", "dim")
         )
         return 0 if failures == 0 else 1

@@ -1,4 +1,4 @@
-"""The seed's personal-finance examples as offline scenarios: every model is a scripted fake, so the
+"""Personal-finance agent systems as offline scenarios: every model is a scripted fake, so the
 demo needs no key and no network, and runs the same every time."""
 
 from __future__ import annotations
@@ -6,10 +6,13 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import attrs
+import trio
 
+from ..agents.agent_as_tool import AgentAsTool
 from ..agents.graph import GraphAgent
 from ..agents.handoff import Handoff
 from ..agents.llm_agent import LlmAgent
+from ..agents.parallel import ParallelAgent
 from ..agents.protocol import Agent
 from ..agents.sequential import SequentialAgent
 from ..agents.swarm import SwarmAgent
@@ -30,6 +33,8 @@ class Scenario:
     shows: str
     agent: Agent[None]
     question: str
+    cancel_after: float | None = None
+    """Seconds after which the user cancels the run (``ctx.cancel``); the scenario then ends cancelled."""
 
 
 def _model(name: str, *turns: ScriptedTurn) -> Model:
@@ -216,8 +221,8 @@ def finance_graph() -> Scenario:
         name="income",
         model=_model(
             "income",
-            call_tools(call("list_deposits", month="2026-10"), latency=1.4),
-            reply("Income: $4,900 from two payroll deposits.", latency=0.2),
+            call_tools(call("list_deposits", month="2026-10"), latency=0.1),
+            reply("Income: $4,900 from two payroll deposits.", latency=0.3),
         ),
         instructions="Summarize the month's income.",
         tools=(list_deposits,),
@@ -293,5 +298,111 @@ def research_pipeline() -> Scenario:
     )
 
 
-SCENARIOS: tuple[Callable[[], Scenario], ...] = (triage_handoff, support_swarm, finance_graph, research_pipeline)
+# 5. Two checks at once.
+
+
+def parallel_checks() -> Scenario:
+    """Two branches stream their answers at the same time; the merged output does not depend on who finished first."""
+    rates = LlmAgent[None](
+        name="rates",
+        model=_model("rates", reply("Your savings earn 0.5%; high-yield accounts pay 4.1% today.", latency=0.1)),
+        instructions="Compare the user's savings rate with the market.",
+    )
+    subscriptions = LlmAgent[None](
+        name="subscriptions",
+        model=_model("subscriptions", reply("Three subscriptions renew this month: $17.99, $9.99, $6.49.", latency=0.1)),
+        instructions="List the subscriptions renewing this month.",
+    )
+    checks = ParallelAgent[None]("monthly-checks", "Two independent checks, run at once.").add(rates).add(subscriptions)
+    return Scenario(
+        "parallel",
+        "Two checks at once",
+        "ParallelAgent: both branches stream concurrently (their lines interleave); one merged JSON answer.",
+        checks,
+        "Anything I should look at this month?",
+    )
+
+
+# 6. A typed plan, with a calculator sub-agent and one repair.
+
+
+@attrs.frozen
+class SavingsPlan:
+    """The planner's structured answer."""
+
+    monthly_savings: int
+    months_to_goal: int
+
+
+def typed_plan() -> Scenario:
+    """The planner asks a calculator agent (an AgentAsTool), then answers as a `SavingsPlan`; its first JSON
+    misses a field, so it gets one repair turn."""
+    calculator = LlmAgent[None](
+        name="calculator",
+        description="Does savings arithmetic and answers with the number.",
+        model=_model("calculator", reply("$5,000 at $400 a month takes 13 months (12.5, rounded up).", latency=0.2)),
+    )
+    planner = LlmAgent[None](
+        name="planner",
+        model=_model(
+            "planner",
+            call_tools(call("calculator", input="How long to save $5,000 at $400 a month?"), latency=0.2),
+            reply("Put $400 a month aside and you reach $5,000 in about 13 months.", latency=0.2),
+            reply('{"monthly_savings": 400}', latency=0.2),
+            reply('{"monthly_savings": 400, "months_to_goal": 13}', latency=0.2),
+        ),
+        instructions="Plan the user's savings; use the calculator for arithmetic.",
+        tools=(AgentAsTool(calculator),),
+        output_type=SavingsPlan,
+    )
+    return Scenario(
+        "typed",
+        "A typed plan",
+        "AgentAsTool + output_type: a sub-agent does the arithmetic; a JSON answer missing a field is repaired once.",
+        planner,
+        "I want $5,000 saved. How?",
+    )
+
+
+# 7. Stop!
+
+
+@function_tool
+async def fetch_statements(years: int) -> str:
+    """Download and read the account's statements (slow).
+
+    Args:
+        years: How many years of statements.
+    """
+    await trio.sleep(30.0)
+    return f"{years} years of statements"
+
+
+def cancelled_run() -> Scenario:
+    """A slow tool is running when the user presses stop: the run ends with its own `Cancelled` event, at once."""
+    auditor = LlmAgent[None](
+        name="auditor",
+        model=_model("auditor", call_tools(call("fetch_statements", years=5), latency=0.2), reply("never")),
+        instructions="Audit the account's history.",
+        tools=(fetch_statements,),
+    )
+    return Scenario(
+        "cancel",
+        "Stop!",
+        "ctx.cancel(): the user stops a run mid-tool; the tool is cancelled, the run ends with RunFailed(Cancelled).",
+        auditor,
+        "Audit my last five years.",
+        cancel_after=1.5,
+    )
+
+
+SCENARIOS: tuple[Callable[[], Scenario], ...] = (
+    triage_handoff,
+    support_swarm,
+    finance_graph,
+    research_pipeline,
+    parallel_checks,
+    typed_plan,
+    cancelled_run,
+)
 """Builders of the demo's scenarios, in the order it runs them."""

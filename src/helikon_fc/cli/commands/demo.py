@@ -36,8 +36,8 @@ DEMO = Command(
     name="demo",
     help="run the multi-agent finance demo on the simulator (no key, no network)",
     description=(
-        "Run personal-finance agent systems (handoffs, a swarm, a graph, a pipeline) on the simulator "
-        "and render their event streams live."
+        "Run personal-finance agent systems (handoffs, a swarm, a graph, a pipeline, parallel branches, "
+        "a typed answer with its repair, a cancelled run) on the simulator and render their event streams live."
     ),
     configure=_configure,
     execute=_execute,
