@@ -310,7 +310,9 @@ def parallel_checks() -> Scenario:
     )
     subscriptions = LlmAgent[None](
         name="subscriptions",
-        model=_model("subscriptions", reply("Three subscriptions renew this month: $17.99, $9.99, $6.49.", latency=0.1)),
+        model=_model(
+            "subscriptions", reply("Three subscriptions renew this month: $17.99, $9.99, $6.49.", latency=0.1)
+        ),
         instructions="List the subscriptions renewing this month.",
     )
     checks = ParallelAgent[None]("monthly-checks", "Two independent checks, run at once.").add(rates).add(subscriptions)
