@@ -229,3 +229,32 @@ def test_demo_help_and_a_bad_demo_option() -> None:
     assert bogus.returncode == 2 and "usage: helikon demo" in bogus.stderr and "--bogus" in bogus.stderr
     unknown = helikon("demo", "nosuch")
     assert unknown.returncode == 2 and "unknown scenario 'nosuch'" in unknown.stderr
+
+
+def test_demo_with_model_runs_every_agent_on_that_model() -> None:
+    """`helikon demo --model openai:NAME --base-url URL` sends the scenarios' calls to that server instead of
+    the simulator (here a closed port, so the run fails, exit 1); an unknown provider is a usage error."""
+    done = helikon("demo", "triage", "--model", "openai:some-model", "--base-url", "http://127.0.0.1:9/v1")
+    assert done.returncode == 1, done.stderr
+    assert "failed: model failed (transport)" in done.stdout
+    assert "ran on some-model" in done.stdout and "simulat" not in done.stdout
+    unknown = helikon("demo", "--model", "foo:bar")
+    assert unknown.returncode == 2 and "unknown provider 'foo'" in unknown.stderr
+
+
+def test_a_reader_that_goes_away_ends_the_run_quietly() -> None:
+    """`helikon run ... | head -0`: when stdout's reader has gone before the run writes, the write fails inside
+    the run's nursery; helikon still exits 141 without a traceback."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "helikon_fc", "run", f"{AGENTS}:fan_out", "hi"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=_env(),
+        cwd=ROOT,
+    )
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.close()  # gone before the interpreter has even started
+    errors = process.stderr.read().decode()
+    process.stderr.close()
+    assert process.wait(timeout=60) == 141, errors
+    assert "Traceback" not in errors

@@ -68,6 +68,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         return EXIT_CANCELLED
     except BrokenPipeError:  # the reader went away (`helikon demo | head`): stop quietly
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        return 141
+        return _reader_gone()
+    except BaseExceptionGroup as group:  # the same, raised inside a nursery (a live run, a cancel scenario)
+        if group.split(BrokenPipeError)[1] is not None:
+            raise
+        return _reader_gone()
+
+
+def _reader_gone() -> int:
+    """Stop writing to a stdout whose reader has gone, and exit as a process killed by SIGPIPE would."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    return 141

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextlib import AbstractAsyncContextManager, AsyncExitStack
 from typing import TextIO
 
 import trio
 import trio.testing
 
 from ..core import Cancelled, RunCompleted, RunFailed
+from ..models.protocol import Model
 from ..shell.context import RunContext
 from ..shell.input import AgentInput
 from .render import EventRenderer
@@ -17,7 +19,7 @@ from .scenarios import SCENARIOS, Scenario
 
 def scenario_keys() -> tuple[str, ...]:
     """The keys `run_demo` accepts in `only`, in running order."""
-    return tuple(build().key for build in SCENARIOS)
+    return tuple(build(None).key for build in SCENARIOS)
 
 
 async def play(scenario: Scenario, renderer: EventRenderer, number: int, total: int) -> bool:
@@ -55,7 +57,9 @@ async def _press_stop(ctx: RunContext[None], seconds: float, renderer: EventRend
     ctx.cancel("stopped by the user")
 
 
-def run_demo(out: TextIO, *, color: bool = False, fast: bool = True, only: Sequence[str] = ()) -> int:
+def run_demo(
+    out: TextIO, *, color: bool = False, fast: bool = True, only: Sequence[str] = (), model: Model | None = None
+) -> int:
     """Run the demo scenarios (all, or those whose keys are in `only`), writing to `out`.
 
     Args:
@@ -63,27 +67,37 @@ def run_demo(out: TextIO, *, color: bool = False, fast: bool = True, only: Seque
         color: whether to use ANSI colours.
         fast: run in virtual time (instant); otherwise scripted latencies and token pacing play in real time.
         only: scenario keys to run (see `scenario_keys`); empty for all.
+        model: a real model every agent of every scenario runs on instead of its script (then the
+            demo runs in real time, whatever `fast` says, and its usage is the model's).
 
     Returns:
-        The process exit status: 0 when every scenario completed.
+        The process exit status: 0 when every scenario ran as intended.
     """
-    scenarios = [build() for build in SCENARIOS]
+    scenarios = [build(model) for build in SCENARIOS]
     if only:
         scenarios = [s for s in scenarios if s.key in only]
-    renderer = EventRenderer(out, color=color, simulated=True)
+    renderer = EventRenderer(out, color=color, simulated=model is None)
+    note = (
+        " - no API key, no network: every model above is helikon_fc.testing's simulator."
+        if model is None
+        else f" - every agent above ran on {model.name}."
+    )
 
     async def main() -> int:
         failures = 0
-        for number, scenario in enumerate(scenarios, start=1):
-            if not await play(scenario, renderer, number, len(scenarios)):
-                failures += 1
+        async with AsyncExitStack() as stack:
+            if isinstance(model, AbstractAsyncContextManager):
+                await stack.enter_async_context(model)  # one client for the whole demo, closed at the end
+            for number, scenario in enumerate(scenarios, start=1):
+                if not await play(scenario, renderer, number, len(scenarios)):
+                    failures += 1
         renderer.line(
             renderer.paint(f"{len(scenarios) - failures}/{len(scenarios)} scenarios ran as intended", "bold")
-            + renderer.paint(" - no API key, no network: every model above is helikon_fc.testing's simulator.", "dim")
+            + renderer.paint(note, "dim")
         )
         return 0 if failures == 0 else 1
 
-    if fast:
+    if fast and model is None:
         return trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
     return trio.run(main)
 

@@ -2,12 +2,24 @@
 
 from __future__ import annotations
 
+import argparse
 import os
 
 from ..models.protocol import Model
 
 PROVIDERS = ("openai", "openai-responses")
 """``openai``: Chat Completions (what most compatible servers implement); ``openai-responses``: the Responses API."""
+
+
+def add_model_options(parser: argparse.ArgumentParser) -> None:
+    """``--model``, ``--base-url`` and ``--api-key-env``, read back by `model_from_options`."""
+    parser.add_argument(
+        "--model", metavar="PROVIDER:NAME", help=f"run on a real model; providers: {', '.join(PROVIDERS)}"
+    )
+    parser.add_argument("--base-url", metavar="URL", help="an OpenAI-compatible server to send the model's calls to")
+    parser.add_argument(
+        "--api-key-env", metavar="VAR", help="read the API key from this environment variable (default OPENAI_API_KEY)"
+    )
 
 
 class ModelOptionError(Exception):

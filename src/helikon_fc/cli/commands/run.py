@@ -13,7 +13,7 @@ from ...shell.results import RunStartError
 from .._command import Command
 from ..live import json_lines, live_view, run_live
 from ..loading import TargetError, load_agent
-from ..model_option import PROVIDERS, ModelOptionError, model_from_options
+from ..model_option import PROVIDERS, ModelOptionError, add_model_options, model_from_options
 from ..terminal import EXIT_FAILED, add_colour_options, exit_status, wants_colour
 
 _EPILOG = f"""\
@@ -40,11 +40,7 @@ a second Ctrl-C stops at once).
 def _configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("target", metavar="MODULE:ATTRIBUTE", help="the agent to run (see below)")
     parser.add_argument("prompt", help="the user's message")
-    parser.add_argument("--model", metavar="PROVIDER:NAME", help="run on this model (see below)")
-    parser.add_argument("--base-url", metavar="URL", help="an OpenAI-compatible server to send the model's calls to")
-    parser.add_argument(
-        "--api-key-env", metavar="VAR", help="read the API key from this environment variable (default OPENAI_API_KEY)"
-    )
+    add_model_options(parser)
     parser.add_argument(
         "--json", action="store_true", help="print every event as one JSON line (the wire format) instead of the view"
     )
