@@ -42,7 +42,7 @@ Ctx = TypeVar("Ctx", default=None)
 
 
 class GraphBuildError(ValueError):
-    """A graph definition is not a valid DAG: empty, a duplicate or unknown node, or a cycle.
+    """A graph definition is not a valid DAG: empty, a duplicate or unknown node, an edge declared twice, or a cycle.
 
     Attributes:
         nodes: the nodes the problem is about (for a cycle, the nodes along it, the first repeated
