@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Generic
 
 import attrs
+import trio
 from typing_extensions import TypeVar
 
 from ..core import MaxIterationsExceeded, OtherError, RunCompleted, RunFailed, TerminalEvent, Usage
@@ -64,6 +65,7 @@ class LoopAgent(Generic[Ctx]):
 
         async def body(emit: Emit) -> TerminalEvent:
             if not self.steps:
+                await trio.lowlevel.checkpoint()  # a run that ends at once still lets others run
                 return RunFailed(OtherError(_checks.empty_workflow("LoopAgent", self.name, "steps", ".then(agent)")))
             total = Usage()
             for _ in range(self.max_iterations):

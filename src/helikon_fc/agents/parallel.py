@@ -87,6 +87,7 @@ class ParallelAgent(Generic[Ctx]):
 
         async def body(emit: Emit) -> TerminalEvent:
             if not self.branches:
+                await trio.lowlevel.checkpoint()  # a run that ends at once still lets others run
                 return RunFailed(
                     OtherError(_checks.empty_workflow("ParallelAgent", self.name, "branches", ".add(agent)"))
                 )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Generic
 
 import attrs
+import trio
 from typing_extensions import TypeVar
 
 from ..core import OtherError, RunCompleted, RunFailed, TerminalEvent, Usage
@@ -60,6 +61,7 @@ class SequentialAgent(Generic[Ctx]):
 
         async def body(emit: Emit) -> TerminalEvent:
             if not self.steps:
+                await trio.lowlevel.checkpoint()  # a run that ends at once still lets others run
                 return RunFailed(
                     OtherError(_checks.empty_workflow("SequentialAgent", self.name, "steps", ".then(agent)"))
                 )
