@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import datetime
 import enum
 import threading
+import uuid
 from typing import Literal
 
 import attrs
@@ -11,10 +13,11 @@ import pytest
 import trio
 import trio.testing
 
-from helikon_fc.core import JsonObject
+from helikon_fc.core import JsonObject, ToolCall
 from helikon_fc.shell.context import RunContext
 from helikon_fc.shell.function_tool import FunctionTool, function_tool, parse_docstring, to_tool_output
 from helikon_fc.shell.tool import Tool, ToolContext, ToolError, ToolOutput, tool_def
+from helikon_fc.shell.tool_exec import execute_tool_call
 
 
 @attrs.frozen
@@ -342,6 +345,10 @@ class Report:
         ([1, (2, 3)], ToolOutput([1, [2, 3]])),
         (Report(1.5, Unit.USD, ("a",)), ToolOutput({"total": 1.5, "unit": "usd", "tags": ["a"]})),
         (Unit.EUR, ToolOutput("eur")),
+        (datetime.datetime(2026, 3, 1, 9, 30, tzinfo=datetime.UTC), ToolOutput("2026-03-01T09:30:00+00:00")),
+        (datetime.date(2026, 3, 1), ToolOutput("2026-03-01")),
+        (datetime.time(9, 30), ToolOutput("09:30:00")),
+        (uuid.UUID(int=1), ToolOutput("00000000-0000-0000-0000-000000000001")),
     ],
 )
 def test_return_values_become_tool_output(value: object, expected: ToolOutput) -> None:
@@ -349,11 +356,28 @@ def test_return_values_become_tool_output(value: object, expected: ToolOutput) -
     assert to_tool_output(value) == expected
 
 
-@pytest.mark.parametrize("value", [object(), {1: "a"}, float("nan"), [1j]])
+@pytest.mark.parametrize(
+    "value",
+    [object(), {1: "a"}, float("nan"), [1j], b"abc", {"blob": b"abc"}, bytearray(b"x"), datetime.timedelta(1)],
+)
 def test_unencodable_return_values_raise_type_error(value: object) -> None:
-    """A value with no JSON form is a `TypeError` (which the model reads as an error result)."""
+    """A value with no JSON form is a `TypeError` (which the model reads as an error result); bytes included,
+    which are not silently base85-encoded into a string the model would read as a success."""
     with pytest.raises(TypeError, match="tool returned"):
         to_tool_output(value)
+
+
+async def test_a_tool_returning_bytes_is_an_error_result() -> None:
+    """The model reads an error result, not an encoded string, for a tool that returns bytes."""
+
+    @function_tool
+    def blob() -> bytes:
+        """Return raw bytes."""
+        return b"abc"
+
+    result = await execute_tool_call(blob, ToolCall("c1", "blob", "{}"), RunContext.ephemeral(None))
+    assert result.is_error
+    assert result.output == "tool blob raised TypeError: tool returned a value that is not JSON at $: bytes"
 
 
 async def test_async_tool_output_is_encoded() -> None:

@@ -18,10 +18,12 @@ Inline, the call costs no virtual time, exactly like the rest of a simulated run
 
 from __future__ import annotations
 
+import datetime
 import functools
 import inspect
 import re
 import sys
+import uuid
 from collections.abc import Callable
 from typing import Any, Concatenate, Generic, ParamSpec, Protocol, TypeVar, cast, get_origin, get_type_hints, overload
 
@@ -47,7 +49,18 @@ _SECTION = re.compile(
 _ARGS_SECTIONS = ("Args", "Arguments", "Parameters", "Params")
 _ARG_LINE = re.compile(r"^\*{0,2}([A-Za-z_][A-Za-z0-9_]*)\s*(?:\([^)]*\))?\s*:\s*(.*)$")
 
+
+def _as_is(value: object) -> object:
+    return value
+
+
 _converter = make_converter()
+# The JSON preset turns bytes into base85 text, which the model would read as a successful answer. Bytes
+# have no JSON form: leave them as they are, so `_check_json` refuses them with their path.
+_converter.register_unstructure_hook(bytes, _as_is)
+_converter.register_unstructure_hook(bytearray, _as_is)
+_converter.register_unstructure_hook(datetime.time, datetime.time.isoformat)
+_converter.register_unstructure_hook(uuid.UUID, str)
 
 
 class FunctionTool(Generic[Ctx, P, R]):
