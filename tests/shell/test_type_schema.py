@@ -8,8 +8,12 @@ from typing import Annotated, Any, Literal
 import attrs
 import pytest
 
-from helikon_fc.core import JsonObject, JsonValue, OutputSchema, validate
+from helikon_fc import AgentInput, LlmAgent
+from helikon_fc.core import JsonObject, JsonValue, OutputSchema, RepairStarted, strict_schema, validate
+from helikon_fc.shell.context import RunContext
+from helikon_fc.shell.results import RunResultStreaming
 from helikon_fc.shell.type_schema import DecodeError, decode, output_schema_for, schema_for, strict_schema_for
+from helikon_fc.testing import ScriptedModel, reply
 
 
 class Color(enum.Enum):
@@ -210,9 +214,34 @@ def test_strict_schema_for_rejects_what_strict_mode_cannot_express(tp: object, f
     assert fragment in str(info.value)
 
 
-def test_output_schema_for_an_attrs_class_is_its_strict_schema() -> None:
-    """An attrs output type is sent as its strict schema, named after the class."""
-    assert output_schema_for(Point) == OutputSchema("Point", strict_schema_for(Point), strict=True)
+def test_output_schema_for_an_attrs_class_is_sent_as_its_strict_schema() -> None:
+    """An attrs output type is named after the class and, in strict form (what a provider sends), is its
+    strict schema."""
+    output = output_schema_for(Point)
+    assert output.name == "Point" and output.strict
+    assert strict_schema(output.schema) == strict_schema_for(Point)
+
+
+def test_output_fields_with_defaults_are_optional_and_nullable() -> None:
+    """As the docs say, a defaulted field may be left out of a structured answer, or be ``null``: both mean
+    the default. Nested classes included."""
+    schema = output_schema_for(Shape).schema
+    assert schema["required"] == ["points", "color"]
+    assert validate({"points": [{"x": 1}], "color": "red"}, schema) == []
+    assert validate({"points": [{"x": 1, "y": None}], "color": "red", "kind": None}, schema) == []
+    assert validate({"points": [{"y": 1}], "color": "red"}, schema) == ["$.points[0].x: missing required field"]
+    assert decode(Shape, {"points": [{"x": 1}], "color": "red"}) == Shape([Point(1)], Color.RED)
+
+
+async def test_an_agent_answer_leaving_out_a_defaulted_field_is_accepted_without_a_repair() -> None:
+    """An answer that omits a defaulted field completes the run at once and `collect_typed` fills the default."""
+    agent: LlmAgent[None] = LlmAgent(
+        name="reporter", model=ScriptedModel([reply('{"points": [{"x": 3}], "color": "blue"}')]), output_type=Shape
+    )
+    run = agent.run(RunContext.ephemeral(None), AgentInput.from_user_text("draw"))
+    result = await RunResultStreaming(run).collect_typed(Shape)
+    assert result.final_output == Shape([Point(3)], Color.BLUE)
+    assert not any(isinstance(event, RepairStarted) for event in result.events)
 
 
 def test_output_schema_for_a_non_object_type_wraps_it_under_value() -> None:

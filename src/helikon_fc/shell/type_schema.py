@@ -1,9 +1,9 @@
 """From Python annotations to JSON Schema and back: what `@function_tool` and `output_type` are built on.
 
 `schema_for(tp)` describes a type as JSON Schema; `decode(tp, value)` turns a decoded JSON value into
-an instance of that type, checking it on the way; `output_schema_for(tp)` is the strict schema a
-structured-output turn sends to the model. One compiled *codec* per type does all three, so the
-schema and the decoder never disagree.
+an instance of that type, checking it on the way; `output_schema_for(tp)` is the schema a
+structured-output turn sends to the model (in strict form) and checks the answer against. One
+compiled *codec* per type does all three, so the schema and the decoder never disagree.
 
 Supported types: ``str``, ``int``, ``float``, ``bool``, ``None``, ``list[X]``, ``tuple[X, ...]``,
 ``tuple[X, Y, ...]`` (fixed length), ``dict[str, X]``, bare ``list``/``dict`` (any JSON array/object),
@@ -80,21 +80,32 @@ def _child(path: str, key: str) -> str:
 # Codecs: one per type, each knows its schema and how to decode a JSON value into the type.
 
 
+_Form = Literal["plain", "strict", "output"]
+"""Which schema a codec writes for a field with a default:
+
+- ``plain``: optional (left out of ``required``), of its own type;
+- ``strict``: required but nullable (OpenAI's strict form; ``null`` means the default);
+- ``output``: optional *and* nullable, what a structured answer is checked against. A provider sends it
+  in strict form (`strict_schema` makes every key required), so a strict model sends ``null`` and a
+  model that is not held to the schema may leave the field out; either way the default applies.
+"""
+
+
 class _Codec:
-    """Schema and decoder for one type. `strict` schemas make optional fields required-but-nullable."""
+    """Schema and decoder for one type; see `_Form` for how fields with defaults are written."""
 
     accepts_none: bool = False
 
     def __init__(self) -> None:
         self.description: str | None = None
 
-    def schema(self, strict: bool) -> JsonObject:
-        result = self._schema(strict)
+    def schema(self, form: _Form) -> JsonObject:
+        result = self._schema(form)
         if self.description:
             result["description"] = self.description
         return result
 
-    def _schema(self, strict: bool) -> JsonObject:
+    def _schema(self, form: _Form) -> JsonObject:
         raise NotImplementedError
 
     def decode(self, value: JsonValue, path: str, errors: list[str]) -> Any:
@@ -108,7 +119,7 @@ def _expected(errors: list[str], path: str, expected: str, value: JsonValue) -> 
 
 
 class _Str(_Codec):
-    def _schema(self, strict: bool) -> JsonObject:
+    def _schema(self, form: _Form) -> JsonObject:
         return {"type": "string"}
 
     def decode(self, value: JsonValue, path: str, errors: list[str]) -> Any:
@@ -116,7 +127,7 @@ class _Str(_Codec):
 
 
 class _Int(_Codec):
-    def _schema(self, strict: bool) -> JsonObject:
+    def _schema(self, form: _Form) -> JsonObject:
         return {"type": "integer"}
 
     def decode(self, value: JsonValue, path: str, errors: list[str]) -> Any:
@@ -128,7 +139,7 @@ class _Int(_Codec):
 
 
 class _Float(_Codec):
-    def _schema(self, strict: bool) -> JsonObject:
+    def _schema(self, form: _Form) -> JsonObject:
         return {"type": "number"}
 
     def decode(self, value: JsonValue, path: str, errors: list[str]) -> Any:
@@ -141,7 +152,7 @@ class _Float(_Codec):
 
 
 class _Bool(_Codec):
-    def _schema(self, strict: bool) -> JsonObject:
+    def _schema(self, form: _Form) -> JsonObject:
         return {"type": "boolean"}
 
     def decode(self, value: JsonValue, path: str, errors: list[str]) -> Any:
@@ -151,7 +162,7 @@ class _Bool(_Codec):
 class _Null(_Codec):
     accepts_none = True
 
-    def _schema(self, strict: bool) -> JsonObject:
+    def _schema(self, form: _Form) -> JsonObject:
         return {"type": "null"}
 
     def decode(self, value: JsonValue, path: str, errors: list[str]) -> Any:
@@ -165,7 +176,7 @@ class _AnyJson(_Codec):
         super().__init__()
         self._kind = kind
 
-    def _schema(self, strict: bool) -> JsonObject:
+    def _schema(self, form: _Form) -> JsonObject:
         return {"type": self._kind}
 
     def decode(self, value: JsonValue, path: str, errors: list[str]) -> Any:
@@ -179,8 +190,8 @@ class _List(_Codec):
         self._item = item
         self._tuple = as_tuple
 
-    def _schema(self, strict: bool) -> JsonObject:
-        return {"type": "array", "items": self._item.schema(strict)}
+    def _schema(self, form: _Form) -> JsonObject:
+        return {"type": "array", "items": self._item.schema(form)}
 
     def decode(self, value: JsonValue, path: str, errors: list[str]) -> Any:
         if not isinstance(value, list):
@@ -198,11 +209,11 @@ class _FixedTuple(_Codec):
         super().__init__()
         self._items = items
 
-    def _schema(self, strict: bool) -> JsonObject:
+    def _schema(self, form: _Form) -> JsonObject:
         n = len(self._items)
         return {
             "type": "array",
-            "prefixItems": [item.schema(strict) for item in self._items],
+            "prefixItems": [item.schema(form) for item in self._items],
             "items": False,
             "minItems": n,
             "maxItems": n,
@@ -225,8 +236,8 @@ class _Dict(_Codec):
         super().__init__()
         self._value = value
 
-    def _schema(self, strict: bool) -> JsonObject:
-        return {"type": "object", "additionalProperties": self._value.schema(strict)}
+    def _schema(self, form: _Form) -> JsonObject:
+        return {"type": "object", "additionalProperties": self._value.schema(form)}
 
     def decode(self, value: JsonValue, path: str, errors: list[str]) -> Any:
         if not isinstance(value, dict):
@@ -247,7 +258,7 @@ class _Choice(_Codec):
         self._by_value = {(type(v), v): member for v, member in pairs}
         self.accepts_none = None in self._values
 
-    def _schema(self, strict: bool) -> JsonObject:
+    def _schema(self, form: _Form) -> JsonObject:
         kinds = {json_type_name(v) for v in self._values}
         result: JsonObject = {}
         if len(kinds) == 1:
@@ -285,8 +296,8 @@ class _Union(_Codec):
         self._options = options
         self.accepts_none = any(o.accepts_none for o in options)
 
-    def _schema(self, strict: bool) -> JsonObject:
-        schemas = [o.schema(strict) for o in self._options]
+    def _schema(self, form: _Form) -> JsonObject:
+        schemas = [o.schema(form) for o in self._options]
         non_null = [s for s in schemas if s != {"type": "null"}]
         if len(non_null) == 1 and len(schemas) == 2:
             return _nullable(non_null[0])
@@ -350,15 +361,15 @@ class _Fields(_Codec):
     def fields(self) -> tuple[_Field, ...]:
         return self._fields
 
-    def _schema(self, strict: bool) -> JsonObject:
+    def _schema(self, form: _Form) -> JsonObject:
         properties: JsonObject = {}
         required: list[JsonValue] = []
         for field in self._fields:
-            sub = field.codec.schema(strict)
-            if field.default is not _FAIL and strict and not field.codec.accepts_none:
+            sub = field.codec.schema(form)
+            if field.default is not _FAIL and form != "plain" and not field.codec.accepts_none:
                 sub = _nullable(sub)
             properties[field.key] = sub
-            if strict or field.default is _FAIL:
+            if form == "strict" or field.default is _FAIL:
                 required.append(field.key)
         result: JsonObject = {}
         if self._title:
@@ -606,7 +617,7 @@ class ParametersCodec:
 
     def schema(self, strict: bool) -> JsonObject:
         """The object schema (strict form: every key required, optional ones nullable)."""
-        schema = self._codec.schema(strict)
+        schema = self._codec.schema("strict" if strict else "plain")
         return strict_schema(schema) if strict else schema
 
     def decode(self, arguments: JsonObject) -> tuple[list[Any], dict[str, Any]]:
@@ -661,7 +672,7 @@ def schema_for(tp: object) -> JsonObject:
     Raises:
         TypeError: `tp` (or a type inside it) is not supported; the message names it and where it is.
     """
-    return _compile(tp).schema(strict=False)
+    return _compile(tp).schema("plain")
 
 
 def strict_problems(schema: JsonValue, path: str = "$") -> list[str]:
@@ -698,7 +709,7 @@ def strict_schema_for(tp: object, where: str = "$") -> JsonObject:
         TypeError: `tp` is unsupported, or has a part strict mode cannot express (a ``dict[str, X]``,
             a bare ``list``/``dict``, a fixed-length tuple).
     """
-    schema = strict_schema(_compile(tp).schema(strict=True))
+    schema = strict_schema(_compile(tp).schema("strict"))
     problems = strict_problems(schema, where)
     if problems:
         raise TypeError(f"{_type_repr(tp)} cannot be sent in strict mode: " + "; ".join(problems))
@@ -715,6 +726,11 @@ def output_schema_for(tp: type) -> OutputSchema:
     as it is; any other type ``T`` (``int``, ``list[int]``, ``Literal[...]``, ``Point | None``, ...) is
     wrapped as ``{"value": T}`` and `decode` unwraps ``{"value": ...}`` again for such types.
 
+    A field with a default is nullable and left out of ``required``: the answer is checked against this
+    schema, and a model may leave such a field out or send ``null``, both meaning the default (`decode`
+    fills it in). `strict` is set, so a provider sends ``strict_schema(schema)``, in which every key is
+    required: that is `strict_schema_for(tp)`.
+
     Args:
         tp: The output type.
 
@@ -726,9 +742,11 @@ def output_schema_for(tp: type) -> OutputSchema:
     """
     codec = _compile(tp)
     name = _schema_name(tp)
-    if isinstance(codec, _Fields):
-        return OutputSchema(name, strict_schema_for(tp))
-    inner = strict_schema_for(tp, f"$.{_WRAPPER_KEY}")
+    wrapped_type = not isinstance(codec, _Fields)
+    strict_schema_for(tp, f"$.{_WRAPPER_KEY}" if wrapped_type else "$")  # refuse what strict mode cannot send
+    if not wrapped_type:
+        return OutputSchema(name, codec.schema("output"))
+    inner = codec.schema("output")
     wrapped: JsonObject = {
         "type": "object",
         "properties": {_WRAPPER_KEY: inner},
