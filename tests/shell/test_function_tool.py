@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import enum
 import threading
 import uuid
-from typing import Literal
+from typing import Annotated, Literal, NotRequired, TypedDict
 
+import annotated_types as at
 import attrs
 import pytest
 import trio
@@ -489,3 +491,73 @@ def test_literal_parameters() -> None:
 
     expected: JsonObject = {"mode": {"type": "string", "enum": ["fast", "slow"]}}
     assert f.parameters["properties"] == expected
+
+
+# dataclasses, TypedDicts, datetimes, UUIDs and constraints in signatures
+
+
+@dataclasses.dataclass(frozen=True)
+class Booking:
+    """A booking."""
+
+    guest: str
+    nights: Annotated[int, at.Ge(1)] = 1
+
+
+class Options(TypedDict):
+    notify: bool
+    note: NotRequired[str]
+
+
+async def test_arguments_decode_into_the_python_values_the_function_expects() -> None:
+    """A dataclass, a TypedDict, a datetime and a UUID arrive as those Python values; the output is encoded back."""
+    seen: list[object] = []
+
+    @function_tool
+    def book(booking: Booking, options: Options, when: datetime.datetime, ref: uuid.UUID) -> Booking:
+        """Book a room."""
+        seen.extend([booking, options, when, ref])
+        return booking
+
+    arguments = (
+        '{"booking": {"guest": "Ada"}, "options": {"notify": true}, "when": "2026-03-01T09:30:00+00:00",'
+        ' "ref": "00000000-0000-0000-0000-000000000001"}'
+    )
+    result = await execute_tool_call(book, ToolCall("c1", "book", arguments), RunContext.ephemeral(None))
+    assert result.output == '{"guest":"Ada","nights":1}' and not result.is_error
+    assert seen == [
+        Booking("Ada"),
+        {"notify": True},
+        datetime.datetime(2026, 3, 1, 9, 30, tzinfo=datetime.UTC),
+        uuid.UUID(int=1),
+    ]
+
+
+async def test_a_constraint_in_a_signature_is_enforced() -> None:
+    """``Annotated[int, Ge(1)]`` reaches the schema and an argument below it is an error result; the tool never runs."""
+    ran: list[int] = []
+
+    @function_tool
+    def rest(nights: Annotated[int, at.Ge(1), "How many nights."]) -> str:
+        """Rest a while."""
+        ran.append(nights)
+        return "ok"
+
+    assert rest.parameters["properties"] == {
+        "nights": {"type": "integer", "minimum": 1, "description": "How many nights."}
+    }
+    result = await rest.invoke(_ctx(), {"nights": 1})
+    assert result == ToolOutput("ok")
+    with pytest.raises(ToolError, match=r"\$\.nights: must be >= 1, got 0"):
+        await rest.invoke(_ctx(), {"nights": 0})
+    assert ran == [1]
+
+
+def test_a_constraint_the_schema_cannot_carry_fails_at_decoration() -> None:
+    """An unsupported metadata object raises `TypeError` naming the tool and the parameter, at decoration time."""
+    with pytest.raises(TypeError, match=r"tool 'pick', parameter 'n': unsupported annotation metadata Predicate"):
+
+        @function_tool
+        def pick(n: Annotated[int, at.Predicate(lambda n: n % 2 == 0)]) -> int:
+            """Pick a number."""
+            return n
