@@ -32,6 +32,7 @@ import trio.testing
 from cattrs.preconf.json import make_converter
 
 from ..core import JsonObject, JsonValue
+from .context import WorkerGate
 from .tool import ToolContext, ToolError, ToolOutput
 from .type_schema import REQUIRED, DecodeError, Parameter, ParametersCodec, compile_parameters, strict_problems
 
@@ -123,16 +124,22 @@ class FunctionTool(Generic[Ctx, P, R]):
             args, kwargs = self._codec.decode(arguments)
         except DecodeError as exc:
             raise ToolError(f"invalid arguments for tool {self.name!r}: " + "; ".join(exc.errors)) from None
-        if self._takes_context:
-            args.insert(0, ctx)
         fn = cast("Callable[..., Any]", self.fn)
         if self._is_async:
-            result = await fn(*args, **kwargs)
+            result = await fn(*self._with_context(ctx, args), **kwargs)
         elif isinstance(trio.lowlevel.current_clock(), trio.testing.MockClock):
-            result = fn(*args, **kwargs)
+            result = fn(*self._with_context(ctx, args), **kwargs)
         else:
-            result = await trio.to_thread.run_sync(functools.partial(fn, *args, **kwargs), abandon_on_cancel=True)
+            gate = WorkerGate(f"tool {self.name!r} (call {ctx.call_id!r})")
+            call = functools.partial(fn, *self._with_context(ctx.for_worker_thread(gate), args), **kwargs)
+            try:
+                result = await trio.to_thread.run_sync(call, abandon_on_cancel=True)
+            finally:
+                gate.close()  # returned, raised or abandoned: the thread may no longer touch the run
         return to_tool_output(result)
+
+    def _with_context(self, ctx: ToolContext[Ctx], args: list[Any]) -> list[Any]:
+        return [ctx, *args] if self._takes_context else args
 
     def __repr__(self) -> str:
         return f"<FunctionTool {self.name!r} of {getattr(self.fn, '__qualname__', self.fn)!r}>"
