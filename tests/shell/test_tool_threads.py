@@ -53,6 +53,28 @@ async def test_cancelling_a_token_from_a_foreign_thread_cancels_on_the_trio_thre
     assert scope.threads == [threading.get_ident()]
 
 
+def test_a_token_attached_in_an_earlier_run_cancels_in_the_next_one_and_from_a_plain_thread() -> None:
+    """A context reused across runs: cancelling it from the next run's trio thread, or from a plain thread after
+    its run ended, sets the flag and neither blocks nor raises."""
+    first, second = CancelToken(), CancelToken()
+
+    async def attach_and_leave(token: CancelToken) -> None:
+        with trio.CancelScope() as scope, token.attach(scope):
+            await trio.lowlevel.checkpoint()
+
+    async def cancel_in_another_run() -> None:
+        first.cancel("next run")
+
+    trio.run(attach_and_leave, first)
+    trio.run(cancel_in_another_run)
+    assert first.reason == "next run"
+    trio.run(attach_and_leave, second)
+    thread = threading.Thread(target=second.cancel, args=("plain thread",))
+    thread.start()
+    thread.join(timeout=10)
+    assert second.reason == "plain thread"
+
+
 async def test_a_sync_tool_writes_state_from_the_trio_thread() -> None:
     """A sync tool's ``ctx.run.state.set`` runs on the trio thread, not on the tool's worker thread."""
     worker: list[int] = []

@@ -114,26 +114,27 @@ class CancelToken:
     def cancel(self, reason: str = "run cancelled") -> None:
         """Cancel every run attached to this token and to its children. Idempotent.
 
-        Safe from any thread: called off the trio thread of the run it last attached to, it does its
-        work on that thread (`trio.from_thread`); a run that is already over has nothing left to cancel.
+        Safe from any thread, and it never blocks: off the trio thread of the run it last attached to,
+        the flags are set at once and the scopes are cancelled on that thread
+        (`trio.lowlevel.TrioToken.run_sync_soon`); a run that is over has no scope left to cancel.
         """
-        token = self._trio_token
-        if token is not None and not _on_trio_thread(token):
-            try:
-                trio.from_thread.run_sync(self._cancel, reason, trio_token=token)
-            except trio.RunFinishedError:
-                self._cancel(reason)  # only flags are left to set: no scope of that run is still open
-            return
-        self._cancel(reason)
-
-    def _cancel(self, reason: str) -> None:
         if self._reason is not None:
             return
         self._reason = reason
-        for scope in list(self._scopes):
-            scope.cancel()
+        token = self._trio_token
+        if token is None or _on_trio_thread(token):
+            self._cancel_scopes()
+        else:
+            try:
+                token.run_sync_soon(self._cancel_scopes)
+            except trio.RunFinishedError:
+                pass
         for child in list(self._children):
             child.cancel(reason)
+
+    def _cancel_scopes(self) -> None:
+        for scope in list(self._scopes):
+            scope.cancel()
 
     def child(self) -> CancelToken:
         """A token cancelled with this one, that can also be cancelled on its own."""
@@ -149,10 +150,11 @@ class CancelToken:
 
         Call it from the trio thread that runs `scope`.
         """
+        # Token and scope first, the flag last: a thread cancelling meanwhile is then seen either way.
         self._trio_token = trio.lowlevel.current_trio_token()
+        self._scopes.add(scope)
         if self._reason is not None:
             scope.cancel()
-        self._scopes.add(scope)
         try:
             yield
         finally:
@@ -345,7 +347,7 @@ class RunContext(Generic[Ctx]):
     """Everything a run carries besides its conversation.
 
     Build one with `RunContext.ephemeral(user)`. `user` is the application's own value (typed by
-    ``Ctx``); `state` is shared with sub-agents; `cancel()` ends the run from any task with
+    ``Ctx``); `state` is shared with sub-agents; `cancel()` ends the run from any task (or thread) with
     `RunFailed(Cancelled)` as its last event.
     """
 
@@ -363,7 +365,7 @@ class RunContext(Generic[Ctx]):
         return cls(user)
 
     def cancel(self, reason: str = "run cancelled") -> None:
-        """Cancel every run using this context; each ends with `RunFailed(Cancelled)`."""
+        """Cancel every run using this context; each ends with `RunFailed(Cancelled)`. Safe from any thread."""
         self.cancel_token.cancel(reason)
 
     @property
