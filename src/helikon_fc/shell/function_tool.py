@@ -169,10 +169,11 @@ class FunctionTool(Generic[Ctx, P, R]):
 
 def to_tool_output(result: object) -> ToolOutput:
     """What the model reads for a tool's return value: a `ToolOutput` as it is, a string verbatim,
-    anything else (attrs classes, enums, tuples, ...) as JSON.
+    anything else (attrs classes, dataclasses, enums, tuples, datetimes as ISO 8601, UUIDs, ...) as JSON.
 
     Raises:
-        TypeError: the value cannot be encoded as JSON.
+        TypeError: the value has no JSON form (``bytes``, a ``timedelta``, ``NaN``, an arbitrary object, ...);
+            the message gives its path.
     """
     if isinstance(result, ToolOutput):
         return result
