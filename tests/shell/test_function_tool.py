@@ -590,3 +590,13 @@ def test_a_constraint_the_schema_cannot_carry_fails_at_decoration() -> None:
         def pick(n: Annotated[int, at.Predicate(lambda n: n % 2 == 0)]) -> int:
             """Pick a number."""
             return n
+
+
+def test_a_strict_tool_refuses_a_string_length_bound() -> None:
+    """Strict mode has no minLength/maxLength, so a strict tool with one fails at decoration, naming the path."""
+    with pytest.raises(TypeError, match=r"tool 'shout' cannot use strict mode: \$\.text: a string length bound"):
+
+        @function_tool(strict=True)
+        def shout(text: Annotated[str, at.MaxLen(5)]) -> str:
+            """Shout."""
+            return text.upper()
