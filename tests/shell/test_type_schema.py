@@ -575,3 +575,12 @@ def test_a_dataclass_output_type_round_trips_through_its_output_schema() -> None
     answer: JsonValue = {"city": "Oslo", "start": "2026-03-01", "nights": 2}
     assert validate(answer, output.schema) == []
     assert decode(Trip, answer) == Trip("Oslo", datetime.date(2026, 3, 1), 2)
+
+
+def test_multiple_of_judges_a_large_whole_float_by_its_exact_value() -> None:
+    """``4.003617038919725e16`` is the integer 40036170389197248, a multiple of 3, though its shortest decimal
+    spelling (…250) is not: the decoder agrees with the schema check (found by the codec laws)."""
+    wire = 4.003617038919725e16
+    tp = Annotated[int, at.MultipleOf(3)]
+    assert validate(wire, schema_for(tp)) == []
+    assert decode(tp, wire) == 40036170389197248

@@ -304,9 +304,10 @@ class _Constrained(_Codec):
 
 
 def _is_multiple(value: float, factor: float) -> bool:
-    """Exact for ints and for floats written in decimal (``0.3`` is a multiple of ``0.1``)."""
-    if isinstance(value, int) and isinstance(factor, int):
-        return value % factor == 0
+    """Exact for whole numbers (``4e16`` as the integer it is) and for floats written in decimal (``0.3`` is
+    a multiple of ``0.1``)."""
+    if isinstance(factor, int) and (isinstance(value, int) or value.is_integer()):
+        return int(value) % factor == 0
     try:
         return decimal.Decimal(repr(value)) % decimal.Decimal(repr(factor)) == 0
     except decimal.InvalidOperation:  # a quotient too large to hold exactly: compare as floats
