@@ -36,6 +36,7 @@ from .events import (
     HandoffItem as HandoffItem,
     MessageOutput as MessageOutput,
     PermissionDenied as PermissionDenied,
+    PermissionGranted as PermissionGranted,
     ReasoningDelta as ReasoningDelta,
     RepairStarted as RepairStarted,
     RunCompleted as RunCompleted,
@@ -73,6 +74,40 @@ from .model import (
     OutputSchema as OutputSchema,
     ToolDef as ToolDef,
     assemble_response as assemble_response,
+)
+from .permissions import (
+    Allow as Allow,
+    Ask as Ask,
+    BashRule as BashRule,
+    ConsultPolicy as ConsultPolicy,
+    Deny as Deny,
+    EditRule as EditRule,
+    Guard as Guard,
+    GuardAction as GuardAction,
+    PermissionConfig as PermissionConfig,
+    PermissionDecision as PermissionDecision,
+    PermissionMode as PermissionMode,
+    PermissionRule as PermissionRule,
+    PolicyAllow as PolicyAllow,
+    PolicyAsk as PolicyAsk,
+    PolicyDeny as PolicyDeny,
+    PolicyReplace as PolicyReplace,
+    PolicyRule as PolicyRule,
+    PolicyVerdict as PolicyVerdict,
+    ReadRule as ReadRule,
+    ToolEffect as ToolEffect,
+    ToolInfo as ToolInfo,
+    ToolRule as ToolRule,
+    decide as decide,
+    decision_events as decision_events,
+    parse_command as parse_command,
+    refuse_unanswered as refuse_unanswered,
+)
+from .redaction import (
+    RedactionConfig as RedactionConfig,
+    redact_json as redact_json,
+    redact_text as redact_text,
+    secrets_from_environment as secrets_from_environment,
 )
 from .schema import parse_arguments as parse_arguments, strict_schema as strict_schema, validate as validate
 from .states import (

@@ -1,0 +1,127 @@
+"""Hypothesis strategies for the permission layer: configurations, tool calls and command lines.
+
+Valid by construction and built from a small vocabulary (a few tools, programs and paths), so
+fuzzed rules and fuzzed calls actually meet: a random deny rule names a program a random command
+line runs often enough for "deny beats allow" to be tested, not assumed.
+"""
+
+from __future__ import annotations
+
+import json
+
+from hypothesis import strategies as st
+
+from helikon_fc.core import (
+    BashRule,
+    EditRule,
+    Guard,
+    GuardAction,
+    PermissionConfig,
+    PermissionMode,
+    PermissionRule,
+    PolicyAllow,
+    PolicyAsk,
+    PolicyDeny,
+    PolicyReplace,
+    PolicyRule,
+    PolicyVerdict,
+    ReadRule,
+    ToolCall,
+    ToolEffect,
+    ToolInfo,
+    ToolRule,
+)
+
+TOOLS = ("Bash", "Read", "Write", "Edit", "search", "delete_file")
+PROGRAMS = ("git", "ls", "rm", "curl", "python", "/bin/rm", "cat", "tee")
+PATHS = ("src/app.py", "./src/lib/x.py", "/etc/passwd", "README.md", "config/.env", "~/.ssh/id_rsa", "docs\\a.md", "/")
+GLOBS = ("*.py", "src/**", "src/*.py", "**/.env", "*.md", "", "/etc/*", "docs/*")
+WRAPPERS = ("", "sudo ", "timeout 5 ", "env FOO=1 ", "nice -n 5 ", "nohup ", "xargs ")
+SEPARATORS = (" && ", " || ", "; ", " | ", "\n", " & ")
+
+
+def tool_effects() -> st.SearchStrategy[ToolEffect]:
+    """Any tool effect."""
+    return st.sampled_from(ToolEffect)
+
+
+def permission_modes() -> st.SearchStrategy[PermissionMode]:
+    """Any permission mode."""
+    return st.sampled_from(PermissionMode)
+
+
+def permission_rules() -> st.SearchStrategy[PermissionRule]:
+    """A rule over the small vocabulary."""
+    return st.one_of(
+        st.builds(ToolRule, st.sampled_from(TOOLS)),
+        st.builds(BashRule, st.sampled_from(PROGRAMS)),
+        st.builds(ReadRule, st.sampled_from(GLOBS)),
+        st.builds(EditRule, st.sampled_from(GLOBS)),
+    )
+
+
+def policy_verdicts() -> st.SearchStrategy[PolicyVerdict]:
+    """Any policy verdict; replacements carry a command line or a path as their arguments."""
+    return st.one_of(
+        st.just(PolicyAllow()),
+        st.builds(PolicyDeny, st.sampled_from(("no", "outside business hours", ""))),
+        st.builds(PolicyAsk, st.sampled_from(("sure?", "Delete it?"))),
+        st.builds(PolicyReplace, arguments_texts()),
+    )
+
+
+def guards() -> st.SearchStrategy[Guard]:
+    """A user guard."""
+    return st.builds(
+        Guard, st.sampled_from(("g1", "g2", "rm-root")), permission_rules(), st.sampled_from(GuardAction), st.just("")
+    )
+
+
+def permission_configs() -> st.SearchStrategy[PermissionConfig]:
+    """Any permission configuration over the small vocabulary."""
+    rules = st.lists(permission_rules(), max_size=3).map(tuple)
+    return st.builds(
+        PermissionConfig,
+        mode=permission_modes(),
+        deny=rules,
+        allow=rules,
+        guards=st.lists(guards(), max_size=2).map(tuple),
+        builtin_guards=st.booleans(),
+        policy=st.lists(st.builds(PolicyRule, permission_rules(), policy_verdicts()), max_size=2).map(tuple),
+        external_policy=st.booleans(),
+    )
+
+
+@st.composite
+def command_lines(draw: st.DrawFn) -> str:
+    """A shell command line: one to three commands, maybe wrapped, joined by operators, maybe in ``bash -c``."""
+    parts: list[str] = []
+    for _ in range(draw(st.integers(1, 3))):
+        program = draw(st.sampled_from(PROGRAMS))
+        args = draw(st.sampled_from(("", " -rf /", " status", " -la", " 'a b'", " > out.txt", " x > /etc/hosts")))
+        parts.append(draw(st.sampled_from(WRAPPERS)) + program + args)
+    line = parts[0]
+    for part in parts[1:]:
+        line += draw(st.sampled_from(SEPARATORS)) + part
+    if draw(st.booleans()):
+        line = "bash -c " + json.dumps(line)
+    return line
+
+
+def arguments_texts() -> st.SearchStrategy[str]:
+    """Argument JSON for the vocabulary's tools (and some text that is not a JSON object)."""
+    return st.one_of(
+        command_lines().map(lambda line: json.dumps({"command": line})),
+        st.sampled_from(PATHS).map(lambda path: json.dumps({"path": path})),
+        st.sampled_from(("{}", "", "not json", "[1, 2]", '{"command": 7}')),
+    )
+
+
+def permission_tool_calls() -> st.SearchStrategy[ToolCall]:
+    """A call of one of the vocabulary's tools."""
+    return st.builds(ToolCall, st.sampled_from(("c1", "c2")), st.sampled_from(TOOLS), arguments_texts())
+
+
+def tool_infos_for(call: ToolCall) -> st.SearchStrategy[ToolInfo | None]:
+    """What the agent knows of the tool `call` names: any effect, or unknown (`None`)."""
+    return st.none() | st.builds(ToolInfo, st.just(call.name), tool_effects())
