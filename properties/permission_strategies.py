@@ -79,7 +79,7 @@ def guards() -> st.SearchStrategy[Guard]:
 
 def permission_configs() -> st.SearchStrategy[PermissionConfig]:
     """Any permission configuration over the small vocabulary."""
-    rules = st.lists(permission_rules(), max_size=3).map(tuple)
+    rules = st.lists(permission_rules(), max_size=2).map(tuple)
     return st.builds(
         PermissionConfig,
         mode=permission_modes(),
