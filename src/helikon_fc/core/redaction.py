@@ -34,6 +34,7 @@ __all__ = [
     "is_secret_name",
     "is_secret_value",
     "redact_json",
+    "redact_known",
     "redact_text",
     "secrets_from_environment",
 ]
@@ -99,7 +100,7 @@ class RedactionConfig:
 def redact_text(text: str, secrets: Collection[str] = ()) -> str:
     """`text` with secret assignments masked line by line, then every known secret masked."""
     lines = [_redact_assignment(line) for line in text.splitlines(keepends=True)]
-    return _redact_known("".join(lines), secrets)
+    return redact_known("".join(lines), secrets)
 
 
 def redact_json(value: JsonValue, secrets: Collection[str] = ()) -> JsonValue:
@@ -109,7 +110,7 @@ def redact_json(value: JsonValue, secrets: Collection[str] = ()) -> JsonValue:
     if isinstance(value, list):
         return [redact_json(item, secrets) for item in value]
     if isinstance(value, dict):
-        return {_redact_known(key, secrets): redact_json(item, secrets) for key, item in value.items()}
+        return {redact_known(key, secrets): redact_json(item, secrets) for key, item in value.items()}
     return value
 
 
@@ -130,9 +131,11 @@ def _redact_assignment(line: str) -> str:
     return line[: separator + 1] + lead + MASK + trail
 
 
-def _redact_known(text: str, secrets: Collection[str]) -> str:
-    """Mask every known secret, longest first, until none is left (a mask never grows a new one forever:
-    each replacement removes a non-``*`` character or shortens the text)."""
+def redact_known(text: str, secrets: Collection[str]) -> str:
+    """`text` with every known secret masked (the second pass alone), longest first, until none is left.
+
+    The loop ends: each replacement removes a character other than ``*`` or shortens the text.
+    """
     known = sorted({secret for secret in secrets if is_secret_value(secret)}, key=lambda s: (-len(s), s))
     changed = True
     while changed:
