@@ -12,6 +12,7 @@ from .errors import (
     GuardrailTripped as GuardrailTripped,
     HandoffCollision as HandoffCollision,
     HookDenied as HookDenied,
+    HookFailed as HookFailed,
     InvalidTransition as InvalidTransition,
     MaxAgentDepthExceeded as MaxAgentDepthExceeded,
     MaxHandoffsExceeded as MaxHandoffsExceeded,
