@@ -31,6 +31,7 @@ from helikon_fc.core.permissions import (
     ToolRule,
     decide,
     decision_events,
+    parse_command,
     refuse_unanswered,
     screen,
 )
@@ -296,6 +297,20 @@ def test_a_bash_allow_rule_needs_every_sub_command_exactly() -> None:
     assert isinstance(decide(config, bash("git status && git diff"), BASH), Allow)
     for line in ("git status && ls", "/usr/bin/git status", "", "FOO=1", "bash -c 'git status'"):
         assert isinstance(decide(config, bash(line), BASH), Deny), line
+
+
+DEEP = 'bash -c "sh -c \'zsh -c \\"dash -c \\\\\\"rm -rf /\\\\\\"\\"\'"'
+
+
+def test_a_payload_too_deep_to_read_is_never_trusted() -> None:
+    """Beyond the original (which stopped reading at depth 3 and let the rest through): a deeper payload matches
+    every bash deny rule, no allow rule, and the ``unread-payload`` guard asks about it even in Bypass."""
+    assert parse_command(DEEP)[-1].unread
+    assert isinstance(decide(PermissionConfig(deny=(BashRule("curl"),)), bash(DEEP), BASH), Deny)
+    allow_all = PermissionConfig(mode=PermissionMode.DONT_ASK, allow=(BashRule("bash"),), builtin_guards=False)
+    assert isinstance(decide(allow_all, bash(DEEP), BASH), Deny)
+    decision = decide(PermissionConfig(mode=PermissionMode.BYPASS), bash(DEEP), BASH)
+    assert isinstance(decision, Ask) and decision.guard == "unread-payload"
 
 
 def test_read_and_edit_rules_apply_to_their_tools_path() -> None:

@@ -185,9 +185,11 @@ def test_each_line_runs_its_programs(line: str, programs: tuple[str, ...]) -> No
 
 
 def test_payloads_are_followed_to_depth_three_only() -> None:
-    """Rule: "follow bash/sh/zsh/dash -c payloads to depth 3": the fourth shell is kept, its payload is not read."""
-    commands = parse_command('bash -c "sh -c \'zsh -c \\"dash -c rm\\"\'"')
-    assert [c.depth for c in commands] == [0, 1, 2, 3]
+    """Rule: "follow bash/sh/zsh/dash -c payloads to depth 3": the fourth shell is kept, its payload is not read;
+    beyond the original, the unread payload is kept as one command marked `unread` (see test_permissions)."""
+    commands = parse_command('bash -c "sh -c \'zsh -c \\"dash -c rm -rf /\\"\'"')
+    assert [(c.depth, c.unread) for c in commands] == [(0, False), (1, False), (2, False), (3, False), (4, True)]
+    assert commands[-1].program == "rm"  # `dash -c rm -rf /`: the payload is "rm", the rest are its $0, $1
     assert MAX_DEPTH == 3
 
 

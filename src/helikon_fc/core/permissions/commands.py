@@ -59,6 +59,8 @@ class SimpleCommand:
         redirects: Its redirections.
         wrappers: The wrappers stripped in front of it (``("sudo", "timeout")``).
         depth: 0 on the line itself, 1 inside one ``sh -c`` payload or substitution, and so on.
+        unread: A payload nested deeper than `MAX_DEPTH`, not taken apart: `program` holds its whole
+            text. Deny rules treat it as matching, allow rules never match it, and a guard asks.
     """
 
     program: str
@@ -66,6 +68,7 @@ class SimpleCommand:
     redirects: tuple[Redirect, ...] = ()
     wrappers: tuple[str, ...] = ()
     depth: int = 0
+    unread: bool = False
 
 
 def program_name(program: str) -> str:
@@ -83,8 +86,8 @@ def parse_command(line: str) -> tuple[SimpleCommand, ...]:
 
 
 def command_programs(line: str) -> tuple[str, ...]:
-    """The programs of `parse_command(line)`, in order."""
-    return tuple(command.program for command in parse_command(line))
+    """The programs of `parse_command(line)`, in order (a payload too deep to read is left out)."""
+    return tuple(command.program for command in parse_command(line) if not command.unread)
 
 
 # Wrappers and their options.
@@ -187,6 +190,9 @@ def _at(words: Sequence[str], index: int) -> str | None:
 
 
 def _parse(line: str, depth: int) -> list[SimpleCommand]:
+    if depth > MAX_DEPTH:
+        text = line.strip()
+        return [SimpleCommand(text, depth=depth, unread=True)] if text else []
     commands: list[SimpleCommand] = []
     segment: list[Token] = []
     for token in (*tokenize(line), Operator("\n")):
@@ -217,9 +223,8 @@ def _segment(tokens: Sequence[Token], depth: int) -> list[SimpleCommand]:
             substitutions.extend(token.substitutions)
         index += 1
     commands = _simple([w.value for w in words], [w.raw for w in words], tuple(redirects), depth)
-    if depth < MAX_DEPTH:
-        for text in substitutions:
-            commands.extend(_parse(text, depth + 1))
+    for text in substitutions:
+        commands.extend(_parse(text, depth + 1))
     return commands
 
 
@@ -254,14 +259,11 @@ def _simple(
         return _nested(payloads, depth)
     program, args = values[index], tuple(values[index + 1 :])
     commands = [SimpleCommand(program, args, redirects, tuple(wrappers), depth)]
-    if depth < MAX_DEPTH:
-        commands.extend(_inside(program, args, depth))
+    commands.extend(_inside(program, args, depth))
     return commands + _nested(payloads, depth)
 
 
 def _nested(payloads: Sequence[str], depth: int) -> list[SimpleCommand]:
-    if depth >= MAX_DEPTH:
-        return []
     return [command for payload in payloads for command in _parse(payload, depth + 1)]
 
 
@@ -308,7 +310,10 @@ def _find_exec(args: tuple[str, ...], depth: int) -> list[SimpleCommand]:
             while end < len(args) and args[end] not in (";", "+"):
                 end += 1
             group = args[index + 1 : end]
-            commands.extend(_simple(group, group, (), depth + 1))
+            if depth + 1 > MAX_DEPTH:
+                commands.append(SimpleCommand(shlex.join(group), depth=depth + 1, unread=True))
+            else:
+                commands.extend(_simple(group, group, (), depth + 1))
             index = end
         index += 1
     return commands

@@ -152,8 +152,13 @@ def _matches(rule: PermissionRule, view: _View, *, every: bool) -> bool:
             if view.commands is None:
                 return False
             if every:
-                return bool(view.commands) and all(command.program == program for command in view.commands)
-            return any(program in (command.program, program_name(command.program)) for command in view.commands)
+                return bool(view.commands) and all(
+                    command.program == program and not command.unread for command in view.commands
+                )
+            return any(
+                command.unread or program in (command.program, program_name(command.program))
+                for command in view.commands
+            )
         case ReadRule(pattern=pattern):
             return view.tool.name == READ_TOOL and view.path is not None and glob_matches(pattern, view.path)
         case EditRule(pattern=pattern):

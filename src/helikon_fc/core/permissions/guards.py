@@ -1,6 +1,6 @@
 """The built-in destructive-command guards: calls that need a human's yes whatever the mode.
 
-Three guards, each answering "ask" (`GuardHit`):
+Four guards, each answering "ask" (`GuardHit`):
 
 - ``rm-root``: ``rm`` with recursive and force flags whose target is ``/``, ``/*``, ``~``, ``~/``,
   ``$HOME`` or ``${HOME}`` (``~/*`` and ``$HOME/*`` too; ``//`` and ``/.`` are ``/``).
@@ -9,6 +9,9 @@ Three guards, each answering "ask" (`GuardHit`):
   ``/dev/stdout``, ``/dev/stderr``, ``/dev/tty``, ``/dev/random``, ``/dev/urandom``).
 - ``secret-path``: a write to a path with a ``.git`` or ``.ssh`` component, or whose last component
   is ``.env`` or ``.env.*`` (compared without case, component by component).
+
+- ``unread-payload`` *(beyond the original)*: a ``sh -c`` payload or substitution nested deeper
+  than `MAX_DEPTH`, which the parser does not read, so nothing in it could be checked.
 
 A write is the ``path`` of a ``Write``/``Edit`` call, or in a ``Bash`` command a ``>``/``>>``/``&>``
 target, a ``tee`` argument, a ``dd of=`` operand, or (beyond the original) an ``rm`` target.
@@ -71,6 +74,9 @@ def command_guard_hits(commands: Sequence[SimpleCommand]) -> tuple[GuardHit, ...
 
 
 def _command_hits(command: SimpleCommand) -> Iterator[GuardHit]:
+    if command.unread:
+        yield GuardHit("unread-payload", f"a command nested too deeply to inspect: {command.program}")
+        return
     name = program_name(command.program)
     forced = name == "rm" and _recursive_and_forced(command.args)
     for path in _written_paths(command, name):
