@@ -173,7 +173,7 @@ def _guard_hits(config: PermissionConfig, view: _View) -> list[tuple[str, GuardA
     if config.builtin_guards:
         found = command_guard_hits(view.commands) if view.commands is not None else ()
         if view.tool.name in EDIT_TOOLS and view.path is not None:
-            found = path_guard_hits(view.path)
+            found = (*found, *path_guard_hits(view.path))
         hits.extend((hit.name, GuardAction.ASK, hit.prompt) for hit in found)
     for guard in config.guards:
         if _matches(guard.when, view, every=False):

@@ -10,7 +10,6 @@ Path rules are advisory: a tool can reach a file by other means (a symlink, a sh
 
 from __future__ import annotations
 
-import functools
 import re
 
 __all__ = ["glob_matches", "normalize_path", "path_components"]
@@ -61,9 +60,8 @@ def glob_matches(pattern: str, path: str) -> bool:
     return _compile(normal_pattern.lower()).fullmatch(target) is not None
 
 
-@functools.lru_cache(maxsize=512)
 def _compile(pattern: str) -> re.Pattern[str]:
-    """The regular expression of a normalised, lower-cased glob."""
+    """The regular expression of a normalised, lower-cased glob (`re` keeps its own cache of compiled patterns)."""
     out: list[str] = []
     index = 0
     while index < len(pattern):
