@@ -130,6 +130,7 @@ async def run_output_guardrails(
 async def _check(
     guardrail: Guardrail[Any], ctx: RunContext[Any], text: str, first: list[Tripped], scope: trio.CancelScope
 ) -> None:
+    await trio.lowlevel.checkpoint()
     try:
         verdict: object = await guardrail.check(ctx, text)
     except Exception as exc:

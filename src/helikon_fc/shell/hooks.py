@@ -216,8 +216,7 @@ async def fire(point: HookPoint, ctx: RunContext[Ctx], agent_hooks: Hooks[Ctx], 
     """Fire `point`: the agent's hooks, then the run's, in order, combining their answers (module docstring)."""
     outcome = HookOutcome()
     hooks: Sequence[Hook[Ctx]] = (*agent_hooks.hooks, *run_hooks.hooks)
-    if not hooks:
-        await trio.lowlevel.checkpoint()
+    await trio.lowlevel.checkpoint()  # a point with no hooks, or hooks that return at once, still checkpoints
     for hook in hooks:
         try:
             decision = await hook(ctx, point)

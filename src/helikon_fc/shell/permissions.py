@@ -155,8 +155,6 @@ async def resolve_permission(
     info = tool if tool is not None else ToolInfo(call.name, ToolEffect.SIDE_EFFECT, known=False)
     asking = _Asking(permissions, call, info)
     final = await asking.run()
-    if not asking.awaited:
-        await trio.lowlevel.checkpoint()
     run = asking.call
     if isinstance(final, Allow):
         if asking.approvals:
@@ -180,10 +178,10 @@ class _Asking:
         self.verdict: PolicyVerdict | None = None
         self.policy_approved = False
         self.approvals = 0
-        self.awaited = False
         self.events: list[AgentEvent] = []
 
     async def run(self) -> Allow | Deny:
+        await trio.lowlevel.checkpoint()  # a call the rules settle still passes a checkpoint
         for _ in range(MAX_APPROVAL_ROUNDS + 2):
             decision = self.decide()
             match decision:
@@ -204,10 +202,10 @@ class _Asking:
         return decision
 
     async def consult(self) -> Deny | None:
+        await trio.lowlevel.checkpoint()
         policy = self.permissions.policy
         if policy is None:
             return Deny("no permission policy installed")
-        self.awaited = True
         try:
             self.verdict = await policy(self.call, self.tool)
         except Exception as exc:
@@ -215,13 +213,13 @@ class _Asking:
         return None
 
     async def ask(self, question: Ask) -> Deny | None:
+        await trio.lowlevel.checkpoint()
         self.events.extend(decision_events(self.call, question))
         handler = self.permissions.approval_handler
         if handler is None:
             return refuse_unanswered(question)
         if self.approvals >= MAX_APPROVAL_ROUNDS:
             return Deny(f"more than {MAX_APPROVAL_ROUNDS} approval rounds for one call")
-        self.awaited = True
         request = ApprovalRequest(self.call, self.tool, question.reason, question.prompt, question.guard)
         try:
             answer = await handler(request)
