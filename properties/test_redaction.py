@@ -62,14 +62,15 @@ def test_text_with_nothing_secret_is_unchanged(text: str) -> None:
     assert redact_text(text, ()) == text
 
 
-SECRET_CHARS = st.text(st.sampled_from("abXYZé🔑_"), min_size=8, max_size=12)  # always long enough, never a word
+# Secrets starting with "Z": the outer one ends with "Z", so two inner ones in a row hold an outer one across them.
+SECRET_CHARS = st.text(st.sampled_from("abXYZé🔑_"), min_size=7, max_size=11).map(lambda rest: "Z" + rest)
 FILLER = st.text(st.sampled_from(" -.,\n"), max_size=3)
 
 
 @given(inner=SECRET_CHARS, prefix=st.text(st.sampled_from("abXYZ"), max_size=3), data=st.data())
-def test_a_secret_inside_another_leaks_no_part_of_either(inner: str, prefix: str, data: st.DataObject) -> None:
-    """When one secret contains another, every occurrence of either is masked whole: nothing of the longer one's
-    ends is left beside a mask (the longest is masked first)."""
+def test_overlapping_secrets_leak_no_part_of_either(inner: str, prefix: str, data: st.DataObject) -> None:
+    """When one secret contains another and their occurrences touch or overlap, every character of every occurrence
+    is masked: no end of either is left beside a mask."""
     outer = prefix + inner + "Z"
     secrets = data.draw(st.permutations([inner, outer]))
     pieces = data.draw(st.lists(st.sampled_from([inner, outer]), min_size=1, max_size=4))

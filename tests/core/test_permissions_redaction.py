@@ -58,9 +58,15 @@ def test_the_minimum_length_counts_bytes() -> None:
     assert not is_secret_value("abcdefg")
 
 
-def test_the_longest_secret_is_masked_first() -> None:
+def test_a_secret_containing_another_is_masked_whole() -> None:
     """A secret that contains another is masked whole, so no tail of it leaks."""
     assert redact_text("x abcdefgh-and-more y", ["abcdefgh", "abcdefgh-and-more"]) == "x *** y"
+
+
+def test_overlapping_occurrences_are_masked_as_one_run() -> None:
+    """Differs from the original (one secret after another): occurrences that overlap across a boundary are masked
+    together, so masking the longer one first cannot leave the end of the other."""
+    assert redact_text("ZXXXXXXXZXXXXXXX!", ["ZXXXXXXX", "ZXXXXXXXZ"]) == "***!"
 
 
 def test_secrets_come_from_the_environment_by_name() -> None:

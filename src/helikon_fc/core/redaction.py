@@ -8,8 +8,10 @@ Two passes, in this order (the original's rules, with the differences marked):
    ``_CREDENTIAL``, the value (the rest of the line) becomes ``***``, keeping one leading space
    and the trailing whitespace; an empty value is left alone. *(Beyond the original:* quotes and
    brackets around the key are ignored, so ``"GITHUB_TOKEN": "..."`` is caught too.)
-2. *Known secrets*: every occurrence of a known secret value becomes ``***``, longest first and
-   repeated until none is left. A value counts only when it is at least `MIN_SECRET_BYTES` long
+2. *Known secrets*: every character of every occurrence of a known secret value is masked (a run
+   of them becomes one ``***``; overlapping occurrences are masked whole, where the original
+   replaced one secret after another and could leave the end of one beside a mask), repeated
+   until none is left. A value counts only when it is at least `MIN_SECRET_BYTES` long
    in UTF-8, not all digits, and not one of `EXCLUDED_VALUES` (compared without case). The
    known values come from the environment (`secrets_from_environment`) and from configuration.
 
@@ -132,16 +134,36 @@ def _redact_assignment(line: str) -> str:
 
 
 def redact_known(text: str, secrets: Collection[str]) -> str:
-    """`text` with every known secret masked (the second pass alone), longest first, until none is left.
+    """`text` with every known secret masked (the second pass alone), until none is left.
 
-    The loop ends: each replacement removes a character other than ``*`` or shortens the text.
+    Every character of every occurrence is masked, overlapping occurrences included: each run of
+    covered characters becomes one ``***``, so no end of a secret survives beside a mask. The loop
+    ends: each round removes a character other than ``*`` or shortens the text.
     """
-    known = sorted({secret for secret in secrets if is_secret_value(secret)}, key=lambda s: (-len(s), s))
-    changed = True
-    while changed:
-        changed = False
-        for secret in known:
-            if secret in text:
-                text = text.replace(secret, MASK)
-                changed = True
-    return text
+    known = {secret for secret in secrets if is_secret_value(secret)}
+    while True:
+        covered = _covered(text, known)
+        if not any(covered):
+            return text
+        text = _mask_runs(text, covered)
+
+
+def _covered(text: str, known: Collection[str]) -> list[bool]:
+    """Which characters of `text` lie inside an occurrence of a known secret."""
+    covered = [False] * len(text)
+    for secret in known:
+        start = text.find(secret)
+        while start != -1:
+            covered[start : start + len(secret)] = [True] * len(secret)
+            start = text.find(secret, start + 1)
+    return covered
+
+
+def _mask_runs(text: str, covered: list[bool]) -> str:
+    out: list[str] = []
+    for index, char in enumerate(text):
+        if not covered[index]:
+            out.append(char)
+        elif index == 0 or not covered[index - 1]:
+            out.append(MASK)
+    return "".join(out)
