@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import json
 
+import trio
 from hypothesis import assume, given, strategies as st
 from properties.permission_strategies import (
+    arguments_texts,
     command_lines,
     permission_configs,
     permission_tool_calls,
@@ -25,6 +27,7 @@ from helikon_fc.core import (
     PermissionConfig,
     PermissionDecision,
     PermissionMode,
+    PolicyAllow,
     PolicyVerdict,
     ToolCall,
     ToolEffect,
@@ -36,7 +39,16 @@ from helikon_fc.core import (
     parse_command,
     to_json,
 )
-from helikon_fc.core.events import AgentEvent
+from helikon_fc.core.events import AgentEvent, ApprovalRequested, PermissionDenied, PermissionGranted
+from helikon_fc.shell.permissions import (
+    ApprovalAnswer,
+    ApprovalRequest,
+    Approve,
+    PermissionResolution,
+    Permissions,
+    Reject,
+    resolve_permission,
+)
 
 APPROVALS = st.sets(st.sampled_from(("rm-root", "system-path", "secret-path", "g1", "g2")), max_size=3)
 VERDICTS = st.none() | policy_verdicts()
@@ -228,3 +240,57 @@ def test_parsing_a_command_line_never_raises(line: str) -> None:
 def test_decide_never_raises_on_any_argument_text(arguments: str, config: PermissionConfig, name: str) -> None:
     """Whatever the model put in the arguments, decide answers with a decision."""
     assert isinstance(decide(config, ToolCall("c", name, arguments), None), Allow | Deny | Ask | ConsultPolicy)
+
+
+ANSWERS = st.lists(
+    st.sampled_from((Approve(), Reject("no"))) | arguments_texts().map(lambda text: Approve(text)), max_size=4
+)
+
+
+def _resolve(
+    inputs: tuple[PermissionConfig, ToolCall, ToolInfo | None, frozenset[str], PolicyVerdict | None],
+    answers: list[ApprovalAnswer],
+) -> tuple[PermissionResolution, int]:
+    """Resolve with a scripted policy (the drawn verdict) and a scripted approver; also how many questions it got."""
+    config, call, tool, _, verdict = inputs
+    script = list(answers)
+    asked = 0
+
+    async def approver(request: ApprovalRequest) -> ApprovalAnswer:
+        nonlocal asked
+        asked += 1
+        return script.pop(0) if script else Reject("out of answers")
+
+    async def policy(call: ToolCall, tool: ToolInfo) -> PolicyVerdict:
+        return verdict if verdict is not None else PolicyAllow()
+
+    permissions = Permissions(config=config, policy=policy, approval_handler=approver)
+    return trio.run(resolve_permission, permissions, call, tool), asked
+
+
+@given(inputs=decision_inputs(), answers=ANSWERS, destructive=st.none() | st.sampled_from(DESTRUCTIVE))
+def test_resolution_is_replayable_and_every_question_is_recorded(
+    inputs: tuple[PermissionConfig, ToolCall, ToolInfo | None, frozenset[str], PolicyVerdict | None],
+    answers: list[ApprovalAnswer],
+    destructive: str | None,
+) -> None:
+    """Resolving a call with the same policy and the same answers gives the same resolution; its events are one
+    ApprovalRequested per question asked, then exactly one event for the final decision; a call the approver
+    rejected is never allowed."""
+    if destructive is not None:  # often a command a guard asks about, so there are questions to answer
+        config, _, _, approved, verdict = inputs
+        inputs = (
+            config,
+            ToolCall("c1", "Bash", json.dumps({"command": destructive})),
+            ToolInfo("Bash"),
+            approved,
+            verdict,
+        )
+    first, asked = _resolve(inputs, answers)
+    again, _ = _resolve(inputs, answers)
+    assert first == again
+    *questions, last = first.events
+    assert len(questions) == asked and all(isinstance(event, ApprovalRequested) for event in questions)
+    assert isinstance(last, PermissionGranted if isinstance(first.decision, Allow) else PermissionDenied)
+    rejected = any(isinstance(answer, Reject) for answer in answers[:asked]) or asked > len(answers)
+    assert not (rejected and isinstance(first.decision, Allow))
