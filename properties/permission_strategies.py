@@ -28,7 +28,6 @@ from helikon_fc.core import (
     ReadRule,
     ToolCall,
     ToolEffect,
-    ToolInfo,
     ToolRule,
 )
 
@@ -92,20 +91,22 @@ def permission_configs() -> st.SearchStrategy[PermissionConfig]:
     )
 
 
+_PROGRAMS = st.sampled_from(PROGRAMS)
+_ARGS = st.sampled_from(("", " -rf /", " status", " -la", " 'a b'", " > out.txt", " x > /etc/hosts"))
+_WRAPPERS = st.sampled_from(WRAPPERS)
+_SEPARATORS = st.sampled_from(SEPARATORS)
+_PARTS = st.lists(st.tuples(_SEPARATORS, _WRAPPERS, _PROGRAMS, _ARGS), min_size=1, max_size=3)
+
+
 @st.composite
 def command_lines(draw: st.DrawFn) -> str:
     """A shell command line: one to three commands, maybe wrapped, joined by operators, maybe in ``bash -c``."""
-    parts: list[str] = []
-    for _ in range(draw(st.integers(1, 3))):
-        program = draw(st.sampled_from(PROGRAMS))
-        args = draw(st.sampled_from(("", " -rf /", " status", " -la", " 'a b'", " > out.txt", " x > /etc/hosts")))
-        parts.append(draw(st.sampled_from(WRAPPERS)) + program + args)
-    line = parts[0]
-    for part in parts[1:]:
-        line += draw(st.sampled_from(SEPARATORS)) + part
-    if draw(st.booleans()):
-        line = "bash -c " + json.dumps(line)
-    return line
+    parts = draw(_PARTS)
+    line = "".join(
+        (separator if index else "") + wrapper + program + args
+        for index, (separator, wrapper, program, args) in enumerate(parts)
+    )
+    return "bash -c " + json.dumps(line) if draw(st.booleans()) else line
 
 
 def arguments_texts() -> st.SearchStrategy[str]:
@@ -120,8 +121,3 @@ def arguments_texts() -> st.SearchStrategy[str]:
 def permission_tool_calls() -> st.SearchStrategy[ToolCall]:
     """A call of one of the vocabulary's tools."""
     return st.builds(ToolCall, st.sampled_from(("c1", "c2")), st.sampled_from(TOOLS), arguments_texts())
-
-
-def tool_infos_for(call: ToolCall) -> st.SearchStrategy[ToolInfo | None]:
-    """What the agent knows of the tool `call` names: any effect, or unknown (`None`)."""
-    return st.none() | st.builds(ToolInfo, st.just(call.name), tool_effects())

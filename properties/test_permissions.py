@@ -14,7 +14,6 @@ from properties.permission_strategies import (
     permission_tool_calls,
     policy_verdicts,
     tool_effects,
-    tool_infos_for,
 )
 from properties.test_purity import no_io
 
@@ -52,6 +51,9 @@ from helikon_fc.shell.permissions import (
 
 APPROVALS = st.sets(st.sampled_from(("rm-root", "system-path", "secret-path", "g1", "g2")), max_size=3)
 VERDICTS = st.none() | policy_verdicts()
+CONFIGS = permission_configs()
+CALLS = permission_tool_calls()
+EFFECTS = st.none() | tool_effects()
 
 
 @st.composite
@@ -59,14 +61,10 @@ def decision_inputs(
     draw: st.DrawFn,
 ) -> tuple[PermissionConfig, ToolCall, ToolInfo | None, frozenset[str], PolicyVerdict | None]:
     """A configuration, a call, what is known of its tool, the guards already approved and a policy verdict."""
-    call = draw(permission_tool_calls())
-    return (
-        draw(permission_configs()),
-        call,
-        draw(tool_infos_for(call)),
-        frozenset(draw(APPROVALS)),
-        draw(VERDICTS),
-    )
+    call = draw(CALLS)
+    effect = draw(EFFECTS)
+    tool = None if effect is None else ToolInfo(call.name, effect)
+    return (draw(CONFIGS), call, tool, frozenset(draw(APPROVALS)), draw(VERDICTS))
 
 
 def _decide(
