@@ -36,6 +36,8 @@ CORPUS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("   ", ()),
     ("echo a#b", ("echo",)),
     ("echo 'unclosed && rm x", ("echo",)),
+    ("\\", ("\\",)),
+    ("ls \\", ("ls",)),
     # Separators.
     ("git add . && git commit -m wip", ("git", "git")),
     ("make || echo failed", ("make", "echo")),

@@ -8,6 +8,7 @@ import attrs
 from typing_extensions import TypeVar
 
 from ..core import JsonObject, ToolEffect
+from ..shell import _checks
 from ..shell.config import RunConfig
 from ..shell.context import RunContext
 from ..shell.input import AgentInput
@@ -58,11 +59,23 @@ class AgentAsTool(Generic[Ctx]):
             (`PLAN` mode refuses it).
     """
 
-    agent: Agent[Ctx]
-    tool_name: str | None = attrs.field(default=None, kw_only=True)
-    tool_description: str | None = attrs.field(default=None, kw_only=True)
-    run_config: RunConfig | None = attrs.field(default=None, kw_only=True)
-    effect: ToolEffect = attrs.field(default=ToolEffect.SIDE_EFFECT, kw_only=True)
+    agent: Agent[Ctx] = attrs.field(validator=_checks.field(_checks.require_agent))
+    tool_name: str | None = attrs.field(
+        default=None, kw_only=True, validator=_checks.field(_checks.optional(_checks.require_name))
+    )
+    tool_description: str | None = attrs.field(
+        default=None, kw_only=True, validator=_checks.field(_checks.optional(_checks.instance_of(str, "a string")))
+    )
+    run_config: RunConfig | None = attrs.field(
+        default=None,
+        kw_only=True,
+        validator=_checks.field(_checks.optional(_checks.instance_of(RunConfig, "a RunConfig or None"))),
+    )
+    effect: ToolEffect = attrs.field(
+        default=ToolEffect.SIDE_EFFECT,
+        kw_only=True,
+        validator=_checks.field(_checks.instance_of(ToolEffect, "a ToolEffect")),
+    )
 
     @property
     def name(self) -> str:

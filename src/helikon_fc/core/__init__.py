@@ -110,7 +110,14 @@ from .redaction import (
     redact_text as redact_text,
     secrets_from_environment as secrets_from_environment,
 )
-from .schema import parse_arguments as parse_arguments, strict_schema as strict_schema, validate as validate
+from .schema import (
+    CompiledSchema as CompiledSchema,
+    SchemaError as SchemaError,
+    compile_schema as compile_schema,
+    parse_arguments as parse_arguments,
+    strict_schema as strict_schema,
+    validate as validate,
+)
 from .states import (
     ApplyingHandoff as ApplyingHandoff,
     CallingModel as CallingModel,

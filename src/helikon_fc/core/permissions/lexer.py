@@ -134,7 +134,7 @@ class _Lexer:
             self.double_quoted()
         elif char == "\\":
             self.begin()
-            self.value.append(text[self.index + 1 : self.index + 2])
+            self.value.append(text[self.index + 1 : self.index + 2] or "\\")  # a trailing backslash is itself
             self.index += 2
         elif text.startswith("$((", self.index):
             self.literal(_matching(text, self.index + 3, "(", ")") + 2)
