@@ -145,6 +145,7 @@ CHAT: dict[str, Expected] = {
         ),
         stream=False,
     ),
+    "whole_no_usage": Expected(events=(text("Hello"), NOT_REPORTED, STOP), stream=False),
     "whole_error_body": Expected(error=ModelFailureKind.UNAVAILABLE, phase="iterate", stream=False),
     **_SHARED_ERRORS,
 }
