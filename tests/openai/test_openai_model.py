@@ -389,3 +389,14 @@ async def test_retrying_model_does_not_retry_context_length(api: Api, wire: Wire
         await drain(RetryingModel(model_for(api, wire)))
     assert raised.value.kind is ModelFailureKind.CONTEXT_LENGTH
     assert len(wire.requests) == 1
+
+
+async def test_a_model_dropped_mid_run_closes_its_client_at_once(wire: WireServer) -> None:
+    """A run that makes a model per request and drops it does not keep one open client per model until it ends."""
+    model = model_for("chat", wire)
+    wire.enqueue("chat", "text_stream")
+    await drain(model)
+    assert wire.open_connections == 1
+    del model
+    gc.collect()
+    await wait_until(lambda: wire.open_connections == 0)

@@ -8,14 +8,18 @@ run and closed by that run:
 - `RunClients.get` builds a client the first time a run asks and starts a trio *system task* that
   owns it: the system task sleeps until the run's main task has returned, then closes the client
   (trio cancels system tasks then and waits for them), so a run never ends with an open socket;
-- `RunClients.close` closes the current run's client early (``model.aclose()`` / ``async with``).
+- `RunClients.close` closes the current run's client early (``model.aclose()`` / ``async with``);
+- a model dropped mid-run (garbage-collected) has its clients closed then, not at the end of the
+  run, so a long-lived run that makes a model per request does not pile up open clients.
 
 Two runs (in two threads, or one after the other) get two clients; neither touches the other's.
 """
 
 from __future__ import annotations
 
+import contextlib
 import threading
+import weakref
 from collections.abc import Awaitable, Callable, Mapping
 
 import attrs
@@ -66,7 +70,7 @@ class _Owned:
 class RunClients:
     """One client per trio run, built on first use and closed when the run ends (or on `close`)."""
 
-    __slots__ = ("_lock", "_options", "_runs")
+    __slots__ = ("__weakref__", "_lock", "_options", "_runs")
 
     def __init__(self, options: ClientOptions) -> None:
         self._options = options
@@ -82,7 +86,10 @@ class RunClients:
                 return owned.client
             owned = _Owned(self._options.build())
             self._runs[token] = owned
-        trio.lowlevel.spawn_system_task(self._own, token, owned, name="helikon_fc.openai: close the run's client")
+        trio.lowlevel.spawn_system_task(
+            _own, self._runs, self._lock, token, owned, name="helikon_fc.openai: close the run's client"
+        )
+        weakref.finalize(self, _release, token, owned.scope)
         return owned.client
 
     async def close(self) -> None:
@@ -94,16 +101,31 @@ class RunClients:
             owned.scope.cancel()
             await close_shielded(owned.client.close)
 
-    async def _own(self, token: trio.lowlevel.TrioToken, owned: _Owned) -> None:
-        """Hold the client until the run ends (or `close` cancels us), then close it."""
+
+def _release(token: trio.lowlevel.TrioToken, scope: trio.CancelScope) -> None:
+    """The owner was garbage-collected: wake its system task so the client closes now (a no-op after the run)."""
+    with contextlib.suppress(trio.RunFinishedError):
+        token.run_sync_soon(scope.cancel)
+
+
+async def _own(
+    runs: dict[trio.lowlevel.TrioToken, _Owned],
+    lock: threading.Lock,
+    token: trio.lowlevel.TrioToken,
+    owned: _Owned,
+) -> None:
+    """Hold the client until the run ends (or `close` or the owner's collection cancels us), then close it.
+
+    It holds no reference to the `RunClients` (or the model), so they can be collected while it waits.
+    """
+    try:
+        with owned.scope:
+            await trio.sleep_forever()
+    finally:
+        with lock:
+            if runs.get(token) is owned:
+                del runs[token]
         try:
-            with owned.scope:
-                await trio.sleep_forever()
-        finally:
-            with self._lock:
-                if self._runs.get(token) is owned:
-                    del self._runs[token]
-            try:
-                await close_shielded(owned.client.close)
-            except Exception:  # a system task must not crash the run; the client is gone anyway
-                pass
+            await close_shielded(owned.client.close)
+        except Exception:  # a system task must not crash the run; the client is gone anyway
+            pass
