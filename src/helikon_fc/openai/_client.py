@@ -84,6 +84,8 @@ class RunClients:
             owned = self._runs.get(token)
             if owned is not None and not owned.client.is_closed():
                 return owned.client
+            if owned is not None:
+                owned.scope.cancel()  # closed behind our back: let its task finish
             owned = _Owned(self._options.build())
             self._runs[token] = owned
         trio.lowlevel.spawn_system_task(
@@ -97,9 +99,11 @@ class RunClients:
         token = trio.lowlevel.current_trio_token()
         with self._lock:
             owned = self._runs.pop(token, None)
-        if owned is not None:
-            owned.scope.cancel()
-            await close_shielded(owned.client.close)
+        if owned is None:
+            await trio.lowlevel.checkpoint()
+            return
+        owned.scope.cancel()
+        await close_shielded(owned.client.close)
 
 
 def _release(token: trio.lowlevel.TrioToken, scope: trio.CancelScope) -> None:
