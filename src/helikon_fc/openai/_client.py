@@ -130,6 +130,6 @@ async def _own(
             if runs.get(token) is owned:
                 del runs[token]
         try:
-            await close_shielded(owned.client.close)
+            await close_shielded(owned.client.close)  # noqa: ASYNC102 - close_shielded shields, with a deadline
         except Exception:  # a system task must not crash the run; the client is gone anyway
             pass

@@ -294,7 +294,7 @@ class OpenAIModel:
         await trio.lowlevel.checkpoint()
         return self
 
-    async def __aexit__(
+    async def __aexit__(  # noqa: ASYNC910 - nothing to wait for unless this is the outermost block
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         """Close the model's client when the outermost ``async with`` ends."""
@@ -407,11 +407,14 @@ class OpenAIModel:
         except _FAILURES as exc:
             raise error_from_exception(exc) from exc
         for event in translator.feed_completion(body.decode("utf-8", "replace")):
+            await trio.lowlevel.checkpoint()
             yield event
         for event in translator.end():
+            await trio.lowlevel.checkpoint()
             yield event
+        await trio.lowlevel.checkpoint()
 
-    async def _chat_events(self, lines: AsyncIterator[str]) -> AsyncGenerator[ModelEvent, None]:
+    async def _chat_events(self, lines: AsyncIterator[str]) -> AsyncGenerator[ModelEvent, None]:  # noqa: ASYNC911 - a pass-through of the response body, which checkpoints as it reads
         translator = ChatStreamTranslator()
         decoder = SseDecoder()
         try:
@@ -420,7 +423,7 @@ class OpenAIModel:
                 if frame is None:
                     continue
                 for event in translator.feed(frame.data):
-                    yield event
+                    yield event  # noqa: ASYNC911 - a pass-through of the response body, which checkpoints as it reads
                 if translator.done:
                     await _drain(lines)
                     break
@@ -429,9 +432,9 @@ class OpenAIModel:
                 raise error_from_exception(exc) from exc
             # The stop reason came before the break: the turn is whole, end it as if the body had.
         for event in translator.end():
-            yield event
+            yield event  # noqa: ASYNC911 - a pass-through of the response body, which checkpoints as it reads
 
-    async def _responses_events(self, lines: AsyncIterator[str]) -> AsyncGenerator[ModelEvent, None]:
+    async def _responses_events(self, lines: AsyncIterator[str]) -> AsyncGenerator[ModelEvent, None]:  # noqa: ASYNC911 - a pass-through of the response body, which checkpoints as it reads
         translator = ResponsesStreamTranslator()
         decoder = SseDecoder()
         try:
@@ -440,12 +443,12 @@ class OpenAIModel:
                 if frame is None:
                     continue
                 for event in translator.feed(frame.event, frame.data):
-                    yield event
+                    yield event  # noqa: ASYNC911 - a pass-through of the response body, which checkpoints as it reads
         except _FAILURES as exc:
             if translator.turn.stop is None:
                 raise error_from_exception(exc) from exc
         for event in translator.end():
-            yield event
+            yield event  # noqa: ASYNC911 - a pass-through of the response body, which checkpoints as it reads
 
 
 __all__ = ["Api", "MaxTokensField", "OpenAIModel"]
