@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+import itertools
+from collections.abc import AsyncIterator, Callable, Iterator
 
 import attrs
+import psycopg
 import pytest
+from tests.stores.postgres_server import PostgresServer, PostgresUnavailable, running_postgres
 
-from helikon_fc.stores import MemoryStore, StoreBase
+from helikon_fc.stores import MemoryStore, PostgresStore, SQLiteStore, StoreBase
 
-BACKENDS = ("memory",)
+BACKENDS = ("memory", "sqlite", "postgres")
+_databases = itertools.count()
 
 
 @attrs.frozen
@@ -29,7 +33,32 @@ def backend(request: pytest.FixtureRequest) -> Backend:
     name: str = request.param
     if name == "memory":
         return Backend(name, MemoryStore, persistent=False)
+    if name == "sqlite":
+        path = request.getfixturevalue("tmp_path") / "store.db"
+        return Backend(name, lambda: SQLiteStore(path), persistent=True)
+    if name == "postgres":
+        dsn = fresh_database(request.getfixturevalue("postgres_server"))
+        return Backend(name, lambda: PostgresStore(dsn), persistent=True)
     raise AssertionError(f"unknown backend {name}")
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[PostgresServer]:
+    """A PostgreSQL server of the test session's own (never skipped: no binaries is a failure)."""
+    try:
+        with running_postgres() as server:
+            yield server
+    except PostgresUnavailable as exc:
+        pytest.fail(f"the PostgreSQL tests need a server: {exc}", pytrace=False)
+
+
+def fresh_database(server: PostgresServer) -> str:
+    """The DSN of a new, empty schema on `server` (as good as a new database for a store, and a
+    hundred times faster to make)."""
+    name = f"test_{next(_databases)}"
+    with psycopg.connect(server.dsn(), autocommit=True) as conn:
+        conn.execute(f"CREATE SCHEMA {name}".encode())
+    return f"{server.dsn()}?options=-csearch_path%3D{name}"
 
 
 @pytest.fixture

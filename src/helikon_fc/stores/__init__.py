@@ -22,15 +22,19 @@ from ..shell.storage import (
 )
 from ._base import StoreBase as StoreBase, StoreSession as StoreSession
 from .memory import MemoryStore as MemoryStore
+from .postgres import PostgresStore as PostgresStore
+from .sqlite import SQLiteStore as SQLiteStore
 
 __all__ = [
     "MemoryStore",
+    "PostgresStore",
     "RunNotFound",
     "RunRecord",
     "RunRecordConflict",
     "RunStatus",
     "RunStore",
     "RunSummary",
+    "SQLiteStore",
     "SchemaVersionError",
     "Session",
     "SessionSnapshot",
