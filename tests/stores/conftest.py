@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import sqlite3
 from collections.abc import AsyncIterator, Callable, Iterator
 
 import attrs
@@ -25,20 +26,46 @@ class Backend:
     """A new, unopened store on this test's database (each call a new store object)."""
     persistent: bool
     """Whether a second store on the database sees what the first wrote (false for memory)."""
+    location: str = ""
+    """The SQLite file or the PostgreSQL DSN ('' for memory)."""
+
+    def execute_sql(self, script: str) -> None:
+        """Run `script` on the database over a connection of its own, behind the store's back."""
+        if self.name == "sqlite":
+            conn = sqlite3.connect(self.location)
+            try:
+                conn.executescript(script)
+            finally:
+                conn.close()
+        elif self.name == "postgres":
+            with psycopg.connect(self.location, autocommit=True) as pg:
+                pg.execute(script.encode())
+        else:
+            raise AssertionError(f"{self.name} has no SQL")
 
 
 @pytest.fixture(params=BACKENDS)
 def backend(request: pytest.FixtureRequest) -> Backend:
     """Each backend in turn, on a fresh database."""
-    name: str = request.param
+    return make_backend(request, request.param)
+
+
+@pytest.fixture(params=("sqlite", "postgres"))
+def sql_backend(request: pytest.FixtureRequest) -> Backend:
+    """Each database backend in turn, on a fresh database."""
+    return make_backend(request, request.param)
+
+
+def make_backend(request: pytest.FixtureRequest, name: str) -> Backend:
+    """Backend `name` on a fresh database."""
     if name == "memory":
         return Backend(name, MemoryStore, persistent=False)
     if name == "sqlite":
-        path = request.getfixturevalue("tmp_path") / "store.db"
-        return Backend(name, lambda: SQLiteStore(path), persistent=True)
+        path = str(request.getfixturevalue("tmp_path") / "store.db")
+        return Backend(name, lambda: SQLiteStore(path), persistent=True, location=path)
     if name == "postgres":
         dsn = fresh_database(request.getfixturevalue("postgres_server"))
-        return Backend(name, lambda: PostgresStore(dsn), persistent=True)
+        return Backend(name, lambda: PostgresStore(dsn), persistent=True, location=dsn)
     raise AssertionError(f"unknown backend {name}")
 
 
@@ -50,6 +77,12 @@ def postgres_server() -> Iterator[PostgresServer]:
             yield server
     except PostgresUnavailable as exc:
         pytest.fail(f"the PostgreSQL tests need a server: {exc}", pytrace=False)
+
+
+@pytest.fixture
+def postgres_dsn(postgres_server: PostgresServer) -> str:
+    """A fresh, empty database on the test session's PostgreSQL server."""
+    return fresh_database(postgres_server)
 
 
 def fresh_database(server: PostgresServer) -> str:
