@@ -80,6 +80,10 @@ class StoreBase(abc.ABC):
     async def _run(self, fn: Callable[[], T]) -> T:
         """Run the blocking `fn` where this backend's operations run (inline, or in a worker thread)."""
 
+    async def _run_op(self, ops: StoreOps, fn: Callable[[], T]) -> T:
+        """Run `fn`, one operation on `ops` (a backend may group several into one transaction); `_run` by default."""
+        return await self._run(fn)
+
     # -- lifecycle ---------------------------------------------------------------------------------
 
     async def __aenter__(self: S) -> S:
@@ -110,7 +114,7 @@ class StoreBase(abc.ABC):
 
     async def _call(self, op: Callable[[StoreOps], T]) -> T:
         ops = self._ops if self._ops is not None and not self._closed else await self._ensure_open()
-        return await self._run(partial(op, ops))
+        return await self._run_op(ops, partial(op, ops))
 
     # -- sessions ----------------------------------------------------------------------------------
 
