@@ -14,7 +14,7 @@ import trio
 
 from ..core import Item
 from ..shell.storage import RunRecord, RunStatus, RunSummary, SessionSnapshot, StoreError
-from ._ops import StoreOps, check_id, check_records, check_since, check_status
+from ._ops import StoreOps, check_id, check_items, check_records, check_since, check_status
 
 T = TypeVar("T")
 S = TypeVar("S", bound="StoreBase")
@@ -39,9 +39,10 @@ class StoreSession:
         """Add `items` at the end in one transaction, all or none; return the watermark after them.
 
         Raises:
+            TypeError: an element of `items` is not an `Item` (nothing is written).
             StoreError: the write failed (nothing of it was kept; the session stays usable).
         """
-        batch = tuple(items)
+        batch = check_items(items)
         return await self._store._call(lambda ops: ops.append_items(self._session_id, batch))
 
     async def items(self, since: int | None = None) -> tuple[Item, ...]:
