@@ -10,7 +10,6 @@ from typing import Any, TypeVar
 import attrs
 import trio
 
-from ..agents.protocol import Agent, RunStream
 from ..core import (
     AgentEvent,
     Cancelled,
@@ -29,7 +28,8 @@ from ..core import (
 from .config import RunConfig
 from .context import RunContext
 from .input import AgentInput
-from .run_stream import RunStreamManager, Send, open_run_stream, sender
+from .protocol import Agent, RunStream
+from .run_stream import Send, forward_run, open_run_stream, sender
 
 Ctx = TypeVar("Ctx")
 
@@ -67,7 +67,7 @@ class Runner:
             partial(self._produce, agent, run_ctx, input), direct=partial(self._drive, agent, run_ctx, input, _ignore)
         )
 
-    async def _produce(
+    async def _produce(  # noqa: ASYNC128 - `_drive` calls `task_status.started` once the run has started
         self,
         agent: Agent[Any],
         ctx: RunContext[Any],
@@ -97,24 +97,22 @@ class Runner:
         has_started = False
         recorded = False
 
-        async def record() -> None:
-            nonlocal recorded, terminal
-            if not recorded:
-                recorded = True
-                try:
-                    with trio.CancelScope(shield=True):  # a cancelled or timed-out run is recorded too
-                        await session.append(new_items)
-                except Exception as exc:
-                    terminal = RunFailed(SessionFailed(f"{type(exc).__name__}: {exc}"))
+        async def record() -> None:  # noqa: ASYNC910 - the append is the checkpoint (a failure comes out of it)
+            nonlocal terminal
+            try:
+                with trio.CancelScope(shield=True):  # a cancelled or timed-out run is recorded too
+                    await session.append(new_items)
+            except Exception as exc:
+                terminal = RunFailed(SessionFailed(f"{type(exc).__name__}: {exc}"))
 
         async def forward(event: AgentEvent) -> None:
             nonlocal terminal
             if terminal is not None:
-                return
+                return  # noqa: ASYNC910 - a pass-through per event, as `sender`
             match event:
                 case RunCompleted() | RunFailed():
                     terminal = event
-                    return
+                    return  # noqa: ASYNC910
                 case MessageOutput(item=item) | ToolCallItem(item=item) | ToolOutputItem(item=item):
                     new_items.append(item)
             await send(event)
@@ -126,16 +124,7 @@ class Runner:
 
         try:
             with trio.CancelScope(deadline=deadline) as scope:
-                run = agent.run(ctx, full_input)
-                if isinstance(run, RunStreamManager) and run.can_drain:
-                    await run.drain(forward, started=start)
-                else:
-                    async with run as events:
-                        start()
-                        async for event in events:
-                            await forward(event)
-                            if terminal is not None:
-                                break
+                await forward_run(agent.run(ctx, full_input), forward, started=start)
             if terminal is None:
                 if scope.cancelled_caught:
                     terminal = RunFailed(TimedOut(timeout or 0.0))
@@ -155,11 +144,12 @@ class Runner:
                 raise
             terminal = RunFailed(OtherError(f"internal error: {type(exc).__name__}: {exc}"))
         finally:
-            await record()
+            if not recorded:
+                await record()  # noqa: ASYNC102 - shielded inside; a store bounds its own waits (busy/pool timeouts)
         try:
             await send(terminal)
         except (trio.BrokenResourceError, trio.ClosedResourceError):
-            return
+            return  # noqa: ASYNC910 - the consumer has gone; the run passed checkpoints before
 
 
 def _ignore() -> None:
