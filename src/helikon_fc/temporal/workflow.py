@@ -201,6 +201,9 @@ class RunWorkflow:
         except asyncio.CancelledError:
             terminal = RunFailed(Cancelled("run cancelled"))
             self._record(terminal)
+        except Exception as exc:  # a bug ends the run with an event, as on trio, not a workflow task retried forever
+            terminal = RunFailed(OtherError(f"internal error: {type(exc).__name__}: {exc}"))
+            self._record(terminal)
         return RunOutcome(to_json(terminal), self._output, len(self._events))
 
     def _record(self, event: AgentEvent) -> None:
@@ -350,7 +353,7 @@ class RunWorkflow:
             elif isinstance(action, PerformHandoff):
                 forward = _HandoffForward(loop_state.usage, emit)
                 target_path = f"{path}/handoff:{action.target}"
-                await self._run_agent(target_path, action.transcript.items, state, depth + 1, config, actions, forward)
+                await self._run_agent(target_path, tuple(action.transcript), state, depth + 1, config, actions, forward)
                 return forward.terminal or RunFailed(
                     OtherError(f"handoff target {action.target!r} ended its stream without a terminal event")
                 )
