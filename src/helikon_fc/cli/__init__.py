@@ -12,6 +12,7 @@ import os
 import sys
 from collections.abc import Sequence
 
+from . import temporal
 from .demo import run_demo, scenario_keys
 
 __all__ = ["main"]
@@ -38,6 +39,7 @@ def _parser() -> argparse.ArgumentParser:
         metavar="SCENARIO",
         help=f"which scenarios to run: {', '.join(scenario_keys())} (default: all)",
     )
+    temporal.add_commands(commands)
     return parser
 
 
@@ -49,6 +51,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     parser = _parser()
     args = parser.parse_args(argv)
+    if args.command == "temporal":
+        return temporal.run_worker(args)
     if args.command != "demo":
         parser.print_help()
         return 2
