@@ -14,8 +14,15 @@ from temporalio.worker import Replayer
 from helikon_fc.core import AgentEvent, ReasoningDelta, TokenDelta, ToolCallDelta
 from helikon_fc.shell.config import RunConfig
 from helikon_fc.shell.protocol import Agent
-from helikon_fc.temporal import ActivityPolicy, HelikonClient, HelikonWorker, RunHandle, RunWorkflow
-from helikon_fc.temporal import TemporalRunResult, workflow_runner
+from helikon_fc.temporal import (
+    ActivityPolicy,
+    HelikonClient,
+    HelikonWorker,
+    RunHandle,
+    RunWorkflow,
+    TemporalRunResult,
+    workflow_runner,
+)
 from helikon_fc.testing import simulate
 
 FAST = ActivityPolicy(heartbeat_timeout=2.0, retry_interval=0.1)

@@ -24,7 +24,15 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def _worker(address: str, queue: str, effects: Path) -> subprocess.Popen[bytes]:
     env = dict(os.environ, HELIKON_EFFECTS=str(effects), PYTHONPATH=f"{ROOT / 'src'}{os.pathsep}{ROOT}")
-    command = [sys.executable, "-m", "helikon_fc", "temporal", "worker", "--agents", "tests.temporal.crash_agents:agent"]
+    command = [
+        sys.executable,
+        "-m",
+        "helikon_fc",
+        "temporal",
+        "worker",
+        "--agents",
+        "tests.temporal.crash_agents:agent",
+    ]
     command += ["--address", address, "--task-queue", queue]
     return subprocess.Popen(command, env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 

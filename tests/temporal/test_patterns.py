@@ -116,9 +116,7 @@ def test_the_state_a_tool_writes_reaches_the_next_step(temporal_address: str) ->
         return "noted"
 
     writer = _llm("writer", call_tools(call("note", text="remember me")), reply("ok"), tools=(note,))
-    reader = LlmAgent[None](
-        name="reader", model=FunctionModel(_echo_instructions), instructions=_note_instructions
-    )
+    reader = LlmAgent[None](name="reader", model=FunctionModel(_echo_instructions), instructions=_note_instructions)
     pipeline = SequentialAgent[None]("notes").then(writer).then(reader)
     outcome = on_temporal(temporal_address, [pipeline], "notes", "go")
     assert outcome.events == trio_events(pipeline, "go")

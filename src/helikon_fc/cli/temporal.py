@@ -53,7 +53,9 @@ def run_worker(args: argparse.Namespace) -> int:
         worker = HelikonWorker(
             client, args.task_queue, agents=agents, max_concurrent_activities=args.max_concurrent_activities
         )
-        print(f"helikon worker: {', '.join(worker.registry.names)} on {args.task_queue!r} at {args.address}", flush=True)
+        print(
+            f"helikon worker: {', '.join(worker.registry.names)} on {args.task_queue!r} at {args.address}", flush=True
+        )
         await worker.run()
 
     try:

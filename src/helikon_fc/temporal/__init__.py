@@ -1,4 +1,6 @@
-"""helikon_fc on Temporal: runs as durable workflows, model and tool calls as activities (extra ``helikon_fc[temporal]``).
+"""helikon_fc on Temporal: runs as durable workflows, model and tool calls as activities.
+
+Install the extra ``helikon_fc[temporal]``.
 
 - `HelikonWorker`: polls a task queue and runs the agents registered on it.
 - `HelikonClient`: starts runs (`RunHandle`: events, cancel, result as `TemporalRunResult`).

@@ -98,7 +98,9 @@ class Activities:
         """
         model = _loop(self._registry.resolve(request.path)).definition.model
         model_request = from_json(ModelRequest, request.request_json)
-        answer = self._portal.run(lambda: call_model(model, model_request, _ignore), heartbeat_every=self._heartbeat_every)
+        answer = self._portal.run(
+            lambda: call_model(model, model_request, _ignore), heartbeat_every=self._heartbeat_every
+        )
         if isinstance(answer, RunFailed):
             error: Any = answer.error
             kind = getattr(error, "kind", None)
@@ -142,7 +144,9 @@ def _plan(agent: Agent[Any], request: DescribeInput) -> AgentPlan:
         pairs = agent.branches if isinstance(agent, ParallelAgent) else agent.steps
         segment = "branch" if isinstance(agent, ParallelAgent) else "step"
         children = [ChildRef(key, f"{request.path}/{segment}:{i}") for i, (key, _) in enumerate(pairs)]
-        kind = "parallel" if isinstance(agent, ParallelAgent) else "loop" if isinstance(agent, LoopAgent) else "sequential"
+        kind = (
+            "parallel" if isinstance(agent, ParallelAgent) else "loop" if isinstance(agent, LoopAgent) else "sequential"
+        )
         iterations = agent.max_iterations if isinstance(agent, LoopAgent) else 0
         return AgentPlan(kind=kind, name=agent.name, config=config, children=children, max_iterations=iterations)
     message = f"agent {agent.name!r} ({type(agent).__name__}) cannot run on Temporal yet"
@@ -182,8 +186,4 @@ def _loop_plan(agent: LlmAgent[Any], request: DescribeInput) -> AgentPlan:
         for tool in definition.tools
         if isinstance(tool, AgentAsTool)
     ]
-    return AgentPlan(
-        kind="llm", name=agent.name, config=settings, ctx_json=to_json(tctx), agent_tools=agent_tools
-    )
-
-
+    return AgentPlan(kind="llm", name=agent.name, config=settings, ctx_json=to_json(tctx), agent_tools=agent_tools)

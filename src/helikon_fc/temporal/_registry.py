@@ -73,7 +73,7 @@ def _child(parent: Agent[Any], segment: str) -> Agent[Any]:
             return definition.resolvers[name]()
         tool = definition.tools_by_name.get(name)
         if kind == "tool" and isinstance(tool, AgentAsTool):
-            return tool.agent  # type: ignore[no-any-return]
+            return tool.agent
     elif isinstance(parent, SequentialAgent | LoopAgent) and kind == "step":
         return _indexed(parent.steps, name)
     elif isinstance(parent, ParallelAgent) and kind == "branch":

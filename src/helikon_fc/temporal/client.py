@@ -9,11 +9,11 @@ reconnects reads from any offset.
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections.abc import AsyncIterator, Iterable
 from datetime import timedelta
 
-import asyncio
 import attrs
 from temporalio.client import Client, WorkflowHandle
 from temporalio.common import WorkflowIDReusePolicy
@@ -65,7 +65,7 @@ class RunHandle:
         while True:
             batch: list[str] = await self._handle.query("events", seen, result_type=list[str])
             for text in batch:
-                event: AgentEvent = from_json(AgentEvent, text)  # type: ignore[arg-type]
+                event: AgentEvent = from_json(AgentEvent, text)
                 yield event
                 if isinstance(event, RunCompleted | RunFailed):
                     return
@@ -80,7 +80,7 @@ class RunHandle:
     async def result(self) -> TemporalRunResult:
         """Wait for the run to end; its terminal event and output."""
         outcome = await self._handle.result()
-        terminal: TerminalEvent = from_json(TerminalEvent, outcome.terminal_json)  # type: ignore[arg-type]
+        terminal: TerminalEvent = from_json(TerminalEvent, outcome.terminal_json)
         usage = terminal.usage if isinstance(terminal, RunCompleted) else Usage()
         return TemporalRunResult(terminal, outcome.output, usage)
 

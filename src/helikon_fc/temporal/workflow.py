@@ -195,7 +195,7 @@ class RunWorkflow:
         body = self._run_agent(request.path, items, {}, request.depth, request.config, _Actions(), self._record)
         try:
             terminal = await asyncio.wait_for(body, timeout) if timeout is not None else await body
-        except asyncio.TimeoutError:
+        except TimeoutError:
             terminal = RunFailed(TimedOut(timeout or 0.0))
             self._record(terminal)
         except asyncio.CancelledError:
@@ -229,7 +229,7 @@ class RunWorkflow:
             start_to_close_timeout=timedelta(seconds=60),
         )
         if plan.kind == "error":
-            error: AgentError = from_json(AgentError, plan.error_json)  # type: ignore[arg-type]
+            error: AgentError = from_json(AgentError, plan.error_json)
             terminal: TerminalEvent = RunFailed(error)
             emit(terminal)
             return terminal
@@ -463,7 +463,7 @@ class RunWorkflow:
             )
         except ChildWorkflowError as exc:
             return ToolResult(call.call_id, f"agent {ref.agent} failed: {exc.cause or exc}", is_error=True)
-        terminal: TerminalEvent = from_json(TerminalEvent, outcome.terminal_json)  # type: ignore[arg-type]
+        terminal: TerminalEvent = from_json(TerminalEvent, outcome.terminal_json)
         if isinstance(terminal, RunFailed):
             return ToolResult(call.call_id, f"agent {ref.agent} failed: {terminal.error}", is_error=True)
         return ToolResult(call.call_id, outcome.output)
@@ -482,7 +482,7 @@ def _model_error(exc: ActivityError) -> AgentError:
         detail = cause.details[0]
         if isinstance(detail, str):
             try:
-                error: AgentError = from_json(AgentError, detail)  # type: ignore[arg-type]
+                error: AgentError = from_json(AgentError, detail)
                 return error
             except ValueError:
                 pass
