@@ -2,12 +2,25 @@
 
 from __future__ import annotations
 
-from helikon_fc import AgentAsTool, Handoff, LlmAgent, LoopAgent, ParallelAgent, SequentialAgent, function_tool
+from helikon_fc import (
+    AgentAsTool,
+    GraphAgent,
+    Handoff,
+    LlmAgent,
+    LoopAgent,
+    ParallelAgent,
+    SequentialAgent,
+    SwarmAgent,
+    function_tool,
+)
 from helikon_fc.core import (
     AgentEvent,
     AgentUpdated,
+    GraphFailed,
     HandoffItem,
+    MaxHandoffsExceeded,
     MaxIterationsExceeded,
+    ModelFailureKind,
     ModelRequest,
     RunCompleted,
     RunFailed,
@@ -16,7 +29,7 @@ from helikon_fc.core import (
 )
 from helikon_fc.shell.context import RunContext
 from helikon_fc.shell.tool import ToolContext
-from helikon_fc.testing import FunctionModel, ScriptedModel, ScriptedTurn, call, call_tools, reply
+from helikon_fc.testing import FunctionModel, ScriptedModel, ScriptedTurn, call, call_tools, fail, reply
 
 from .harness import on_temporal, trio_events
 
@@ -125,3 +138,69 @@ def test_the_state_a_tool_writes_reaches_the_next_step(temporal_address: str) ->
 
 def _note_instructions(ctx: RunContext[None]) -> str:
     return f"note: {ctx.state.get('note')}"
+
+
+def test_a_swarm_hands_through_its_mesh_until_a_member_answers(temporal_address: str) -> None:
+    front = _llm("front", call_tools(call("transfer_to_expert")), reply("unused"))
+    expert = _llm("expert", reply("the answer"))
+    swarm = SwarmAgent.builder().name("desk").member(front).member(expert).build()
+    outcome = on_temporal(temporal_address, [swarm], "desk", "question")
+    assert outcome.events == trio_events(swarm, "question")
+    assert outcome.result.output == "the answer"
+
+
+def test_a_swarm_over_its_handoff_budget_fails(temporal_address: str) -> None:
+    ping = _llm("ping", call_tools(call("transfer_to_pong")), call_tools(call("transfer_to_pong")))
+    pong = _llm("pong", call_tools(call("transfer_to_ping")), call_tools(call("transfer_to_ping")))
+    swarm = SwarmAgent.builder().name("rally").member(ping).member(pong).max_handoffs(2).build()
+    outcome = on_temporal(temporal_address, [swarm], "rally", "go")
+    assert outcome.events == trio_events(swarm, "go")
+    assert outcome.events[-1] == RunFailed(MaxHandoffsExceeded(2))
+
+
+def test_a_graph_runs_its_wavefront_with_nodes_as_child_workflows(temporal_address: str) -> None:
+    seen: list[ModelRequest] = []
+
+    def d_turn(request: ModelRequest) -> ScriptedTurn:
+        seen.append(request)
+        return reply("D")
+
+    graph = (
+        GraphAgent.builder()
+        .name("diamond")
+        .node("a", _llm("a", reply("A")))
+        .node("b", _llm("b", reply("B")))
+        .node("c", _llm("c", reply("C")))
+        .node("d", LlmAgent[None](name="d", model=FunctionModel(d_turn)))
+        .edge("a", "b")
+        .edge("a", "c")
+        .edge("b", "d")
+        .edge("c", "d")
+        .build()
+    )
+    outcome = on_temporal(temporal_address, [graph], "diamond", "go")
+    temporal_input = seen[-1].items
+    expected = trio_events(graph, "go")
+    assert sorted(_unannounced(outcome.events)) == sorted(_unannounced(expected))
+    assert outcome.events[-2:] == expected[-2:]
+    assert outcome.result.output == "D"
+    assert tuple(temporal_input) == tuple(seen[-1].items)  # d read both predecessors, as on trio
+    assert [getattr(item, "text", "") for item in temporal_input] == ["go", "[b]\nB", "[c]\nC"]
+    assert len(outcome.histories) == 5  # the graph's and one per node, all replayed
+
+
+def test_a_failed_graph_node_skips_its_descendants(temporal_address: str) -> None:
+    graph = (
+        GraphAgent.builder()
+        .name("broken")
+        .node("a", _llm("a", fail(ModelFailureKind.REFUSED)))
+        .node("b", _llm("b", reply("B")))
+        .node("c", _llm("c", reply("C")))
+        .edge("a", "b")
+        .build()
+    )
+    outcome = on_temporal(temporal_address, [graph], "broken", "go")
+    terminal = outcome.events[-1]
+    assert isinstance(terminal, RunFailed) and isinstance(terminal.error, GraphFailed)
+    assert terminal == trio_events(graph, "go")[-1]
+    assert terminal.error.skipped == ("b",)

@@ -9,10 +9,12 @@ from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from ..agents.agent_as_tool import AgentAsTool
+from ..agents.graph import GraphAgent
 from ..agents.llm_agent import LlmAgent
 from ..agents.loop import LoopAgent
 from ..agents.parallel import ParallelAgent
 from ..agents.sequential import SequentialAgent
+from ..agents.swarm import SwarmAgent
 from ..core import (
     AgentEvent,
     Conversation,
@@ -40,6 +42,7 @@ from ._payloads import (
     AgentToolRef,
     ChildRef,
     DescribeInput,
+    GraphEdge,
     ModelCallInput,
     RunSettings,
     ToolCallInput,
@@ -149,7 +152,15 @@ def _plan(agent: Agent[Any], request: DescribeInput) -> AgentPlan:
         )
         iterations = agent.max_iterations if isinstance(agent, LoopAgent) else 0
         return AgentPlan(kind=kind, name=agent.name, config=config, children=children, max_iterations=iterations)
-    message = f"agent {agent.name!r} ({type(agent).__name__}) cannot run on Temporal yet"
+    if isinstance(agent, SwarmAgent):
+        entry = [ChildRef(agent.entry, f"{request.path}/member:{agent.entry}")]
+        budget = agent.max_handoffs if agent.max_handoffs is not None else -1
+        return AgentPlan(kind="swarm", name=agent.name, config=config, children=entry, max_iterations=budget)
+    if isinstance(agent, GraphAgent):
+        nodes = [ChildRef(key, f"{request.path}/node:{key}") for key, _ in agent.nodes]
+        edges = [GraphEdge(before, after) for before, after in agent.edges]
+        return AgentPlan(kind="graph", name=agent.name, config=config, children=nodes, edges=edges)
+    message = f"agent {agent.name!r} ({type(agent).__name__}) cannot run on Temporal"
     return _error_plan(agent.name, OtherError(message))
 
 

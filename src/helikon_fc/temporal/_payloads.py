@@ -57,6 +57,8 @@ class RunRequest:
     config: RunSettings | None = None
     depth: int = 0
     policy: ActivityPolicy = field(default_factory=ActivityPolicy)
+    state_json: str = "{}"
+    return_events: bool = False
 
 
 @dataclass(frozen=True)
@@ -66,6 +68,8 @@ class RunOutcome:
     terminal_json: str
     output: str
     event_count: int
+    state_json: str = "{}"
+    events: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -87,6 +91,14 @@ class ChildRef:
 
 
 @dataclass(frozen=True)
+class GraphEdge:
+    """An edge of a graph agent: `after` waits for `before`."""
+
+    before: str
+    after: str
+
+
+@dataclass(frozen=True)
 class AgentToolRef:
     """An `AgentAsTool` of a model loop: the tool's name, the wrapped agent's name, the sub-run's config."""
 
@@ -100,13 +112,14 @@ class AgentPlan:
     """What the workflow needs to run one agent, as the worker describes it.
 
     Attributes:
-        kind: ``llm``, ``sequential``, ``parallel``, ``loop`` or ``error``.
+        kind: ``llm``, ``sequential``, ``parallel``, ``loop``, ``swarm``, ``graph`` or ``error``.
         name: the agent's name.
         config: the run's effective bounds.
         ctx_json: (llm) the `TransitionCtx` with an empty conversation.
         agent_tools: (llm) the tools that are agents, run as child workflows.
-        children: (workflow agents) the steps or branches, in order.
-        max_iterations: (loop) the most passes.
+        children: (workflow agents) the steps, branches or nodes, in order; (swarm) the entry member.
+        edges: (graph) the edges.
+        max_iterations: (loop) the most passes; (swarm) the handoff budget, -1 for none.
         error_json: (error) the `AgentError` that stops the run from starting.
     """
 
@@ -116,6 +129,7 @@ class AgentPlan:
     ctx_json: str = ""
     agent_tools: list[AgentToolRef] = field(default_factory=list)
     children: list[ChildRef] = field(default_factory=list)
+    edges: list[GraphEdge] = field(default_factory=list)
     max_iterations: int = 0
     error_json: str = ""
 

@@ -2,7 +2,8 @@
 
 A path is the root agent's name followed by one segment per step down, ``/``-separated:
 ``handoff:<agent>`` (a handoff target of a model loop), ``tool:<tool>`` (the agent an `AgentAsTool`
-wraps), ``step:<i>`` (a sequential or loop step) and ``branch:<i>`` (a parallel branch). Paths
+wraps), ``step:<i>`` (a sequential or loop step), ``branch:<i>`` (a parallel branch), ``member:<name>`` (a
+swarm member, with its mesh of handoffs) and ``node:<key>`` (a graph node). Paths
 depend only on how the agents are built, so a path a workflow recorded resolves to the same agent
 on any worker that registered the same root.
 """
@@ -14,10 +15,12 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..agents.agent_as_tool import AgentAsTool
+from ..agents.graph import GraphAgent
 from ..agents.llm_agent import LlmAgent
 from ..agents.loop import LoopAgent
 from ..agents.parallel import ParallelAgent
 from ..agents.sequential import SequentialAgent
+from ..agents.swarm import SwarmAgent
 from ..shell.protocol import Agent
 
 
@@ -78,6 +81,15 @@ def _child(parent: Agent[Any], segment: str) -> Agent[Any]:
         return _indexed(parent.steps, name)
     elif isinstance(parent, ParallelAgent) and kind == "branch":
         return _indexed(parent.branches, name)
+    elif isinstance(parent, SwarmAgent) and kind == "member":
+        try:
+            return parent.member(name)
+        except KeyError:
+            pass
+    elif isinstance(parent, GraphAgent) and kind == "node":
+        nodes = dict(parent.nodes)
+        if name in nodes:
+            return nodes[name]
     raise UnknownAgentPath(f"agent {parent.name!r} has no {segment!r}")
 
 

@@ -40,9 +40,12 @@ with workflow.unsafe.imports_passed_through():
         Cancelled,
         Conversation,
         ExecuteTools,
+        GraphFailed,
+        HandoffItem,
         Item,
         JsonValue,
         MaxAgentDepthExceeded,
+        MaxHandoffsExceeded,
         MaxIterationsExceeded,
         MessageOutput,
         ModelFailed,
@@ -66,6 +69,7 @@ with workflow.unsafe.imports_passed_through():
         TransitionInput,
         Usage,
         UserMessage,
+        Wavefront,
         from_json,
         initial_state,
         to_json,
@@ -192,7 +196,8 @@ class RunWorkflow:
         self._policy = request.policy
         items: tuple[Item, ...] = from_json(tuple[Item, ...], request.input_json)
         timeout = request.config.timeout if request.config is not None else None
-        body = self._run_agent(request.path, items, {}, request.depth, request.config, _Actions(), self._record)
+        state: State = json.loads(request.state_json)
+        body = self._run_agent(request.path, items, state, request.depth, request.config, _Actions(), self._record)
         try:
             terminal = await asyncio.wait_for(body, timeout) if timeout is not None else await body
         except TimeoutError:
@@ -204,7 +209,8 @@ class RunWorkflow:
         except Exception as exc:  # a bug ends the run with an event, as on trio, not a workflow task retried forever
             terminal = RunFailed(OtherError(f"internal error: {type(exc).__name__}: {exc}"))
             self._record(terminal)
-        return RunOutcome(to_json(terminal), self._output, len(self._events))
+        events = self._events if request.return_events else []
+        return RunOutcome(to_json(terminal), self._output, len(self._events), json.dumps(state), events)
 
     def _record(self, event: AgentEvent) -> None:
         if isinstance(event, MessageOutput):
@@ -242,6 +248,10 @@ class RunWorkflow:
                 terminal = RunFailed(MaxAgentDepthExceeded(depth + 1, limit))
             elif plan.kind == "parallel":
                 terminal = await self._run_parallel(plan, items, state, depth, config, emit)
+            elif plan.kind == "swarm":
+                terminal = await self._run_swarm(plan, items, state, depth, config, emit)
+            elif plan.kind == "graph":
+                terminal = await self._run_graph(path, plan, items, state, depth, config, emit)
             else:
                 terminal = await self._run_steps(plan, items, state, depth, config, emit)
         emit(terminal)
@@ -304,9 +314,138 @@ class RunWorkflow:
                 failures.append(BranchFailure(key, _failed(terminal, key).error))
         if failures:
             return RunFailed(ParallelFailed(tuple(failures)))
-        text = json.dumps(texts, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        text = _compact(texts)
         merged.emit(MessageOutput(AssistantMessage(text, agent=plan.name)))
         return RunCompleted(total)
+
+    async def _run_swarm(
+        self, plan: AgentPlan, items: tuple[Item, ...], state: State, depth: int, config: RunSettings | None, emit: Emit
+    ) -> TerminalEvent:
+        """A swarm: the entry member's loop, its mesh of handoffs nesting; over the handoff budget it is cancelled."""
+        limit = plan.max_iterations if plan.max_iterations >= 0 else None
+        seen = 0
+        exceeded = False
+
+        def counting(event: AgentEvent) -> None:
+            nonlocal seen, exceeded
+            if exceeded:
+                return
+            emit(event)
+            if isinstance(event, HandoffItem):
+                seen += 1
+                if limit is not None and seen > limit:
+                    exceeded = True
+                    member.cancel()
+
+        entry = plan.children[0]
+        member = asyncio.ensure_future(self._run_child(entry.path, items, state, depth, config, counting))
+        try:
+            forward, _ = await member
+        except asyncio.CancelledError:
+            if not exceeded:
+                raise
+            return RunFailed(MaxHandoffsExceeded(limit if limit is not None else seen))
+        if exceeded:
+            return RunFailed(MaxHandoffsExceeded(limit if limit is not None else seen))
+        if isinstance(forward.terminal, RunCompleted):
+            return RunCompleted(forward.terminal.usage)
+        return _failed(forward.terminal, entry.path)
+
+    async def _run_graph(
+        self,
+        path: str,
+        plan: AgentPlan,
+        items: tuple[Item, ...],
+        state: State,
+        depth: int,
+        config: RunSettings | None,
+        emit: Emit,
+    ) -> TerminalEvent:
+        """A graph: the `Wavefront` as workflow state, each node a child workflow started once its predecessors end.
+
+        A node's events reach the stream when the node ends (its child workflow returns them), each
+        node's run preceded by an `AgentUpdated` naming its agent.
+        """
+        wave = Wavefront.of([node.key for node in plan.children], [(e.before, e.after) for e in plan.edges])
+        paths = {node.key: node.path for node in plan.children}
+        merged = _Interleaving(emit)
+        reports: list[tuple[str, _ChildForward]] = []
+        texts: dict[str, str] = {}
+        failures: dict[str, AgentError] = {}
+        total = Usage()
+        running: list[asyncio.Task[None]] = []
+
+        async def node(key: str, node_items: tuple[Item, ...]) -> None:
+            forward = _ChildForward(merged.emitter())
+            outcome = await self._child_run(paths[key], node_items, state, depth + 1, config, events=True)
+            if isinstance(outcome, RunOutcome):
+                for text in outcome.events:
+                    forward(from_json(AgentEvent, text))
+                if isinstance(forward.terminal, RunCompleted):
+                    state.update(json.loads(outcome.state_json))
+            else:
+                forward.terminal = outcome
+            reports.append((key, forward))
+
+        def launch(key: str) -> None:
+            nonlocal wave
+            wave = wave.start(key)
+            context = tuple(UserMessage(f"[{p}]\n{texts[p]}") for p in wave.predecessors[key])
+            running.append(asyncio.ensure_future(node(key, (*items, *context))))
+
+        for key in wave.ready_in_order():
+            launch(key)
+        while not wave.finished:
+            await workflow.wait_condition(lambda: bool(reports))
+            key, forward = reports.pop(0)
+            if isinstance(forward.terminal, RunCompleted):
+                texts[key] = forward.text
+                total += forward.terminal.usage
+                state[key] = forward.text
+                wave, ready = wave.complete(key)
+                for successor in ready:
+                    launch(successor)
+            else:
+                failures[key] = _failed(forward.terminal, key).error
+                wave, _ = wave.fail(key)
+        if failures:
+            failed = tuple(BranchFailure(key, failures[key]) for key in sorted(failures))
+            return RunFailed(GraphFailed(failed, tuple(sorted(wave.skipped))))
+        sinks = wave.sinks
+        final = texts[sinks[0]] if len(sinks) == 1 else _compact({key: texts[key] for key in sinks})
+        merged.emit(MessageOutput(AssistantMessage(final, agent=plan.name)))
+        return RunCompleted(total)
+
+    async def _child_run(
+        self,
+        path: str,
+        items: tuple[Item, ...],
+        state: State,
+        depth: int,
+        config: RunSettings | None,
+        *,
+        events: bool,
+    ) -> RunOutcome | RunFailed:
+        """Run the agent at `path` as a child workflow (durable on its own); a failure to run it as `RunFailed`."""
+        self._children += 1
+        if config is not None and config.timeout is not None:  # a run's timeout is its root's alone
+            config = RunSettings(config.max_turns, config.parallel_tool_call_limit, config.max_agent_depth, None)
+        request = RunRequest(
+            path=path,
+            input_json=to_json(items),
+            config=config,
+            depth=depth,
+            policy=self._policy,
+            state_json=json.dumps(state),
+            return_events=events,
+        )
+        try:
+            outcome: RunOutcome = await workflow.execute_child_workflow(
+                WORKFLOW_NAME, request, id=f"{workflow.info().workflow_id}.{self._children}", result_type=RunOutcome
+            )
+        except ChildWorkflowError as exc:
+            return RunFailed(OtherError(f"child run of {path!r} failed: {exc.cause or exc}"))
+        return outcome
 
     async def _run_loop(
         self,
@@ -446,27 +585,20 @@ class RunWorkflow:
         limit = (config or RunSettings()).max_agent_depth
         if depth + 1 > limit:
             return ToolResult(call.call_id, str(MaxAgentDepthExceeded(depth + 1, limit)), is_error=True)
-        self._children += 1
-        child = RunRequest(
-            path=f"{path}/tool:{ref.tool}",
-            input_json=to_json((UserMessage(text),)),
-            config=ref.config,
-            depth=depth + 1,
-            policy=self._policy,
+        outcome = await self._child_run(
+            f"{path}/tool:{ref.tool}", (UserMessage(text),), {}, depth + 1, ref.config, events=False
         )
-        try:
-            outcome = await workflow.execute_child_workflow(
-                WORKFLOW_NAME,
-                child,
-                id=f"{workflow.info().workflow_id}.{self._children}",
-                result_type=RunOutcome,
-            )
-        except ChildWorkflowError as exc:
-            return ToolResult(call.call_id, f"agent {ref.agent} failed: {exc.cause or exc}", is_error=True)
+        if isinstance(outcome, RunFailed):
+            return ToolResult(call.call_id, f"agent {ref.agent} failed: {outcome.error}", is_error=True)
         terminal: TerminalEvent = from_json(TerminalEvent, outcome.terminal_json)
         if isinstance(terminal, RunFailed):
             return ToolResult(call.call_id, f"agent {ref.agent} failed: {terminal.error}", is_error=True)
         return ToolResult(call.call_id, outcome.output)
+
+
+def _compact(value: dict[str, str]) -> str:
+    """The merge format of parallel branches and graph sinks: compact JSON, sorted keys."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 def _failed(terminal: TerminalEvent | None, who: str) -> RunFailed:
