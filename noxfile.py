@@ -64,5 +64,7 @@ def bench(session: nox.Session) -> None:
     Every (library, scenario) pair runs in a fresh interpreter; pass ``-- --quick`` for a smoke run,
     or ``-- --python openai-agents=PATH`` to run a peer in an interpreter of its own.
     """
-    session.install("-e", ".[bench]")
+    session.install("-e", ".[bench,temporal]")
     session.run("python", "-m", "bench", *session.posargs)
+    # S2 through Temporal against the trio runner, on a dev server (bench/results/temporal.json).
+    session.run("python", "-m", "bench.temporal", *(["--quick"] if "--quick" in session.posargs else []))
