@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import trio
+
 from helikon_fc import LlmAgent, function_tool
 from helikon_fc.core import RunCompleted, ToolOutputItem
 from helikon_fc.shell.config import RunConfig
@@ -38,3 +40,32 @@ def test_the_run_config_bounds_turns(temporal_address: str) -> None:
     outcome = on_temporal(temporal_address, [agent], "adder", "add twice", config=config)
     assert outcome.events == trio_events(agent, "add twice", config)
     assert outcome.events[-1] == trio_events(agent, "add twice", config)[-1]
+
+
+ACTIVE = [0, 0]
+"""Tool calls running now, and the most at once (the worker's tools run in this process)."""
+
+
+@function_tool
+async def busy(n: int) -> str:
+    """Stay busy a moment."""
+    ACTIVE[0] += 1
+    ACTIVE[1] = max(ACTIVE)
+    await trio.sleep(0.3)
+    ACTIVE[0] -= 1
+    return f"busy {n}"
+
+
+def _most_at_once(address: str, limit: int | None) -> int:
+    ACTIVE[:] = [0, 0]
+    model = ScriptedModel([call_tools(*(call("busy", n=n) for n in range(4))), reply("done")])
+    agent = LlmAgent[None](name="busy", model=model, tools=[busy])
+    config = RunConfig(parallel_tool_call_limit=limit)
+    outcome = on_temporal(address, [agent], "busy", "go", config=config)
+    assert outcome.result.output == "done"
+    return ACTIVE[1]
+
+
+def test_a_turns_tool_activities_run_at_once_up_to_the_limit(temporal_address: str) -> None:
+    assert _most_at_once(temporal_address, None) == 4
+    assert _most_at_once(temporal_address, 2) == 2
