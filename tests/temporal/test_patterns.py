@@ -204,3 +204,19 @@ def test_a_failed_graph_node_skips_its_descendants(temporal_address: str) -> Non
     assert isinstance(terminal, RunFailed) and isinstance(terminal.error, GraphFailed)
     assert terminal == trio_events(graph, "go")[-1]
     assert terminal.error.skipped == ("b",)
+
+
+def test_a_handoff_whose_target_cannot_be_resolved_fails_the_run(temporal_address: str) -> None:
+    def broken() -> LlmAgent[None]:
+        raise RuntimeError("no such agent today")
+
+    triage = _llm(
+        "triage",
+        call_tools(call("transfer_to_billing")),
+        handoffs=[Handoff(agent_name="billing", description="", resolve=broken)],
+    )
+    outcome = on_temporal(temporal_address, [triage], "triage", "refund please")
+    terminal = outcome.result.terminal
+    assert isinstance(terminal, RunFailed)
+    assert "no such agent today" in str(terminal.error)
+    assert outcome.events[-1] == terminal

@@ -89,6 +89,9 @@ class Activities:
             kind, _, name = request.path.rpartition("/")[2].partition(":")
             error = UnknownHandoffTarget(name) if kind == "handoff" else OtherError(str(exc))
             return _error_plan(name or request.path, error)
+        except Exception as exc:  # a handoff resolver that raises, say: the run fails, not retried forever
+            message = f"agent at {request.path!r} could not be resolved: {type(exc).__name__}: {exc}"
+            return _error_plan(request.path, OtherError(message))
         return _plan(agent, request)
 
     @activity.defn(name=CALL_MODEL)

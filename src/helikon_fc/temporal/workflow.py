@@ -233,6 +233,9 @@ class RunWorkflow:
             DescribeInput(path, json.dumps(state), depth, config),
             result_type=AgentPlan,
             start_to_close_timeout=timedelta(seconds=60),
+            retry_policy=RetryPolicy(
+                initial_interval=timedelta(seconds=self._policy.retry_interval), maximum_attempts=3
+            ),
         )
         if plan.kind == "error":
             error: AgentError = from_json(AgentError, plan.error_json)
