@@ -8,6 +8,7 @@ import attrs
 from typing_extensions import TypeVar
 
 from ..core import JsonObject
+from ..shell import _checks
 from ..shell.config import RunConfig
 from ..shell.context import RunContext
 from ..shell.input import AgentInput
@@ -56,10 +57,18 @@ class AgentAsTool(Generic[Ctx]):
         run_config: the sub-run's config; `None` leaves the wrapped agent's own in force.
     """
 
-    agent: Agent[Ctx]
-    tool_name: str | None = attrs.field(default=None, kw_only=True)
-    tool_description: str | None = attrs.field(default=None, kw_only=True)
-    run_config: RunConfig | None = attrs.field(default=None, kw_only=True)
+    agent: Agent[Ctx] = attrs.field(validator=_checks.field(_checks.require_agent))
+    tool_name: str | None = attrs.field(
+        default=None, kw_only=True, validator=_checks.field(_checks.optional(_checks.require_name))
+    )
+    tool_description: str | None = attrs.field(
+        default=None, kw_only=True, validator=_checks.field(_checks.optional(_checks.instance_of(str, "a string")))
+    )
+    run_config: RunConfig | None = attrs.field(
+        default=None,
+        kw_only=True,
+        validator=_checks.field(_checks.optional(_checks.instance_of(RunConfig, "a RunConfig or None"))),
+    )
 
     @property
     def name(self) -> str:

@@ -11,6 +11,7 @@ from typing_extensions import TypeVar
 
 from ..core import HandoffItem, MaxHandoffsExceeded, RunCompleted, RunFailed, TerminalEvent
 from ..core.events import AgentEvent
+from ..shell import _checks
 from ..shell.context import RunContext
 from ..shell.input import AgentInput
 from ._workflow import ChildFailed, ChildOutcome, ChildSucceeded, Emit, open_workflow_stream, run_child
@@ -69,7 +70,7 @@ class SwarmAgent(Generic[Ctx]):
         max_handoffs: the handoff budget, or `None` for none beyond ``max_agent_depth``.
     """
 
-    name: str
+    name: str = attrs.field(validator=_checks.field(_checks.require_name))
     description: str
     members: tuple[LlmAgent[Ctx], ...]
     entry: str
@@ -141,6 +142,7 @@ class SwarmBuilder(Generic[Ctx]):
 
     def name(self, name: str) -> SwarmBuilder[Ctx]:
         """Set the swarm's name (default ``"swarm"``)."""
+        _checks.require_name("SwarmBuilder.name", "name", name)
         return attrs.evolve(self, swarm_name=name)
 
     def description(self, description: str) -> SwarmBuilder[Ctx]:

@@ -24,6 +24,7 @@ from ..core import (
     ToolCallItem,
     ToolOutputItem,
 )
+from . import _checks
 from .config import RunConfig
 from .context import RunContext
 from .input import AgentInput
@@ -48,7 +49,9 @@ class Runner:
       early.
     """
 
-    config: RunConfig = RunConfig()
+    config: RunConfig = attrs.field(
+        default=RunConfig(), validator=_checks.field(_checks.instance_of(RunConfig, "a RunConfig"))
+    )
 
     def run(self, agent: Agent[Ctx], ctx: RunContext[Ctx], input: AgentInput) -> RunStream:
         """Start `agent` on `input` under this runner's config; see the class docstring.

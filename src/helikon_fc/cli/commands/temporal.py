@@ -7,11 +7,11 @@ import asyncio
 import importlib
 from typing import Any
 
+from .._command import Command
 
-def add_commands(commands: Any) -> None:
-    """Register ``temporal worker`` on the ``helikon`` subcommand parser `commands`."""
-    temporal = commands.add_parser("temporal", help="run agents on Temporal (needs helikon_fc[temporal])")
-    sub = temporal.add_subparsers(dest="temporal_command", metavar="COMMAND", required=True)
+
+def _configure(parser: argparse.ArgumentParser) -> None:
+    sub = parser.add_subparsers(dest="temporal_command", metavar="COMMAND", required=True)
     worker = sub.add_parser(
         "worker",
         help="poll a task queue and run the given agents",
@@ -40,13 +40,18 @@ def load(spec: str) -> list[Any]:
     return list(value) if isinstance(value, list | tuple) else [value]
 
 
-def run_worker(args: argparse.Namespace) -> int:
+def _execute(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """Run the worker until interrupted; the exit status."""
-    from temporalio.client import Client
+    try:
+        from temporalio.client import Client
 
-    from ..temporal import HelikonWorker
-
-    agents = [agent for spec in args.agents for agent in load(spec)]
+        from ...temporal import HelikonWorker
+    except ImportError as exc:
+        parser.error(f"helikon temporal needs the extra: pip install 'helikon_fc[temporal]' ({exc})")
+    try:
+        agents = [agent for spec in args.agents for agent in load(spec)]
+    except ValueError as exc:
+        parser.error(str(exc))
 
     async def main() -> None:
         client = await Client.connect(args.address, namespace=args.namespace)
@@ -63,3 +68,12 @@ def run_worker(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         return 130
     return 0
+
+
+TEMPORAL = Command(
+    name="temporal",
+    help="run agents on Temporal: `helikon temporal worker --agents module:attr` (needs helikon_fc[temporal])",
+    description="Run helikon_fc agents as Temporal workflows (see docs/temporal.md).",
+    configure=_configure,
+    execute=_execute,
+)
