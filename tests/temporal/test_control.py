@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
+import uuid
+
 import trio
+from temporalio.client import Client
 
 from helikon_fc import LlmAgent, function_tool
 from helikon_fc.core import (
+    AgentEvent,
     Cancelled,
     ModelFailed,
     ModelFailureKind,
@@ -16,10 +21,10 @@ from helikon_fc.core import (
     ToolCallItem,
 )
 from helikon_fc.shell.config import RunConfig
-from helikon_fc.temporal import RunHandle
+from helikon_fc.temporal import HelikonClient, HelikonWorker, RunHandle
 from helikon_fc.testing import FunctionModel, ScriptedModel, ScriptedTurn, call, call_tools, fail, reply
 
-from .harness import on_temporal
+from .harness import FAST, on_temporal
 
 
 @function_tool
@@ -88,3 +93,23 @@ def test_a_retryable_failure_that_persists_fails_with_its_kind(temporal_address:
     terminal = outcome.result.terminal
     assert isinstance(terminal, RunFailed) and isinstance(terminal.error, ModelFailed)
     assert terminal.error.kind is ModelFailureKind.UNAVAILABLE
+
+
+def test_events_end_when_the_workflow_is_terminated_from_outside(temporal_address: str) -> None:
+    async def main() -> list[AgentEvent]:
+        client = await Client.connect(temporal_address)
+        queue = f"q-{uuid.uuid4()}"
+        async with HelikonWorker(client, queue, agents=[_waiter()], heartbeat_every=0.2):
+            handle = await HelikonClient(client, queue, policy=FAST).start("waiter", "go")
+            await _wait_for_tool_call(handle)
+            await handle.workflow.terminate("operator")
+            return [event async for event in handle.events()]
+
+    events = asyncio.run(main())
+    assert isinstance(events[-1], ToolCallItem)  # everything recorded, then the iteration ended
+
+
+async def _wait_for_tool_call(handle: RunHandle) -> None:
+    async for event in handle.events():
+        if isinstance(event, ToolCallItem):
+            return

@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator, Iterable
 from datetime import timedelta
 
 import attrs
-from temporalio.client import Client, WorkflowHandle
+from temporalio.client import Client, WorkflowExecutionStatus, WorkflowHandle
 from temporalio.common import WorkflowIDReusePolicy
 
 from ..core import AgentEvent, Item, RunCompleted, RunFailed, TerminalEvent, Usage, UserMessage, from_json, to_json
@@ -59,9 +59,12 @@ class RunHandle:
 
         Polls the ``events`` query every `poll_every` seconds while nothing new has come. A run's
         own events are the trio runner's minus the deltas (model calls are activities that return the
-        whole response).
+        whole response). A workflow closed without a terminal event (terminated from outside, say)
+        ends the iteration once its last events are read (its status is checked about once a second).
         """
         seen = after
+        idle = 0
+        closed = False
         while True:
             batch: list[str] = await self._handle.query("events", seen, result_type=list[str])
             for text in batch:
@@ -70,8 +73,16 @@ class RunHandle:
                 if isinstance(event, RunCompleted | RunFailed):
                     return
             seen += len(batch)
-            if not batch:
-                await asyncio.sleep(poll_every)
+            if batch:
+                idle = 0
+                continue
+            if closed:
+                return
+            idle += 1
+            if idle * poll_every >= 1.0:
+                idle = 0
+                closed = (await self._handle.describe()).status != WorkflowExecutionStatus.RUNNING
+            await asyncio.sleep(poll_every)
 
     async def cancel(self) -> None:
         """Cancel the run: it stops at once and ends with `RunFailed(Cancelled)`."""
