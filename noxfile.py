@@ -27,7 +27,9 @@ def lint(session: nox.Session) -> None:
     paths = ("src", "tests", "properties", "e2e", "examples", "bench", "noxfile.py")
     session.run("ruff", "check", *paths)
     session.run("ruff", "format", "--check", *paths)
-    sources = sorted(str(path) for path in Path("src").rglob("*.py"))
+    # helikon_fc.temporal's workflow, client and worker are asyncio code (temporalio is asyncio-only): not trio's rules.
+    asyncio_side = {Path("src/helikon_fc/temporal", name) for name in ("workflow.py", "client.py", "worker.py")}
+    sources = sorted(str(path) for path in Path("src").rglob("*.py") if path not in asyncio_side)
     session.run("flake8-async", *ASYNC_RULES, *sources)
     # core <- models <- shell <- agents <- openai/testing/stores/... <- cli: the contract in pyproject.toml.
     session.run("lint-imports", "--no-cache", env={"PYTHONPATH": "src"})
@@ -62,9 +64,11 @@ def bench(session: nox.Session) -> None:
     Every (library, scenario) pair runs in a fresh interpreter; pass ``-- --quick`` for a smoke run,
     or ``-- --python openai-agents=PATH`` to run a peer in an interpreter of its own.
     """
-    session.install("-e", ".[bench]")
+    session.install("-e", ".[bench,temporal]")
     session.run("python", "-m", "bench", *session.posargs)
     session.run("python", "-m", "bench.stores", *[arg for arg in session.posargs if arg == "--quick"])
+    # S2 through Temporal against the trio runner, on a dev server (bench/results/temporal.json).
+    session.run("python", "-m", "bench.temporal", *(["--quick"] if "--quick" in session.posargs else []))
 
 
 @nox.session(python=PYTHON)

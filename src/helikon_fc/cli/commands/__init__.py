@@ -7,8 +7,9 @@ from .demo import DEMO
 from .replay import REPLAY
 from .run import RUN
 from .runs import RUNS
+from .temporal import TEMPORAL
 
-COMMANDS: tuple[Command, ...] = (RUN, REPLAY, RUNS, DEMO)
+COMMANDS: tuple[Command, ...] = (RUN, REPLAY, RUNS, DEMO, TEMPORAL)
 """Every subcommand, in the order ``helikon --help`` lists them."""
 
 __all__ = ["COMMANDS"]
