@@ -61,6 +61,26 @@ def test_an_agent_as_tool_is_a_child_workflow(temporal_address: str) -> None:
     outputs = [e.item.output for e in outcome.events if isinstance(e, ToolOutputItem)]
     assert outputs == ["short version"]
     assert len(outcome.histories) == 2  # the parent's and the sub-run's, both replayed
+    terminal = outcome.result.terminal
+    assert isinstance(terminal, RunCompleted)
+    assert [entry.agent for entry in terminal.usage_by_agent] == ["summarizer", "writer"]
+    assert terminal.usage.requests == 3  # the sub-run's call counts in the parent's usage
+
+
+def test_a_failed_agent_as_tool_sub_run_still_counts_its_calls(temporal_address: str) -> None:
+    summarizer = _llm("summarizer", call_tools(call("no_such_tool")), fail(ModelFailureKind.REFUSED))
+    writer = _llm(
+        "writer",
+        call_tools(call("summarizer", input="a long text")),
+        reply("it failed"),
+        tools=[AgentAsTool(summarizer)],
+    )
+    outcome = on_temporal(temporal_address, [writer], "writer", "summarize")
+    assert outcome.events == trio_events(writer, "summarize")
+    terminal = outcome.result.terminal
+    assert isinstance(terminal, RunCompleted)
+    by_agent = {entry.agent: entry.usage.requests for entry in terminal.usage_by_agent}
+    assert by_agent == {"summarizer": 1, "writer": 2}
 
 
 def _echo_instructions(request: ModelRequest) -> ScriptedTurn:
@@ -91,6 +111,7 @@ def test_parallel_branches_merge_as_on_trio(temporal_address: str) -> None:
     assert outcome.result.output == '{"a":"from a","b":"from b"}'
     # Every event after the start belongs to the agent announced last before it.
     assert isinstance(outcome.events[1], AgentUpdated)
+    assert outcome.events[-3] == AgentUpdated("fan")  # the merged message is the workflow's own
 
 
 def _unannounced(events: tuple[AgentEvent, ...]) -> list[str]:
@@ -182,7 +203,8 @@ def test_a_graph_runs_its_wavefront_with_nodes_as_child_workflows(temporal_addre
     temporal_input = seen[-1].items
     expected = trio_events(graph, "go")
     assert sorted(_unannounced(outcome.events)) == sorted(_unannounced(expected))
-    assert outcome.events[-2:] == expected[-2:]
+    assert outcome.events[-3:] == expected[-3:]
+    assert outcome.events[-3] == AgentUpdated("diamond")  # the merged message is the workflow's own
     assert outcome.result.output == "D"
     assert tuple(temporal_input) == tuple(seen[-1].items)  # d read both predecessors, as on trio
     assert [getattr(item, "text", "") for item in temporal_input] == ["go", "[b]\nB", "[c]\nC"]

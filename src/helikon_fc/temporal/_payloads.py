@@ -63,13 +63,18 @@ class RunRequest:
 
 @dataclass(frozen=True)
 class RunOutcome:
-    """The result of one run workflow: its terminal event and final output text."""
+    """The result of one run workflow: its terminal event, final output text and what its model calls cost.
+
+    `usage_json` is the run's usage by agent (a sorted tuple of `AgentUsage`, as wire JSON), counted
+    whether the run completed or failed, so the parent folds a failed child's calls in too.
+    """
 
     terminal_json: str
     output: str
     event_count: int
     state_json: str = "{}"
     events: list[str] = field(default_factory=list)
+    usage_json: str = "[]"
 
 
 @dataclass(frozen=True)

@@ -34,6 +34,7 @@ with workflow.unsafe.imports_passed_through():
         AgentError,
         AgentEvent,
         AgentUpdated,
+        AgentUsage,
         AssistantMessage,
         BranchFailure,
         CallModel,
@@ -75,6 +76,7 @@ with workflow.unsafe.imports_passed_through():
         to_json,
         transition,
     )
+    from ..shell.metering import UsageMeter
     from ._payloads import (
         CALL_MODEL,
         CALL_TOOL,
@@ -127,34 +129,36 @@ class _ChildForward:
 
 
 class _HandoffForward:
-    """Forwards a handoff target's events: its `RunStarted` dropped, its `RunCompleted` carrying both usages."""
+    """Forwards a handoff target's events: its `RunStarted` dropped, its terminal kept (the meter counts its usage)."""
 
-    __slots__ = ("_emit", "_usage", "terminal")
+    __slots__ = ("_emit", "terminal")
 
-    def __init__(self, usage: Usage, emit: Emit) -> None:
-        self._usage = usage
+    def __init__(self, emit: Emit) -> None:
         self._emit = emit
         self.terminal: TerminalEvent | None = None
 
     def __call__(self, event: AgentEvent) -> None:
         if isinstance(event, RunStarted):
             return
-        if isinstance(event, RunCompleted):
-            self.terminal = RunCompleted(self._usage + event.usage)
-        elif isinstance(event, RunFailed):
+        if isinstance(event, RunCompleted | RunFailed):
             self.terminal = event
         elif self.terminal is None:
             self._emit(event)
 
 
 class _Interleaving:
-    """Keeps concurrent children's events attributable: re-announces the agent whenever it changes."""
+    """Keeps concurrent children's events attributable: re-announces the agent whenever it changes.
 
-    __slots__ = ("_announced", "_emit")
+    The workflow's own events (`emit`) are announced as its `owner`'s, so its merged message never
+    follows the announcement of one of its children (as `helikon_fc.agents.Interleaving`).
+    """
 
-    def __init__(self, emit: Emit) -> None:
+    __slots__ = ("_announced", "_emit", "_owner")
+
+    def __init__(self, emit: Emit, owner: str) -> None:
         self._emit = emit
-        self._announced: str | None = None
+        self._owner = owner
+        self._announced: str | None = owner  # the workflow's RunStarted announced it
 
     def emitter(self) -> Emit:
         active: list[str | None] = [None]
@@ -171,7 +175,9 @@ class _Interleaving:
         return send
 
     def emit(self, event: AgentEvent) -> None:
-        self._announced = None
+        if self._announced != self._owner:
+            self._announced = self._owner
+            self._emit(AgentUpdated(self._owner))
         self._emit(event)
 
 
@@ -184,6 +190,7 @@ class RunWorkflow:
         self._output = ""
         self._children = 0
         self._policy = ActivityPolicy()
+        self._meter = UsageMeter()
 
     @workflow.query(name="events")
     def events(self, after: int) -> list[str]:
@@ -197,7 +204,9 @@ class RunWorkflow:
         items: tuple[Item, ...] = from_json(tuple[Item, ...], request.input_json)
         timeout = request.config.timeout if request.config is not None else None
         state: State = json.loads(request.state_json)
-        body = self._run_agent(request.path, items, state, request.depth, request.config, _Actions(), self._record)
+        body = self._run_agent(
+            request.path, items, state, request.depth, request.config, _Actions(), self._meter, self._record
+        )
         try:
             terminal = await asyncio.wait_for(body, timeout) if timeout is not None else await body
         except TimeoutError:
@@ -210,7 +219,8 @@ class RunWorkflow:
             terminal = RunFailed(OtherError(f"internal error: {type(exc).__name__}: {exc}"))
             self._record(terminal)
         events = self._events if request.return_events else []
-        return RunOutcome(to_json(terminal), self._output, len(self._events), json.dumps(state), events)
+        usage = to_json(self._meter.by_agent())
+        return RunOutcome(to_json(terminal), self._output, len(self._events), json.dumps(state), events, usage)
 
     def _record(self, event: AgentEvent) -> None:
         if isinstance(event, MessageOutput):
@@ -225,9 +235,14 @@ class RunWorkflow:
         depth: int,
         config: RunSettings | None,
         actions: _Actions,
+        meter: UsageMeter,
         emit: Emit,
     ) -> TerminalEvent:
-        """Run the agent at `path`: `RunStarted`, its events, then its terminal (also returned)."""
+        """Run the agent at `path`: `RunStarted`, its events, then its terminal (also returned).
+
+        The run counts its model calls and its children's on a meter of its own below `meter`, which
+        completes its `RunCompleted` (total and by-agent usage, as the trio shell's `UsageMeter`).
+        """
         plan = await workflow.execute_activity(
             DESCRIBE,
             DescribeInput(path, json.dumps(state), depth, config),
@@ -243,75 +258,94 @@ class RunWorkflow:
             emit(terminal)
             return terminal
         emit(RunStarted(plan.name))
+        meter = meter.child()
         if plan.kind == "llm":
-            terminal = await self._run_loop(path, plan, items, state, depth, config, actions, emit)
+            terminal = await self._run_loop(path, plan, items, state, depth, config, actions, meter, emit)
         else:
             limit = (config or RunSettings()).max_agent_depth
             if depth + 1 > limit:
                 terminal = RunFailed(MaxAgentDepthExceeded(depth + 1, limit))
             elif plan.kind == "parallel":
-                terminal = await self._run_parallel(plan, items, state, depth, config, emit)
+                terminal = await self._run_parallel(plan, items, state, depth, config, meter, emit)
             elif plan.kind == "swarm":
-                terminal = await self._run_swarm(plan, items, state, depth, config, emit)
+                terminal = await self._run_swarm(plan, items, state, depth, config, meter, emit)
             elif plan.kind == "graph":
-                terminal = await self._run_graph(path, plan, items, state, depth, config, emit)
+                terminal = await self._run_graph(path, plan, items, state, depth, config, meter, emit)
             else:
-                terminal = await self._run_steps(plan, items, state, depth, config, emit)
+                terminal = await self._run_steps(plan, items, state, depth, config, meter, emit)
+        terminal = meter.completed(terminal)
         emit(terminal)
         return terminal
 
     async def _run_child(
-        self, path: str, items: tuple[Item, ...], state: State, depth: int, config: RunSettings | None, emit: Emit
+        self,
+        path: str,
+        items: tuple[Item, ...],
+        state: State,
+        depth: int,
+        config: RunSettings | None,
+        meter: UsageMeter,
+        emit: Emit,
     ) -> tuple[_ChildForward, _Actions]:
         forward = _ChildForward(emit)
         actions = _Actions()
-        await self._run_agent(path, items, state, depth + 1, config, actions, forward)
+        await self._run_agent(path, items, state, depth + 1, config, actions, meter, forward)
         return forward, actions
 
     async def _run_steps(
-        self, plan: AgentPlan, items: tuple[Item, ...], state: State, depth: int, config: RunSettings | None, emit: Emit
+        self,
+        plan: AgentPlan,
+        items: tuple[Item, ...],
+        state: State,
+        depth: int,
+        config: RunSettings | None,
+        meter: UsageMeter,
+        emit: Emit,
     ) -> TerminalEvent:
         """A sequential agent (one pass, fail fast) or a loop agent (passes until a step escalates)."""
-        total = Usage()
         passes = plan.max_iterations if plan.kind == "loop" else 1
         for _ in range(passes):
             for child in plan.children:
-                forward, actions = await self._run_child(child.path, items, state, depth, config, emit)
+                forward, actions = await self._run_child(child.path, items, state, depth, config, meter, emit)
                 if not isinstance(forward.terminal, RunCompleted):
                     return _failed(forward.terminal, child.path)
-                total += forward.terminal.usage
                 state[child.key] = forward.text
                 if plan.kind == "loop" and actions.escalated:
-                    return RunCompleted(total)
+                    return _METERED
         if plan.kind == "loop":
             return RunFailed(MaxIterationsExceeded(plan.max_iterations))
-        return RunCompleted(total)
+        return _METERED
 
     async def _run_parallel(
-        self, plan: AgentPlan, items: tuple[Item, ...], state: State, depth: int, config: RunSettings | None, emit: Emit
+        self,
+        plan: AgentPlan,
+        items: tuple[Item, ...],
+        state: State,
+        depth: int,
+        config: RunSettings | None,
+        meter: UsageMeter,
+        emit: Emit,
     ) -> TerminalEvent:
         """A parallel agent: every branch at once, answers merged as sorted JSON, failures collected."""
         keys = [child.key for child in plan.children]
         duplicates = sorted({key for key in keys if keys.count(key) > 1})
         if duplicates:
             return RunFailed(OtherError(f"duplicate parallel branch key(s): {', '.join(duplicates)}"))
-        merged = _Interleaving(emit)
+        merged = _Interleaving(emit, plan.name)
         outcomes: dict[str, _ChildForward] = {}
 
         async def branch(key: str, path: str) -> None:
-            forward, _ = await self._run_child(path, items, state, depth, config, merged.emitter())
+            forward, _ = await self._run_child(path, items, state, depth, config, meter, merged.emitter())
             if isinstance(forward.terminal, RunCompleted):
                 state[key] = forward.text
             outcomes[key] = forward
 
         await asyncio.gather(*(branch(child.key, child.path) for child in plan.children))
-        total = Usage()
         texts: dict[str, str] = {}
         failures: list[BranchFailure] = []
         for key in sorted(outcomes):
             terminal = outcomes[key].terminal
             if isinstance(terminal, RunCompleted):
-                total += terminal.usage
                 texts[key] = outcomes[key].text
             else:
                 failures.append(BranchFailure(key, _failed(terminal, key).error))
@@ -319,10 +353,17 @@ class RunWorkflow:
             return RunFailed(ParallelFailed(tuple(failures)))
         text = _compact(texts)
         merged.emit(MessageOutput(AssistantMessage(text, agent=plan.name)))
-        return RunCompleted(total)
+        return _METERED
 
     async def _run_swarm(
-        self, plan: AgentPlan, items: tuple[Item, ...], state: State, depth: int, config: RunSettings | None, emit: Emit
+        self,
+        plan: AgentPlan,
+        items: tuple[Item, ...],
+        state: State,
+        depth: int,
+        config: RunSettings | None,
+        meter: UsageMeter,
+        emit: Emit,
     ) -> TerminalEvent:
         """A swarm: the entry member's loop, its mesh of handoffs nesting; over the handoff budget it is cancelled."""
         limit = plan.max_iterations if plan.max_iterations >= 0 else None
@@ -341,7 +382,7 @@ class RunWorkflow:
                     member.cancel()
 
         entry = plan.children[0]
-        member = asyncio.ensure_future(self._run_child(entry.path, items, state, depth, config, counting))
+        member = asyncio.ensure_future(self._run_child(entry.path, items, state, depth, config, meter, counting))
         try:
             forward, _ = await member
         except asyncio.CancelledError:
@@ -351,7 +392,7 @@ class RunWorkflow:
         if exceeded:
             return RunFailed(MaxHandoffsExceeded(limit if limit is not None else seen))
         if isinstance(forward.terminal, RunCompleted):
-            return RunCompleted(forward.terminal.usage)
+            return _METERED
         return _failed(forward.terminal, entry.path)
 
     async def _run_graph(
@@ -362,6 +403,7 @@ class RunWorkflow:
         state: State,
         depth: int,
         config: RunSettings | None,
+        meter: UsageMeter,
         emit: Emit,
     ) -> TerminalEvent:
         """A graph: the `Wavefront` as workflow state, each node a child workflow started once its predecessors end.
@@ -371,16 +413,15 @@ class RunWorkflow:
         """
         wave = Wavefront.of([node.key for node in plan.children], [(e.before, e.after) for e in plan.edges])
         paths = {node.key: node.path for node in plan.children}
-        merged = _Interleaving(emit)
+        merged = _Interleaving(emit, plan.name)
         reports: list[tuple[str, _ChildForward]] = []
         texts: dict[str, str] = {}
         failures: dict[str, AgentError] = {}
-        total = Usage()
         running: list[asyncio.Task[None]] = []
 
         async def node(key: str, node_items: tuple[Item, ...]) -> None:
             forward = _ChildForward(merged.emitter())
-            outcome = await self._child_run(paths[key], node_items, state, depth + 1, config, events=True)
+            outcome = await self._child_run(paths[key], node_items, state, depth + 1, config, meter, events=True)
             if isinstance(outcome, RunOutcome):
                 for text in outcome.events:
                     forward(from_json(AgentEvent, text))
@@ -403,7 +444,6 @@ class RunWorkflow:
             key, forward = reports.pop(0)
             if isinstance(forward.terminal, RunCompleted):
                 texts[key] = forward.text
-                total += forward.terminal.usage
                 state[key] = forward.text
                 wave, ready = wave.complete(key)
                 for successor in ready:
@@ -417,7 +457,7 @@ class RunWorkflow:
         sinks = wave.sinks
         final = texts[sinks[0]] if len(sinks) == 1 else _compact({key: texts[key] for key in sinks})
         merged.emit(MessageOutput(AssistantMessage(final, agent=plan.name)))
-        return RunCompleted(total)
+        return _METERED
 
     async def _child_run(
         self,
@@ -426,10 +466,14 @@ class RunWorkflow:
         state: State,
         depth: int,
         config: RunSettings | None,
+        meter: UsageMeter,
         *,
         events: bool,
     ) -> RunOutcome | RunFailed:
-        """Run the agent at `path` as a child workflow (durable on its own); a failure to run it as `RunFailed`."""
+        """Run the agent at `path` as a child workflow (durable on its own); a failure to run it as `RunFailed`.
+
+        What the child's model calls cost, by agent, is counted on `meter` whether the child completed or failed.
+        """
         self._children += 1
         if config is not None and config.timeout is not None:  # a run's timeout is its root's alone
             config = RunSettings(config.max_turns, config.parallel_tool_call_limit, config.max_agent_depth, None)
@@ -448,6 +492,9 @@ class RunWorkflow:
             )
         except ChildWorkflowError as exc:
             return RunFailed(OtherError(f"child run of {path!r} failed: {exc.cause or exc}"))
+        usage: tuple[AgentUsage, ...] = from_json(tuple[AgentUsage, ...], outcome.usage_json)
+        for entry in usage:
+            meter.add(entry.agent, entry.usage)
         return outcome
 
     async def _run_loop(
@@ -459,6 +506,7 @@ class RunWorkflow:
         depth: int,
         config: RunSettings | None,
         actions: _Actions,
+        meter: UsageMeter,
         emit: Emit,
     ) -> TerminalEvent:
         """A model loop: `transition` step by step, each action an activity, a child workflow or a handoff."""
@@ -488,14 +536,16 @@ class RunWorkflow:
                 answer = await self._call_model(path, action.request)
                 if isinstance(answer, RunFailed):
                     return answer
+                meter.add(plan.name, _one_call(answer.usage))
                 step = answer
             elif isinstance(action, ExecuteTools):
-                results = await self._execute_tools(path, plan, action.calls, state, depth, config, actions)
+                results = await self._execute_tools(path, plan, action.calls, state, depth, config, actions, meter)
                 step = ToolResults(results)
             elif isinstance(action, PerformHandoff):
-                forward = _HandoffForward(loop_state.usage, emit)
+                forward = _HandoffForward(emit)
                 target_path = f"{path}/handoff:{action.target}"
-                await self._run_agent(target_path, tuple(action.transcript), state, depth + 1, config, actions, forward)
+                transcript = tuple(action.transcript)
+                await self._run_agent(target_path, transcript, state, depth + 1, config, actions, meter, forward)
                 return forward.terminal or RunFailed(
                     OtherError(f"handoff target {action.target!r} ended its stream without a terminal event")
                 )
@@ -529,6 +579,7 @@ class RunWorkflow:
         depth: int,
         config: RunSettings | None,
         actions: _Actions,
+        meter: UsageMeter,
     ) -> tuple[ToolResult, ...]:
         """Every call of the turn at once (at most the run's limit at a time); results in call order."""
         limit = plan.config.parallel_tool_call_limit
@@ -539,9 +590,9 @@ class RunWorkflow:
         async def one(call: ToolCall) -> tuple[ToolResult, State | None, bool]:
             ref = agent_tools.get(call.name)
             if gate is None:
-                return await self._one_tool(path, ref, call, snapshot, depth, config)
+                return await self._one_tool(path, ref, call, snapshot, depth, config, meter)
             async with gate:
-                return await self._one_tool(path, ref, call, snapshot, depth, config)
+                return await self._one_tool(path, ref, call, snapshot, depth, config, meter)
 
         done = await asyncio.gather(*(one(call) for call in calls))
         for _, after, escalated in done:
@@ -551,10 +602,17 @@ class RunWorkflow:
         return tuple(result for result, _, _ in done)
 
     async def _one_tool(
-        self, path: str, ref: AgentToolRef | None, call: ToolCall, snapshot: str, depth: int, config: RunSettings | None
+        self,
+        path: str,
+        ref: AgentToolRef | None,
+        call: ToolCall,
+        snapshot: str,
+        depth: int,
+        config: RunSettings | None,
+        meter: UsageMeter,
     ) -> tuple[ToolResult, State | None, bool]:
         if ref is not None:
-            return await self._agent_tool(path, ref, call, depth, config), None, False
+            return await self._agent_tool(path, ref, call, depth, config, meter), None, False
         policy = self._policy
         try:
             output = await workflow.execute_activity(
@@ -575,7 +633,7 @@ class RunWorkflow:
         return result, after, output.escalated
 
     async def _agent_tool(
-        self, path: str, ref: AgentToolRef, call: ToolCall, depth: int, config: RunSettings | None
+        self, path: str, ref: AgentToolRef, call: ToolCall, depth: int, config: RunSettings | None, meter: UsageMeter
     ) -> ToolResult:
         """An `AgentAsTool` call as a child workflow: isolated (fresh state, its own config), one level deeper."""
         try:
@@ -589,7 +647,7 @@ class RunWorkflow:
         if depth + 1 > limit:
             return ToolResult(call.call_id, str(MaxAgentDepthExceeded(depth + 1, limit)), is_error=True)
         outcome = await self._child_run(
-            f"{path}/tool:{ref.tool}", (UserMessage(text),), {}, depth + 1, ref.config, events=False
+            f"{path}/tool:{ref.tool}", (UserMessage(text),), {}, depth + 1, ref.config, meter, events=False
         )
         if isinstance(outcome, RunFailed):
             return ToolResult(call.call_id, f"agent {ref.agent} failed: {outcome.error}", is_error=True)
@@ -597,6 +655,15 @@ class RunWorkflow:
         if isinstance(terminal, RunFailed):
             return ToolResult(call.call_id, f"agent {ref.agent} failed: {terminal.error}", is_error=True)
         return ToolResult(call.call_id, outcome.output)
+
+
+_METERED = RunCompleted(Usage())
+"""A workflow's success before `_run_agent` completes it with the run's meter (its usage, total and by agent)."""
+
+
+def _one_call(usage: Usage) -> Usage:
+    """One model call's usage as the loop counts it: one request, whatever the provider said (as the trio driver)."""
+    return attrs.evolve(usage, requests=1)
 
 
 def _compact(value: dict[str, str]) -> str:
