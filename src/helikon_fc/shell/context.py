@@ -8,13 +8,16 @@ import json
 import weakref
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from typing import Generic, TypeVar
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 import attrs
 import trio
 
 from ..core import Item, JsonValue
 from .config import RunConfig
+
+if TYPE_CHECKING:
+    from .tracing import Tracer
 
 Ctx = TypeVar("Ctx")
 Ctx_co = TypeVar("Ctx_co", covariant=True)
@@ -168,7 +171,9 @@ class RunContext(Generic[Ctx]):
 
     Build one with `RunContext.ephemeral(user)`. `user` is the application's own value (typed by
     ``Ctx``); `state` is shared with sub-agents; `cancel()` ends the run from any task with
-    `RunFailed(Cancelled)` as its last event.
+    `RunFailed(Cancelled)` as its last event. `tracer` (default `None`: no tracing, at no cost)
+    receives a span per agent run, model call and tool call; it crosses every child context,
+    an agent-as-tool sub-run's included (see `helikon_fc.otel.OpenTelemetryTracer`).
     """
 
     user: Ctx
@@ -178,6 +183,7 @@ class RunContext(Generic[Ctx]):
     session: InMemorySession = attrs.field(factory=InMemorySession)
     agent_depth: int = 0
     run_config: RunConfig | None = None
+    tracer: Tracer | None = None
 
     @classmethod
     def ephemeral(cls, user: Ctx) -> RunContext[Ctx]:
@@ -197,6 +203,10 @@ class RunContext(Generic[Ctx]):
         """The same context with `config` installed (it wins over the agent's own)."""
         return attrs.evolve(self, run_config=config)
 
+    def with_tracer(self, tracer: Tracer | None) -> RunContext[Ctx]:
+        """The same context traced by `tracer` (`None`: not traced)."""
+        return attrs.evolve(self, tracer=tracer)
+
     def handoff_child(self) -> RunContext[Ctx]:
         """The context a handoff target runs in: everything shared, one level deeper."""
         return attrs.evolve(self, agent_depth=self.agent_depth + 1)
@@ -212,10 +222,11 @@ class RunContext(Generic[Ctx]):
         )
 
     def isolated_child(self) -> RunContext[Ctx]:
-        """The context of an agent-as-tool sub-run: the user value, cancellation and depth cross;
-        it gets a fresh in-memory session, fresh state and signals, and no run config."""
+        """The context of an agent-as-tool sub-run: the user value, cancellation, the tracer and
+        depth cross; it gets a fresh in-memory session, fresh state and signals, and no run config."""
         return RunContext(
             self.user,
             cancel_token=self.cancel_token.child(),
             agent_depth=self.agent_depth + 1,
+            tracer=self.tracer,
         )
