@@ -101,6 +101,7 @@ if TYPE_CHECKING:
     )
     from .shell.runner import Runner as Runner
     from .shell.tool import Tool as Tool, ToolContext as ToolContext, ToolError as ToolError, ToolOutput as ToolOutput
+    from .shell.tracing import Tracer as Tracer
 
 _EXPORTS: dict[str, str] = {
     "ActionsHandle": ".shell.context",
@@ -188,6 +189,7 @@ _EXPORTS: dict[str, str] = {
     "ToolOutput": ".shell.tool",
     "ToolOutputItem": ".core",
     "ToolResult": ".core",
+    "Tracer": ".shell.tracing",
     "TurnStarted": ".core",
     "UnknownHandoffTarget": ".core",
     "Usage": ".core",
@@ -282,6 +284,7 @@ __all__ = [
     "ToolOutput",
     "ToolOutputItem",
     "ToolResult",
+    "Tracer",
     "TurnStarted",
     "UnknownHandoffTarget",
     "Usage",
