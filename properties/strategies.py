@@ -510,9 +510,14 @@ def tool_call_shapes(draw: st.DrawFn, call_id: str) -> ToolCall:
 
 @st.composite
 def call_batches(draw: st.DrawFn, prefix: str) -> tuple[ToolCall, ...]:
-    """1-3 calls with ids unique under `prefix` (see `tool_call_shapes`)."""
+    """1-3 calls (see `tool_call_shapes`) with ids under `prefix`; a call may reuse an earlier call's id, as
+    some models and proxies do within one response."""
     count = draw(st.integers(min_value=1, max_value=3))
-    return tuple(draw(tool_call_shapes(f"{prefix}_{index}")) for index in range(count))
+    ids: list[str] = []
+    for index in range(count):
+        fresh = f"{prefix}_{index}"
+        ids.append(draw(st.sampled_from([fresh, *ids])) if ids else fresh)
+    return tuple(draw(tool_call_shapes(call_id)) for call_id in ids)
 
 
 def structured_answers() -> st.SearchStrategy[str]:

@@ -8,7 +8,7 @@ from typing import Generic, Protocol, TypeVar, runtime_checkable
 import attrs
 
 from ..core import JsonObject, JsonValue, ToolDef
-from .context import ActionsHandle, RunContext
+from .context import ActionsHandle, RunContext, WorkerGate
 
 Ctx = TypeVar("Ctx")
 Ctx_contra = TypeVar("Ctx_contra", contravariant=True)
@@ -31,6 +31,10 @@ class ToolContext(Generic[Ctx]):
     def actions(self) -> ActionsHandle:
         """Signals to the enclosing orchestrator; ``actions.escalate()`` ends a `LoopAgent`."""
         return self.run.actions
+
+    def for_worker_thread(self, gate: WorkerGate) -> ToolContext[Ctx]:
+        """This context as a sync tool's worker thread sees it (see `RunContext.for_worker_thread`)."""
+        return ToolContext(self.run.for_worker_thread(gate), self.call_id, self.tool_name)
 
 
 @attrs.frozen
