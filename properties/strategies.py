@@ -14,21 +14,31 @@ import json
 from collections.abc import Callable
 
 from hypothesis import strategies as st
+from properties.permission_strategies import (
+    permission_configs,
+    permission_rules,
+    policy_verdicts,
+    tool_effects,
+)
 from properties.reference import ADD, ANSWER, BILLING, SUPPORT, WEATHER, Answer, make_ctx
 
 from helikon_fc.core import (
     AgentError,
     AgentEvent,
     AgentUpdated,
+    Allow,
     ApplyingHandoff,
     ApprovalRequested,
+    Ask,
     AssistantMessage,
     BranchFailure,
     CallingModel,
     CallModel,
     Cancelled,
     Compacting,
+    ConsultPolicy,
     Conversation,
+    Deny,
     Done,
     ExecuteTools,
     ExecutingTools,
@@ -43,6 +53,7 @@ from helikon_fc.core import (
     HandoffItem,
     HandoffTarget,
     HookDenied,
+    HookFailed,
     InvalidTransition,
     Item,
     JsonObject,
@@ -71,7 +82,12 @@ from helikon_fc.core import (
     OutputSchema,
     ParallelFailed,
     PerformHandoff,
+    PermissionConfig,
+    PermissionDecision,
     PermissionDenied,
+    PermissionGranted,
+    PermissionRule,
+    PolicyVerdict,
     Reasoning,
     ReasoningDelta,
     RepairingOutput,
@@ -92,6 +108,7 @@ from helikon_fc.core import (
     ToolCallItem,
     ToolDef,
     ToolFailed,
+    ToolInfo,
     ToolOutputItem,
     ToolResult,
     ToolResults,
@@ -326,6 +343,7 @@ def _leaf_errors() -> st.SearchStrategy[AgentError]:
         st.builds(Cancelled, texts()),
         st.builds(GuardrailTripped, names(), json_values()),
         st.builds(HookDenied, names(), texts()),
+        st.builds(HookFailed, names(), texts()),
         st.builds(ToolFailed, names(), texts()),
         st.builds(SessionFailed, texts()),
         st.builds(NotImplementedPhase, st.sampled_from(["compaction", "approval"])),
@@ -361,7 +379,10 @@ def agent_events() -> st.SearchStrategy[AgentEvent]:
         st.builds(AgentUpdated, names()),
         st.builds(GuardrailTriggered, names(), json_values()),
         st.builds(ApprovalRequested, names(), names(), texts()),
-        st.builds(PermissionDenied, names(), texts()),
+        st.builds(PermissionDenied, names(), texts(), st.none() | names(), st.none() | texts()),
+        st.builds(
+            PermissionGranted, names(), names(), texts(), st.none() | texts(), st.booleans(), st.none() | texts()
+        ),
         st.builds(RepairStarted, st.just(1)),
         st.builds(StructuredOutputFailed, st.lists(texts(), max_size=3).map(tuple), texts()),
         st.builds(RunCompleted, usages()),
@@ -587,6 +608,21 @@ def tool_calling_scripts(draw: st.DrawFn, length: int) -> tuple[ModelResponse, .
     return tuple(responses)
 
 
+def permission_decisions() -> st.SearchStrategy[PermissionDecision]:
+    """Any permission decision."""
+    return st.one_of(
+        st.builds(Allow, texts(), st.none() | texts(), st.none() | texts(), st.booleans()),
+        st.builds(Deny, texts(), st.none() | texts()),
+        st.builds(Ask, texts(), texts(), st.none() | names()),
+        st.just(ConsultPolicy()),
+    )
+
+
+def tool_infos() -> st.SearchStrategy[ToolInfo]:
+    """Any tool description."""
+    return st.builds(ToolInfo, names(), tool_effects(), st.booleans())
+
+
 WIRE_TYPES: tuple[tuple[str, object, Callable[[], st.SearchStrategy[object]]], ...] = (
     ("Item", Item, items),
     ("ModelEvent", ModelEvent, model_events),
@@ -606,5 +642,10 @@ WIRE_TYPES: tuple[tuple[str, object, Callable[[], st.SearchStrategy[object]]], .
     ("HandoffTarget", HandoffTarget, handoff_targets),
     ("TransitionCtx", TransitionCtx, transition_ctxs),
     ("TransitionOutcome", TransitionOutcome, transition_outcomes),
+    ("PermissionRule", PermissionRule, permission_rules),
+    ("PolicyVerdict", PolicyVerdict, policy_verdicts),
+    ("PermissionDecision", PermissionDecision, permission_decisions),
+    ("PermissionConfig", PermissionConfig, permission_configs),
+    ("ToolInfo", ToolInfo, tool_infos),
 )
 """Every type the wire format covers, with the strategy that generates its values."""

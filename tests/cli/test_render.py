@@ -15,6 +15,7 @@ from helikon_fc.core import (
     MaxTurnsExceeded,
     MessageOutput,
     PermissionDenied,
+    PermissionGranted,
     ReasoningDelta,
     RepairStarted,
     RunCompleted,
@@ -73,7 +74,8 @@ def test_the_active_agent_is_announced_before_its_first_visible_output() -> None
 
 
 def test_tool_calls_results_handoffs_and_failures() -> None:
-    """Tool calls show their arguments, results their text (errors marked), handoffs both ends, failures why."""
+    """Tool calls show their arguments, results their text (errors marked), handoffs both ends, failures why; a
+    grant shows only when a human approved it."""
     text = rendered(
         RunStarted("a"),
         ToolCallItem(ToolCall("c1", "get_spending", '{"category":"dining"}')),
@@ -84,6 +86,8 @@ def test_tool_calls_results_handoffs_and_failures() -> None:
         PermissionDenied("Bash", "plan mode"),
         GuardrailTriggered("input_policy"),
         ApprovalRequested("c3", "Write", "{}"),
+        PermissionGranted("c3", "Write", "approved by the approval handler", approved=True),
+        PermissionGranted("c4", "Read", "allowed by allow rule: tool(Read)"),
         RepairStarted(1),
         StructuredOutputFailed(("$.x: missing",), "{}"),
         RunFailed(MaxTurnsExceeded(2)),
@@ -98,6 +102,7 @@ def test_tool_calls_results_handoffs_and_failures() -> None:
         "  permission denied for Bash: plan mode",
         "  guardrail tripped: input_policy",
         "  approval requested for Write",
+        "  approved: Write",
         "  structured output invalid; repair attempt 1",
         "  structured output failed: $.x: missing",
         "  failed: max turns (2) exceeded",

@@ -10,7 +10,7 @@ import sys
 EXAMPLE = pathlib.Path(__file__).resolve().parents[2] / "examples" / "tracing.py"
 
 TREE = """\
-invoke_agent advisor  [input_tokens=30, output_tokens=15]
+invoke_agent advisor  [input_tokens=40, output_tokens=20]
   chat advisor-model  [model=advisor-model, input_tokens=10, output_tokens=5]
   execute_tool get_spending  [id=call_0_0]
   execute_tool get_spending  [id=call_0_1]

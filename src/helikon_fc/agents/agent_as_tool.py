@@ -7,7 +7,7 @@ from typing import Any, Generic
 import attrs
 from typing_extensions import TypeVar
 
-from ..core import JsonObject
+from ..core import JsonObject, ToolEffect
 from ..shell import _checks
 from ..shell.config import RunConfig
 from ..shell.context import RunContext
@@ -41,9 +41,11 @@ class AgentAsTool(Generic[Ctx]):
     The sub-run is isolated (see `sub_run_context`): a fresh in-memory session and fresh state,
     so its turns never touch the parent's conversation, and its own `RunConfig` (`run_config`,
     or else the wrapped agent's own; the parent's ``max_turns`` and ``timeout`` do not cross).
-    What crosses: the user context, cancellation (a child token), and the nesting depth — a call
-    that would nest deeper than the parent context's ``max_agent_depth`` (its run config's, or
-    the default 8) is refused with an error result.
+    What crosses: the user context, cancellation (a child token), and the nesting depth with its
+    limit — a call that would nest deeper than ``max_agent_depth`` allows is refused with an error
+    result the parent's model reads. The limit is the tightest in force along the whole chain of
+    callers (a `Runner`'s config, each agent's own `run_config`, the default 8); a sub-run's own
+    config can tighten it for the levels below, never loosen it.
 
     A sub-run that fails becomes an error result the parent's model reads
     (``"agent <name> failed: <error>"``); the parent run goes on.
@@ -55,6 +57,8 @@ class AgentAsTool(Generic[Ctx]):
         tool_name: the name the model calls (default: the agent's name).
         tool_description: shown to the model (default: the agent's description).
         run_config: the sub-run's config; `None` leaves the wrapped agent's own in force.
+        effect: what a call may change; a sub-agent may do anything, so `SIDE_EFFECT` by default
+            (`PLAN` mode refuses it).
     """
 
     agent: Agent[Ctx] = attrs.field(validator=_checks.field(_checks.require_agent))
@@ -68,6 +72,11 @@ class AgentAsTool(Generic[Ctx]):
         default=None,
         kw_only=True,
         validator=_checks.field(_checks.optional(_checks.instance_of(RunConfig, "a RunConfig or None"))),
+    )
+    effect: ToolEffect = attrs.field(
+        default=ToolEffect.SIDE_EFFECT,
+        kw_only=True,
+        validator=_checks.field(_checks.instance_of(ToolEffect, "a ToolEffect")),
     )
 
     @property
@@ -108,9 +117,9 @@ class AgentAsTool(Generic[Ctx]):
         """The context the sub-run gets: the one place that decides what crosses the boundary.
 
         Crosses: the user value, cancellation (a child token: cancelling the parent cancels the
-        sub-run, never the reverse), the tracer, the depth (one deeper). Fresh: session, state,
-        escalate signal. The sub-run's config is `run_config`. Permission settings cross here too
-        once the run context carries them.
+        sub-run, never the reverse), the tracer, the depth (one deeper) and the depth limit in force.
+        Fresh: session, state, escalate signal. The sub-run's config is `run_config`. Permission
+        settings cross here too once the run context carries them.
         """
         return parent.isolated_child().with_run_config(self.run_config)
 

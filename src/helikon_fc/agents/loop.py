@@ -63,7 +63,7 @@ class LoopAgent(Generic[Ctx]):
     def run(self, ctx: RunContext[Ctx], input: AgentInput) -> RunStream:
         """Run the passes; see `LoopAgent`."""
 
-        async def body(emit: Emit) -> TerminalEvent:
+        async def body(emit: Emit, ctx: RunContext[Ctx]) -> TerminalEvent:
             if not self.steps:
                 await trio.lowlevel.checkpoint()  # a run that ends at once still lets others run
                 return RunFailed(OtherError(_checks.empty_workflow("LoopAgent", self.name, "steps", ".then(agent)")))

@@ -85,7 +85,7 @@ class ParallelAgent(Generic[Ctx]):
     def run(self, ctx: RunContext[Ctx], input: AgentInput) -> RunStream:
         """Run the branches concurrently; see `ParallelAgent`."""
 
-        async def body(emit: Emit) -> TerminalEvent:
+        async def body(emit: Emit, ctx: RunContext[Ctx]) -> TerminalEvent:
             if not self.branches:
                 await trio.lowlevel.checkpoint()  # a run that ends at once still lets others run
                 return RunFailed(
@@ -97,7 +97,7 @@ class ParallelAgent(Generic[Ctx]):
                 message = f"duplicate parallel branch key(s): {', '.join(duplicates)}"
                 return RunFailed(OtherError(message))  # noqa: ASYNC910 - `emit_run` sent RunStarted just before
             outcomes: dict[str, ChildOutcome] = {}
-            merged = Interleaving(emit)
+            merged = Interleaving(emit, self.name)
 
             async def run_branch(key: str, agent: Agent[Ctx]) -> None:
                 outcome = await run_child(agent, ctx.subagent_child(), input, merged.emitter())

@@ -59,7 +59,7 @@ class SequentialAgent(Generic[Ctx]):
     def run(self, ctx: RunContext[Ctx], input: AgentInput) -> RunStream:
         """Run the steps in order; see `SequentialAgent`."""
 
-        async def body(emit: Emit) -> TerminalEvent:
+        async def body(emit: Emit, ctx: RunContext[Ctx]) -> TerminalEvent:
             if not self.steps:
                 await trio.lowlevel.checkpoint()  # a run that ends at once still lets others run
                 return RunFailed(

@@ -15,6 +15,7 @@ from ..core import (
     HandoffItem,
     MessageOutput,
     PermissionDenied,
+    PermissionGranted,
     ReasoningDelta,
     RepairStarted,
     RunCompleted,
@@ -220,6 +221,9 @@ class EventRenderer:
             case PermissionDenied(tool=tool, reason=reason):
                 self._announce()
                 self.line(pad + self.paint(f"permission denied for {tool}: {reason}", "red"))
+            case PermissionGranted(tool=tool, approved=approved):
+                if approved:
+                    self.line(pad + self.paint(f"approved: {tool}", "green"))
             case RepairStarted(attempt=attempt):
                 self.line(pad + self.paint(f"structured output invalid; repair attempt {attempt}", "yellow"))
             case StructuredOutputFailed(schema_errors=errors):

@@ -12,6 +12,7 @@ from .errors import (
     GuardrailTripped as GuardrailTripped,
     HandoffCollision as HandoffCollision,
     HookDenied as HookDenied,
+    HookFailed as HookFailed,
     InvalidTransition as InvalidTransition,
     MaxAgentDepthExceeded as MaxAgentDepthExceeded,
     MaxHandoffsExceeded as MaxHandoffsExceeded,
@@ -36,6 +37,7 @@ from .events import (
     HandoffItem as HandoffItem,
     MessageOutput as MessageOutput,
     PermissionDenied as PermissionDenied,
+    PermissionGranted as PermissionGranted,
     ReasoningDelta as ReasoningDelta,
     RepairStarted as RepairStarted,
     RunCompleted as RunCompleted,
@@ -74,6 +76,40 @@ from .model import (
     ToolDef as ToolDef,
     assemble_response as assemble_response,
 )
+from .permissions import (
+    Allow as Allow,
+    Ask as Ask,
+    BashRule as BashRule,
+    ConsultPolicy as ConsultPolicy,
+    Deny as Deny,
+    EditRule as EditRule,
+    Guard as Guard,
+    GuardAction as GuardAction,
+    PermissionConfig as PermissionConfig,
+    PermissionDecision as PermissionDecision,
+    PermissionMode as PermissionMode,
+    PermissionRule as PermissionRule,
+    PolicyAllow as PolicyAllow,
+    PolicyAsk as PolicyAsk,
+    PolicyDeny as PolicyDeny,
+    PolicyReplace as PolicyReplace,
+    PolicyRule as PolicyRule,
+    PolicyVerdict as PolicyVerdict,
+    ReadRule as ReadRule,
+    ToolEffect as ToolEffect,
+    ToolInfo as ToolInfo,
+    ToolRule as ToolRule,
+    decide as decide,
+    decision_events as decision_events,
+    parse_command as parse_command,
+    refuse_unanswered as refuse_unanswered,
+)
+from .redaction import (
+    RedactionConfig as RedactionConfig,
+    redact_json as redact_json,
+    redact_text as redact_text,
+    secrets_from_environment as secrets_from_environment,
+)
 from .schema import (
     CompiledSchema as CompiledSchema,
     SchemaError as SchemaError,
@@ -108,6 +144,6 @@ from .states import (
     initial_state as initial_state,
 )
 from .transition import transition as transition, validate_output as validate_output
-from .usage import Usage as Usage
+from .usage import AgentUsage as AgentUsage, Usage as Usage
 from .wavefront import Wavefront as Wavefront, find_cycle as find_cycle
 from .wire import WireFormatError as WireFormatError, from_json as from_json, to_json as to_json

@@ -4,7 +4,8 @@ The rules (documented with an example per union member in ``docs/wire-format.md`
 
 - An attrs class is a JSON object with one key per field, in declaration order.
 - A member of one of the core unions (`Item`, `ModelEvent`, `AgentEvent`, `AgentError`,
-  `LoopState`, `TransitionInput`, `NextAction`) always carries a snake_case ``"type"`` tag
+  `LoopState`, `TransitionInput`, `NextAction`, and the permission unions `PermissionRule`,
+  `PolicyVerdict`, `PermissionDecision`) always carries a snake_case ``"type"`` tag
   first: ``{"type": "tool_call", "call_id": ...}``. `from_json` requires it.
 - `HandoffItem` writes its fields as ``from`` and ``to``.
 - Tuples are JSON lists and come back as tuples; a `Conversation` is a list of tagged items.
@@ -39,6 +40,15 @@ from .events import AgentEvent, HandoffItem
 from .items import Item
 from .json_value import JsonObject, JsonValue
 from .model import ModelEvent, ModelRequest, ModelSettings, OutputSchema, ToolDef
+from .permissions import (
+    Guard,
+    PermissionConfig,
+    PermissionDecision,
+    PermissionRule,
+    PolicyRule,
+    PolicyVerdict,
+    ToolInfo,
+)
 from .states import (
     FinalOutput,
     HandoffTarget,
@@ -48,7 +58,7 @@ from .states import (
     TransitionInput,
     TransitionOutcome,
 )
-from .usage import Usage
+from .usage import AgentUsage, Usage
 
 __all__ = ["WireFormatError", "from_json", "to_json"]
 
@@ -83,6 +93,9 @@ UNIONS: Mapping[str, object] = {
     "LoopState": LoopState,
     "TransitionInput": TransitionInput,
     "NextAction": NextAction,
+    "PermissionRule": PermissionRule,
+    "PolicyVerdict": PolicyVerdict,
+    "PermissionDecision": PermissionDecision,
 }
 """Every tagged union of the core, by name."""
 
@@ -90,6 +103,7 @@ _RENAMES: Mapping[type, Mapping[str, str]] = {HandoffItem: {"from_agent": "from"
 
 _PLAIN_CLASSES: tuple[type, ...] = (
     Usage,
+    AgentUsage,
     ModelSettings,
     ToolDef,
     OutputSchema,
@@ -99,6 +113,10 @@ _PLAIN_CLASSES: tuple[type, ...] = (
     HandoffTarget,
     TransitionCtx,
     TransitionOutcome,
+    Guard,
+    PolicyRule,
+    PermissionConfig,
+    ToolInfo,
 )
 
 

@@ -34,7 +34,7 @@ from typing import Any, Concatenate, Generic, ParamSpec, Protocol, TypeVar, cast
 import trio
 from cattrs.preconf.json import make_converter
 
-from ..core import JsonObject, JsonValue
+from ..core import JsonObject, JsonValue, ToolEffect
 from .context import WorkerGate
 from .tool import ToolContext, ToolError, ToolOutput
 from .type_schema import REQUIRED, DecodeError, Parameter, ParametersCodec, compile_parameters, strict_problems
@@ -94,6 +94,7 @@ class FunctionTool(Generic[Ctx, P, R]):
         parameters: The JSON Schema of its arguments (the strict form when `strict`).
         strict: Whether `parameters` is in OpenAI's strict form (sent with ``strict: true``).
         timeout: Seconds a call may take before it fails with an error result, or `None`.
+        effect: What calling it may change (read by the permission modes).
         fn: The original function.
     """
 
@@ -102,6 +103,7 @@ class FunctionTool(Generic[Ctx, P, R]):
         "_is_async",
         "_takes_context",
         "description",
+        "effect",
         "fn",
         "name",
         "parameters",
@@ -120,8 +122,10 @@ class FunctionTool(Generic[Ctx, P, R]):
         timeout: float | None,
         takes_context: bool,
         is_async: bool,
+        effect: ToolEffect = ToolEffect.SIDE_EFFECT,
     ) -> None:
         self.fn = fn
+        self.effect = effect
         self.name = name
         self.description = description
         self.strict = strict
@@ -234,6 +238,7 @@ def function_tool(
     description: str | None = None,
     strict: bool = False,
     timeout: float | None = None,
+    effect: ToolEffect = ToolEffect.SIDE_EFFECT,
 ) -> _Decorator: ...
 def function_tool(
     fn: Callable[..., Any] | None = None,
@@ -243,6 +248,7 @@ def function_tool(
     description: str | None = None,
     strict: bool = False,
     timeout: float | None = None,
+    effect: ToolEffect = ToolEffect.SIDE_EFFECT,
 ) -> Any:
     """Turn a typed function into a tool; use as ``@function_tool`` or ``@function_tool(name=..., ...)``.
 
@@ -254,6 +260,8 @@ def function_tool(
         strict: Send the parameters in OpenAI's strict form: every object closed, every key required,
             optional parameters nullable (``null`` then means "use the default").
         timeout: Seconds a call may run before it is cancelled and the model reads an error result.
+        effect: What calling it may change: `ToolEffect.READ_ONLY`, `WRITE` or `SIDE_EFFECT`
+            (the default); the permission modes decide by it.
 
     Returns:
         A `FunctionTool`, which satisfies `Tool[Ctx]` and stays callable as the function.
@@ -266,11 +274,20 @@ def function_tool(
     def decorate(f: Callable[..., Any], caller: int = 1) -> FunctionTool[Any, Any, Any]:
         # The decorating frame's locals resolve annotations naming classes defined in a function body.
         localns = sys._getframe(caller).f_locals
-        return _build(f, name=name, description=description, strict=strict, timeout=timeout, localns=localns)
+        tool = _build(f, name=name, description=description, strict=strict, timeout=timeout, localns=localns)
+        tool.effect = _checked_effect(effect, tool.name)
+        return tool
 
     if fn is None:
         return decorate
     return decorate(fn, caller=2)
+
+
+def _checked_effect(effect: object, name: str) -> ToolEffect:
+    if not isinstance(effect, ToolEffect):
+        allowed = ", ".join(f"ToolEffect.{member.name}" for member in ToolEffect)
+        raise TypeError(f"tool {name!r}: effect must be one of {allowed}, got {effect!r}")
+    return effect
 
 
 def _build(

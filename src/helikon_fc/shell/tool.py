@@ -7,7 +7,7 @@ from typing import Generic, Protocol, TypeVar, runtime_checkable
 
 import attrs
 
-from ..core import JsonObject, JsonValue, ToolDef
+from ..core import JsonObject, JsonValue, ToolDef, ToolEffect
 from .context import ActionsHandle, RunContext, WorkerGate
 
 Ctx = TypeVar("Ctx")
@@ -62,9 +62,10 @@ class Tool(Protocol[Ctx]):
     against it before `invoke` runs. `invoke` returns a `ToolOutput` or raises `ToolError`;
     any other exception is also reported to the model as an error result.
 
-    Two optional attributes are read when present: ``strict: bool`` (`parameters` is in OpenAI's
-    strict form, sent with ``strict: true``) and ``timeout: float | None`` (seconds a call may run).
-    See ``docs/tools.md``.
+    Optional attributes are read when present: ``strict: bool`` (`parameters` is in OpenAI's
+    strict form, sent with ``strict: true``), ``timeout: float | None`` (seconds a call may run)
+    and ``effect: ToolEffect`` (what a call may change; `tool_effect` reads it, default
+    ``SIDE_EFFECT``). See ``docs/tools.md`` and ``docs/control.md``.
     """
 
     @property
@@ -77,6 +78,12 @@ class Tool(Protocol[Ctx]):
     def parameters(self) -> JsonObject: ...
 
     async def invoke(self, ctx: ToolContext[Ctx], arguments: JsonObject) -> ToolOutput: ...
+
+
+def tool_effect(tool: Tool[Ctx]) -> ToolEffect:
+    """The effect `tool` declares (its ``effect`` attribute), or `ToolEffect.SIDE_EFFECT` when it declares none."""
+    effect = getattr(tool, "effect", ToolEffect.SIDE_EFFECT)
+    return effect if isinstance(effect, ToolEffect) else ToolEffect.SIDE_EFFECT
 
 
 def tool_def(tool: Tool[Ctx]) -> ToolDef:
