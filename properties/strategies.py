@@ -205,6 +205,7 @@ def usages() -> st.SearchStrategy[Usage]:
         cached_input_tokens=counts(),
         reasoning_tokens=counts(),
         requests=counts(),
+        unreported_requests=counts(),
     )
 
 

@@ -120,7 +120,9 @@ ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = Path(__file__).resolve().parent / "golden"
 DOC = ROOT / "docs" / "wire-format.md"
 
-USAGE = Usage(input_tokens=120, output_tokens=30, cached_input_tokens=64, reasoning_tokens=8, requests=2)
+USAGE = Usage(
+    input_tokens=120, output_tokens=30, cached_input_tokens=64, reasoning_tokens=8, requests=2, unreported_requests=1
+)
 CALL = ToolCall("call_1", "get_weather", '{"city": "Oslo"}')
 RESULT = ToolResult("call_1", "12°C and sunny")
 SCHEMA = OutputSchema(
@@ -323,6 +325,8 @@ event: AgentEvent = from_json(AgentEvent, text)     # RunStarted(agent='triage')
   `ToolDef`, `OutputSchema`, `FinalOutput`, `BranchFailure`, `HandoffTarget`, `TransitionCtx`,
   `TransitionOutcome`, `ToolInfo`, `Guard`, `PolicyRule`, `PermissionConfig`) have no tag.
 - `HandoffItem` writes its fields `from_agent` / `to_agent` as `from` / `to`.
+- `Usage.unreported_requests` counts the model calls whose provider reported no usage (their tokens
+  are not in the totals); documents written before the field existed omit it and read as 0.
 - Tuples are JSON arrays and come back as tuples. A `Conversation` is an array of tagged items.
 - Enums (`FinishReason`, `ModelFailureKind`, `ToolEffect`, `PermissionMode`, `GuardAction`) are
   written by value: `"tool_calls"`, `"rate_limited"`, `"read_only"`.

@@ -138,16 +138,18 @@ def _begin(state: CallingModel, ctx: TransitionCtx) -> TransitionOutcome:
             (TurnStarted(state.turn),),
             CallModel(_constrained_request(ctx, ctx.conversation)),
         )
-    return TransitionOutcome(state, (TurnStarted(state.turn),), CallModel(_tool_loop_request(ctx, ctx.conversation)))
+    return TransitionOutcome(
+        state, (TurnStarted(state.turn),), CallModel(_tool_loop_request(ctx, ctx.conversation, state.turn))
+    )
 
 
-def _tool_loop_request(ctx: TransitionCtx, conversation: Conversation) -> ModelRequest:
+def _tool_loop_request(ctx: TransitionCtx, conversation: Conversation, turn: int) -> ModelRequest:
     """The request of a tool-loop turn: real tools plus one transfer tool per handoff."""
     return ModelRequest(
         instructions=ctx.instructions,
         items=conversation,
         tools=_offered_tools(ctx),
-        settings=ctx.settings,
+        settings=ctx.settings.for_turn(turn),
     )
 
 
@@ -326,7 +328,10 @@ def _after_tools(
         return TransitionOutcome(Failed(error, usage), tuple(events), Terminate(), appends)
     events.append(TurnStarted(next_turn))
     return TransitionOutcome(
-        CallingModel(next_turn, usage), tuple(events), CallModel(_tool_loop_request(ctx, conversation)), appends
+        CallingModel(next_turn, usage),
+        tuple(events),
+        CallModel(_tool_loop_request(ctx, conversation, next_turn)),
+        appends,
     )
 
 

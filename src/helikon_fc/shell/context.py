@@ -6,7 +6,7 @@ from __future__ import annotations
 import copy
 import json
 import weakref
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Generic, TypeVar
 
@@ -16,6 +16,7 @@ import trio
 from ..core import Item, JsonValue
 from .config import RunConfig
 from .metering import UsageMeter
+from .storage import Session, SessionSnapshot
 
 if TYPE_CHECKING:
     from .tracing import Tracer
@@ -172,23 +173,41 @@ def _on_trio_thread(token: trio.lowlevel.TrioToken) -> bool:
 
 
 class InMemorySession:
-    """A conversation history kept in memory: what earlier runs on this context said.
+    """A `Session` kept in memory: what earlier runs on this context said.
 
     `Runner` prepends the history to a run's input and appends the run's new items when it ends.
+    Each call runs whole between two trio checkpoints, so concurrent tasks never see half an append.
+    For a history that outlives the process, use a store's session (`helikon_fc.stores`).
     """
 
-    __slots__ = ("_items",)
+    __slots__ = ("_items", "_session_id")
 
-    def __init__(self, items: Iterable[Item] = ()) -> None:
+    def __init__(self, items: Iterable[Item] = (), *, session_id: str = "memory") -> None:
         self._items: list[Item] = list(items)
+        self._session_id = session_id
 
-    def items(self) -> tuple[Item, ...]:
-        """The history, oldest first."""
-        return tuple(self._items)
+    @property
+    def session_id(self) -> str:
+        """The id this session was given (``"memory"`` unless named)."""
+        return self._session_id
 
-    def append(self, items: Iterable[Item]) -> None:
-        """Add items at the end."""
+    async def append(self, items: Sequence[Item]) -> int:
+        """Add `items` at the end; return the watermark (the item count) after them."""
+        await trio.lowlevel.checkpoint()
         self._items.extend(items)
+        return len(self._items)
+
+    async def items(self, since: int | None = None) -> tuple[Item, ...]:
+        """The items appended after watermark `since` (all of them when ``None``), oldest first."""
+        if since is not None and (isinstance(since, bool) or not isinstance(since, int) or since < 0):
+            raise ValueError(f"since must be a watermark (an int >= 0) or None, got {since!r}")
+        await trio.lowlevel.checkpoint()
+        return tuple(self._items[since or 0 :])
+
+    async def snapshot(self) -> SessionSnapshot:
+        """Every item and the current watermark."""
+        await trio.lowlevel.checkpoint()
+        return SessionSnapshot(tuple(self._items), len(self._items))
 
     def __len__(self) -> int:
         return len(self._items)
@@ -327,24 +346,37 @@ class _GatedCancelToken(CancelToken):
         yield  # pragma: no cover
 
 
-class _GatedSession(InMemorySession):
-    """A run's session as a worker thread sees it."""
+class _GatedSession:
+    """A run's session as a sync tool's context carries it: usable while the call runs, refused after.
+
+    The session is async, so only async code (on the trio thread) can use it; each call first checks
+    the gate, so a call that is over cannot change the history."""
 
     __slots__ = ("_gate", "_inner")
 
-    def __init__(self, inner: InMemorySession, gate: WorkerGate) -> None:
+    def __init__(self, inner: Session, gate: WorkerGate) -> None:
         self._inner = inner
         self._gate = gate
 
-    def items(self) -> tuple[Item, ...]:
-        return self._gate.run(self._inner.items)
+    @property
+    def session_id(self) -> str:
+        return self._inner.session_id
 
-    def append(self, items: Iterable[Item]) -> None:
-        kept = tuple(items)
-        self._gate.run(lambda: self._inner.append(kept))
+    async def append(self, items: Sequence[Item]) -> int:
+        self._gate.run(_nothing)
+        return await self._inner.append(items)
 
-    def __len__(self) -> int:
-        return self._gate.run(self._inner.__len__)
+    async def items(self, since: int | None = None) -> tuple[Item, ...]:
+        self._gate.run(_nothing)
+        return await self._inner.items(since)
+
+    async def snapshot(self) -> SessionSnapshot:
+        self._gate.run(_nothing)
+        return await self._inner.snapshot()
+
+
+def _nothing() -> None:
+    """What `_GatedSession` runs through the gate: only its check that the call is still open."""
 
 
 @attrs.frozen
@@ -362,7 +394,7 @@ class RunContext(Generic[Ctx]):
     state: SessionState = attrs.field(factory=SessionState)
     actions: ActionsHandle = attrs.field(factory=ActionsHandle)
     cancel_token: CancelToken = attrs.field(factory=CancelToken)
-    session: InMemorySession = attrs.field(factory=InMemorySession)
+    session: Session = attrs.field(factory=InMemorySession)
     agent_depth: int = 0
     run_config: RunConfig | None = None
     tracer: Tracer | None = None
@@ -374,9 +406,10 @@ class RunContext(Generic[Ctx]):
     """The usage meter of the run this context belongs to (`None` outside any run); see `for_run`."""
 
     @classmethod
-    def ephemeral(cls, user: Ctx) -> RunContext[Ctx]:
-        """A fresh context: empty state and in-memory session, a new cancel token, depth 0."""
-        return cls(user)
+    def ephemeral(cls, user: Ctx, *, session: Session | None = None) -> RunContext[Ctx]:
+        """A fresh context: empty state, a new cancel token, depth 0, and `session` (a new in-memory
+        one when `None`; pass ``store.session(id)`` for a history that outlives the process)."""
+        return cls(user) if session is None else cls(user, session=session)
 
     def cancel(self, reason: str = "run cancelled") -> None:
         """Cancel every run using this context; each ends with `RunFailed(Cancelled)`. Safe from any thread."""

@@ -371,6 +371,7 @@ def _one_call(usage: Usage) -> Usage:
         cached_input_tokens=usage.cached_input_tokens,
         reasoning_tokens=usage.reasoning_tokens,
         requests=1,
+        unreported_requests=usage.unreported_requests,
     )
 
 

@@ -19,8 +19,9 @@ _NONE = Usage()
 class UsageMeter:
     """The usage of one run and everything below it, by agent; additions flow up to the enclosing meters.
 
-    Counts are kept as plain integers per agent (``[input, output, cached input, reasoning, requests]``)
-    and turned into `Usage` values only when read: a model call costs a few additions per level.
+    Counts are kept as plain integers per agent (``[input, output, cached input, reasoning, requests,
+    unreported requests]``) and turned into `Usage` values only when read: a model call costs a few
+    additions per level.
     """
 
     __slots__ = ("_counts", "_parent")
@@ -45,6 +46,7 @@ class UsageMeter:
                     usage.cached_input_tokens,
                     usage.reasoning_tokens,
                     usage.requests,
+                    usage.unreported_requests,
                 ]
             else:
                 counts[0] += usage.input_tokens
@@ -52,12 +54,13 @@ class UsageMeter:
                 counts[2] += usage.cached_input_tokens
                 counts[3] += usage.reasoning_tokens
                 counts[4] += usage.requests
+                counts[5] += usage.unreported_requests
             meter = meter._parent
 
     @property
     def total(self) -> Usage:
         """Everything counted here."""
-        sums = [0, 0, 0, 0, 0]
+        sums = [0, 0, 0, 0, 0, 0]
         for counts in self._counts.values():
             for index, value in enumerate(counts):
                 sums[index] += value
@@ -81,6 +84,7 @@ class UsageMeter:
             cached_input_tokens=max(0, reported.cached_input_tokens - seen.cached_input_tokens),
             reasoning_tokens=max(0, reported.reasoning_tokens - seen.reasoning_tokens),
             requests=max(0, reported.requests - seen.requests),
+            unreported_requests=max(0, reported.unreported_requests - seen.unreported_requests),
         )
         if missing != _NONE:
             self.add(agent, missing)
@@ -102,4 +106,5 @@ def _usage(counts: list[int]) -> Usage:
         cached_input_tokens=counts[2],
         reasoning_tokens=counts[3],
         requests=counts[4],
+        unreported_requests=counts[5],
     )

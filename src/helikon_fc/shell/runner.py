@@ -19,6 +19,7 @@ from ..core import (
     RunCompleted,
     RunFailed,
     RunStarted,
+    SessionFailed,
     TerminalEvent,
     TimedOut,
     ToolCallItem,
@@ -92,7 +93,7 @@ class Runner:
         """
         session = ctx.session
         new_items: list[Item] = list(input.items)
-        history = session.items()
+        history = await session.items()
         full_input = AgentInput.from_items(history + input.items) if history else input
         timeout = self.config.timeout
         deadline = trio.current_time() + timeout if timeout is not None else math.inf
@@ -100,11 +101,13 @@ class Runner:
         has_started = False
         recorded = False
 
-        def record() -> None:
-            nonlocal recorded
-            if not recorded:
-                recorded = True
-                session.append(new_items)
+        async def record() -> None:  # noqa: ASYNC910 - the append is the checkpoint (a failure comes out of it)
+            nonlocal terminal
+            try:
+                with trio.CancelScope(shield=True):  # a cancelled or timed-out run is recorded too
+                    await session.append(new_items)
+            except Exception as exc:
+                terminal = RunFailed(SessionFailed(f"{type(exc).__name__}: {exc}"))
 
         async def forward(event: AgentEvent) -> None:
             nonlocal terminal
@@ -149,7 +152,8 @@ class Runner:
                 raise
             terminal = RunFailed(OtherError(f"internal error: {type(exc).__name__}: {exc}"))
         finally:
-            record()
+            if not recorded:
+                await record()  # noqa: ASYNC102 - shielded inside; a store bounds its own waits (busy/pool timeouts)
         try:
             await send(terminal)
         except (trio.BrokenResourceError, trio.ClosedResourceError):

@@ -6,8 +6,10 @@ from .._command import Command
 from .demo import DEMO
 from .replay import REPLAY
 from .run import RUN
+from .runs import RUNS
+from .temporal import TEMPORAL
 
-COMMANDS: tuple[Command, ...] = (RUN, REPLAY, DEMO)
+COMMANDS: tuple[Command, ...] = (RUN, REPLAY, RUNS, DEMO, TEMPORAL)
 """Every subcommand, in the order ``helikon --help`` lists them."""
 
 __all__ = ["COMMANDS"]

@@ -1,0 +1,203 @@
+"""The worker's activities: describe an agent, call a model, call a tool; each runs in the worker's trio portal."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from temporalio import activity
+from temporalio.exceptions import ApplicationError
+
+from ..agents.agent_as_tool import AgentAsTool
+from ..agents.graph import GraphAgent
+from ..agents.llm_agent import LlmAgent
+from ..agents.loop import LoopAgent
+from ..agents.parallel import ParallelAgent
+from ..agents.sequential import SequentialAgent
+from ..agents.swarm import SwarmAgent
+from ..core import (
+    AgentEvent,
+    Conversation,
+    ModelRequest,
+    ModelResponse,
+    OtherError,
+    RunFailed,
+    ToolCall,
+    TransitionCtx,
+    UnknownHandoffTarget,
+    from_json,
+    to_json,
+)
+from ..models.retry import RETRYABLE
+from ..shell.config import RunConfig
+from ..shell.context import RunContext, SessionState
+from ..shell.driver import call_model
+from ..shell.protocol import Agent
+from ..shell.tool_exec import execute_tool_call
+from ._payloads import (
+    CALL_MODEL,
+    CALL_TOOL,
+    DESCRIBE,
+    AgentPlan,
+    AgentToolRef,
+    ChildRef,
+    DescribeInput,
+    GraphEdge,
+    ModelCallInput,
+    RunSettings,
+    ToolCallInput,
+    ToolCallOutput,
+)
+from ._portal import TrioPortal
+from ._registry import AgentRegistry, UnknownAgentPath
+
+
+def settings_of(config: RunConfig | None) -> RunSettings | None:
+    """`config` as it crosses the boundary."""
+    if config is None:
+        return None
+    return RunSettings(config.max_turns, config.parallel_tool_call_limit, config.max_agent_depth, config.timeout)
+
+
+def _config_of(settings: RunSettings) -> RunConfig:
+    return RunConfig(
+        max_turns=settings.max_turns,
+        parallel_tool_call_limit=settings.parallel_tool_call_limit,
+        max_agent_depth=settings.max_agent_depth,
+        timeout=settings.timeout,
+    )
+
+
+async def _ignore(event: AgentEvent) -> None:
+    """Deltas stay in the activity: the workflow records the aggregated response."""
+
+
+class Activities:
+    """The activities of one worker over its `AgentRegistry`, run through its `TrioPortal`."""
+
+    def __init__(self, registry: AgentRegistry, portal: TrioPortal, *, heartbeat_every: float = 1.0) -> None:
+        self._registry = registry
+        self._portal = portal
+        self._heartbeat_every = heartbeat_every
+
+    @activity.defn(name=DESCRIBE)
+    def describe(self, request: DescribeInput) -> AgentPlan:
+        """What the agent at ``request.path`` is, as the workflow needs it (instructions rendered)."""
+        try:
+            agent = self._registry.resolve(request.path)
+        except UnknownAgentPath as exc:
+            kind, _, name = request.path.rpartition("/")[2].partition(":")
+            error = UnknownHandoffTarget(name) if kind == "handoff" else OtherError(str(exc))
+            return _error_plan(name or request.path, error)
+        except Exception as exc:  # a handoff resolver that raises, say: the run fails, not retried forever
+            message = f"agent at {request.path!r} could not be resolved: {type(exc).__name__}: {exc}"
+            return _error_plan(request.path, OtherError(message))
+        return _plan(agent, request)
+
+    @activity.defn(name=CALL_MODEL)
+    def call_model(self, request: ModelCallInput) -> str:
+        """One model call; the assembled `ModelResponse` as JSON.
+
+        Raises:
+            ApplicationError: the model failed; its type is the failure kind, its detail the
+                `ModelFailed` as JSON, and only the retryable kinds may be retried.
+        """
+        model = _loop(self._registry.resolve(request.path)).definition.model
+        model_request = from_json(ModelRequest, request.request_json)
+        answer = self._portal.run(
+            lambda: call_model(model, model_request, _ignore), heartbeat_every=self._heartbeat_every
+        )
+        if isinstance(answer, RunFailed):
+            error: Any = answer.error
+            kind = getattr(error, "kind", None)
+            raise ApplicationError(
+                str(error), to_json(error), type=getattr(kind, "value", "other"), non_retryable=kind not in RETRYABLE
+            )
+        assert isinstance(answer, ModelResponse)
+        return to_json(answer)
+
+    @activity.defn(name=CALL_TOOL)
+    def call_tool(self, request: ToolCallInput) -> ToolCallOutput:
+        """One tool call in a context holding the run's shared state; its result, the state after, the escalation."""
+        definition = _loop(self._registry.resolve(request.path)).definition
+        call = from_json(ToolCall, request.call_json)
+        ctx: RunContext[None] = RunContext(
+            None, state=SessionState(json.loads(request.state_json)), agent_depth=request.depth
+        )
+        tool = definition.tools_by_name.get(call.name)
+        result = self._portal.run(
+            lambda: execute_tool_call(tool, call, ctx, checked=True), heartbeat_every=self._heartbeat_every
+        )
+        return ToolCallOutput(to_json(result), json.dumps(ctx.state.snapshot()), ctx.actions.escalated)
+
+
+def _loop(agent: Agent[Any]) -> LlmAgent[Any]:
+    if not isinstance(agent, LlmAgent):
+        raise ApplicationError(f"agent {agent.name!r} is not a model loop", non_retryable=True)
+    return agent
+
+
+def _error_plan(name: str, error: Any) -> AgentPlan:
+    return AgentPlan(kind="error", name=name, config=RunSettings(), error_json=to_json(error))
+
+
+def _plan(agent: Agent[Any], request: DescribeInput) -> AgentPlan:
+    ctx_config = request.config
+    if isinstance(agent, LlmAgent):
+        return _loop_plan(agent, request)
+    config = ctx_config or RunSettings()
+    if isinstance(agent, SequentialAgent | LoopAgent | ParallelAgent):
+        pairs = agent.branches if isinstance(agent, ParallelAgent) else agent.steps
+        segment = "branch" if isinstance(agent, ParallelAgent) else "step"
+        children = [ChildRef(key, f"{request.path}/{segment}:{i}") for i, (key, _) in enumerate(pairs)]
+        kind = (
+            "parallel" if isinstance(agent, ParallelAgent) else "loop" if isinstance(agent, LoopAgent) else "sequential"
+        )
+        iterations = agent.max_iterations if isinstance(agent, LoopAgent) else 0
+        return AgentPlan(kind=kind, name=agent.name, config=config, children=children, max_iterations=iterations)
+    if isinstance(agent, SwarmAgent):
+        entry = [ChildRef(agent.entry, f"{request.path}/member:{agent.entry}")]
+        budget = agent.max_handoffs if agent.max_handoffs is not None else -1
+        return AgentPlan(kind="swarm", name=agent.name, config=config, children=entry, max_iterations=budget)
+    if isinstance(agent, GraphAgent):
+        nodes = [ChildRef(key, f"{request.path}/node:{key}") for key, _ in agent.nodes]
+        edges = [GraphEdge(before, after) for before, after in agent.edges]
+        return AgentPlan(kind="graph", name=agent.name, config=config, children=nodes, edges=edges)
+    message = f"agent {agent.name!r} ({type(agent).__name__}) cannot run on Temporal"
+    return _error_plan(agent.name, OtherError(message))
+
+
+def _loop_plan(agent: LlmAgent[Any], request: DescribeInput) -> AgentPlan:
+    definition = agent.definition
+    settings = request.config or settings_of(definition.run_config) or RunSettings()
+    if definition.collision is not None:
+        return _error_plan(agent.name, definition.collision)
+    instructions = definition.instructions
+    if callable(instructions):
+        ctx: RunContext[None] = RunContext(
+            None, state=SessionState(json.loads(request.state_json)), agent_depth=request.depth
+        )
+        ctx = ctx.with_run_config(_config_of(settings))
+        try:
+            instructions = instructions(ctx)
+        except Exception as exc:
+            message = f"instructions of agent {agent.name!r} failed: {type(exc).__name__}: {exc}"
+            return _error_plan(agent.name, OtherError(message))
+    tctx = TransitionCtx(
+        agent_name=agent.name,
+        instructions=instructions or None,
+        conversation=Conversation(()),
+        tools=definition.tool_defs,
+        handoffs=definition.handoff_targets,
+        settings=definition.settings,
+        max_turns=settings.max_turns,
+        output_schema=definition.output_schema,
+        agent_depth=request.depth,
+        max_agent_depth=settings.max_agent_depth,
+    )
+    agent_tools = [
+        AgentToolRef(tool.name, tool.agent.name, settings_of(tool.run_config))
+        for tool in definition.tools
+        if isinstance(tool, AgentAsTool)
+    ]
+    return AgentPlan(kind="llm", name=agent.name, config=settings, ctx_json=to_json(tctx), agent_tools=agent_tools)

@@ -1,0 +1,161 @@
+"""What crosses the workflow/activity boundary: plain dataclasses whose fields are wire-format JSON text.
+
+Temporal's payload converter handles dataclasses of `str`, `int`, `float`, `bool`, lists and
+`None`; every helikon_fc value inside them is `core.wire` JSON text, so nothing here needs a
+converter of its own and a client reads it all without agent code. This module imports neither
+trio nor the shell: the workflow sandbox loads it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+WORKFLOW_NAME = "helikon.run"
+DESCRIBE = "helikon.describe"
+CALL_MODEL = "helikon.call_model"
+CALL_TOOL = "helikon.call_tool"
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """A `RunConfig` as it crosses the boundary (the same fields)."""
+
+    max_turns: int = 16
+    parallel_tool_call_limit: int | None = None
+    max_agent_depth: int = 8
+    timeout: float | None = None
+
+
+@dataclass(frozen=True)
+class ActivityPolicy:
+    """How the workflow schedules its activities (seconds; attempts count the first call).
+
+    Attributes:
+        model_timeout: start-to-close timeout of one model call.
+        model_attempts: tries of a model call whose failure is retryable (rate limited, unavailable, transport).
+        tool_timeout: start-to-close timeout of one tool call.
+        tool_attempts: tries of a tool call whose activity failed (a worker lost, a timeout); a tool
+            that raises returns an error result and is never retried.
+        heartbeat_timeout: a model or tool call whose worker stops heartbeating for this long is retried elsewhere.
+        retry_interval: the first wait before a retry (doubling after each).
+    """
+
+    model_timeout: float = 300.0
+    model_attempts: int = 3
+    tool_timeout: float = 300.0
+    tool_attempts: int = 3
+    heartbeat_timeout: float = 10.0
+    retry_interval: float = 1.0
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    """The input of one run workflow: which agent (by path), on what items, with which bounds."""
+
+    path: str
+    input_json: str
+    config: RunSettings | None = None
+    depth: int = 0
+    policy: ActivityPolicy = field(default_factory=ActivityPolicy)
+    state_json: str = "{}"
+    return_events: bool = False
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    """The result of one run workflow: its terminal event and final output text."""
+
+    terminal_json: str
+    output: str
+    event_count: int
+    state_json: str = "{}"
+    events: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class DescribeInput:
+    """Ask the worker what the agent at `path` is (rendering its instructions against `state_json`)."""
+
+    path: str
+    state_json: str
+    depth: int
+    config: RunSettings | None = None
+
+
+@dataclass(frozen=True)
+class ChildRef:
+    """A child of a workflow agent: its state key and its path."""
+
+    key: str
+    path: str
+
+
+@dataclass(frozen=True)
+class GraphEdge:
+    """An edge of a graph agent: `after` waits for `before`."""
+
+    before: str
+    after: str
+
+
+@dataclass(frozen=True)
+class AgentToolRef:
+    """An `AgentAsTool` of a model loop: the tool's name, the wrapped agent's name, the sub-run's config."""
+
+    tool: str
+    agent: str
+    config: RunSettings | None = None
+
+
+@dataclass(frozen=True)
+class AgentPlan:
+    """What the workflow needs to run one agent, as the worker describes it.
+
+    Attributes:
+        kind: ``llm``, ``sequential``, ``parallel``, ``loop``, ``swarm``, ``graph`` or ``error``.
+        name: the agent's name.
+        config: the run's effective bounds.
+        ctx_json: (llm) the `TransitionCtx` with an empty conversation.
+        agent_tools: (llm) the tools that are agents, run as child workflows.
+        children: (workflow agents) the steps, branches or nodes, in order; (swarm) the entry member.
+        edges: (graph) the edges.
+        max_iterations: (loop) the most passes; (swarm) the handoff budget, -1 for none.
+        error_json: (error) the `AgentError` that stops the run from starting.
+    """
+
+    kind: str
+    name: str
+    config: RunSettings
+    ctx_json: str = ""
+    agent_tools: list[AgentToolRef] = field(default_factory=list)
+    children: list[ChildRef] = field(default_factory=list)
+    edges: list[GraphEdge] = field(default_factory=list)
+    max_iterations: int = 0
+    error_json: str = ""
+
+
+@dataclass(frozen=True)
+class ModelCallInput:
+    """One model call: the loop's path and the `ModelRequest` as JSON."""
+
+    path: str
+    request_json: str
+
+
+@dataclass(frozen=True)
+class ToolCallInput:
+    """One tool call: the loop's path, the `ToolCall` and the run's shared state as JSON, the depth."""
+
+    path: str
+    call_json: str
+    state_json: str
+    depth: int
+
+
+@dataclass(frozen=True)
+class ToolCallOutput:
+    """A tool call's `ToolResult` as JSON, the shared state after it, and whether it escalated."""
+
+    result_json: str
+    state_json: str
+    escalated: bool

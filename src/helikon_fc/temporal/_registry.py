@@ -1,0 +1,99 @@
+"""`AgentRegistry`: the worker's agents, found by a stable path from a registered root.
+
+A path is the root agent's name followed by one segment per step down, ``/``-separated:
+``handoff:<agent>`` (a handoff target of a model loop), ``tool:<tool>`` (the agent an `AgentAsTool`
+wraps), ``step:<i>`` (a sequential or loop step), ``branch:<i>`` (a parallel branch), ``member:<name>`` (a
+swarm member, with its mesh of handoffs) and ``node:<key>`` (a graph node). Paths
+depend only on how the agents are built, so a path a workflow recorded resolves to the same agent
+on any worker that registered the same root.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable
+from typing import Any
+
+from ..agents.agent_as_tool import AgentAsTool
+from ..agents.graph import GraphAgent
+from ..agents.llm_agent import LlmAgent
+from ..agents.loop import LoopAgent
+from ..agents.parallel import ParallelAgent
+from ..agents.sequential import SequentialAgent
+from ..agents.swarm import SwarmAgent
+from ..shell.protocol import Agent
+
+
+class UnknownAgentPath(LookupError):
+    """No agent is registered under a path (or a segment names nothing below its parent)."""
+
+
+class AgentRegistry:
+    """The root agents a worker runs, by name, and every agent below them, by path (resolved once, then cached)."""
+
+    def __init__(self, agents: Iterable[Agent[Any]]) -> None:
+        roots: dict[str, Agent[Any]] = {}
+        for agent in agents:
+            if "/" in agent.name:
+                raise ValueError(f"agents: a registered agent's name may not contain '/', got {agent.name!r}")
+            if agent.name in roots:
+                raise ValueError(f"agents: two registered agents are named {agent.name!r}; names must be unique")
+            roots[agent.name] = agent
+        if not roots:
+            raise ValueError("agents: register at least one agent")
+        self._cache: dict[str, Agent[Any]] = dict(roots)
+        self._lock = threading.Lock()
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The registered roots' names."""
+        return tuple(name for name in self._cache if "/" not in name)
+
+    def resolve(self, path: str) -> Agent[Any]:
+        """The agent at `path`.
+
+        Raises:
+            UnknownAgentPath: a segment of `path` names nothing.
+        """
+        with self._lock:
+            found = self._cache.get(path)
+            if found is not None:
+                return found
+            parent_path, _, segment = path.rpartition("/")
+            if not parent_path:
+                raise UnknownAgentPath(f"no agent is registered as {path!r}")
+        parent = self.resolve(parent_path)
+        child = _child(parent, segment)
+        with self._lock:
+            return self._cache.setdefault(path, child)
+
+
+def _child(parent: Agent[Any], segment: str) -> Agent[Any]:
+    kind, _, name = segment.partition(":")
+    if isinstance(parent, LlmAgent):
+        definition = parent.definition
+        if kind == "handoff" and name in definition.resolvers:
+            return definition.resolvers[name]()
+        tool = definition.tools_by_name.get(name)
+        if kind == "tool" and isinstance(tool, AgentAsTool):
+            return tool.agent
+    elif isinstance(parent, SequentialAgent | LoopAgent) and kind == "step":
+        return _indexed(parent.steps, name)
+    elif isinstance(parent, ParallelAgent) and kind == "branch":
+        return _indexed(parent.branches, name)
+    elif isinstance(parent, SwarmAgent) and kind == "member":
+        try:
+            return parent.member(name)
+        except KeyError:
+            pass
+    elif isinstance(parent, GraphAgent) and kind == "node":
+        nodes = dict(parent.nodes)
+        if name in nodes:
+            return nodes[name]
+    raise UnknownAgentPath(f"agent {parent.name!r} has no {segment!r}")
+
+
+def _indexed(children: tuple[tuple[str, Agent[Any]], ...], index: str) -> Agent[Any]:
+    if index.isdigit() and int(index) < len(children):
+        return children[int(index)][1]
+    raise UnknownAgentPath(f"no child {index!r} among {len(children)}")

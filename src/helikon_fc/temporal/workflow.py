@@ -1,0 +1,624 @@
+"""`RunWorkflow`: a helikon_fc run as a Temporal workflow, driving the pure `transition` step by step.
+
+The workflow holds the run's data — the conversation, the loop state, the shared state, the events
+so far — and performs each `NextAction` the way the trio driver does, as Temporal commands:
+
+- `CallModel`: one ``helikon.call_model`` activity, returning the assembled `ModelResponse`;
+- `ExecuteTools`: one ``helikon.call_tool`` activity per call (an `AgentAsTool` is a child
+  workflow instead, so its sub-run is durable too), all of a turn at once, at most
+  ``parallel_tool_call_limit`` at a time, results in call order;
+- `PerformHandoff`: the target agent runs on the transcript in this workflow, one level deeper.
+
+Sequential, parallel and loop agents run their children in this workflow by the merge convention
+of `helikon_fc.agents` (each child's `RunStarted` becomes `AgentUpdated`, its terminal is folded in).
+What an agent is comes from the worker (``helikon.describe``), so the workflow holds no agent code.
+Everything here is deterministic: asyncio under Temporal's event loop, no clock, no IO, no trio.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+from datetime import timedelta
+from typing import Any
+
+from temporalio import workflow
+from temporalio.common import RetryPolicy
+from temporalio.exceptions import ActivityError, ApplicationError, ChildWorkflowError
+
+with workflow.unsafe.imports_passed_through():
+    import attrs
+
+    from ..core import (
+        AgentError,
+        AgentEvent,
+        AgentUpdated,
+        AssistantMessage,
+        BranchFailure,
+        CallModel,
+        Cancelled,
+        Conversation,
+        ExecuteTools,
+        GraphFailed,
+        HandoffItem,
+        Item,
+        JsonValue,
+        MaxAgentDepthExceeded,
+        MaxHandoffsExceeded,
+        MaxIterationsExceeded,
+        MessageOutput,
+        ModelFailed,
+        ModelFailureKind,
+        ModelRequest,
+        ModelResponse,
+        OtherError,
+        ParallelFailed,
+        PerformHandoff,
+        RunCompleted,
+        RunFailed,
+        RunStarted,
+        Start,
+        TerminalEvent,
+        Terminate,
+        TimedOut,
+        ToolCall,
+        ToolResult,
+        ToolResults,
+        TransitionCtx,
+        TransitionInput,
+        Usage,
+        UserMessage,
+        Wavefront,
+        from_json,
+        initial_state,
+        to_json,
+        transition,
+    )
+    from ._payloads import (
+        CALL_MODEL,
+        CALL_TOOL,
+        DESCRIBE,
+        WORKFLOW_NAME,
+        ActivityPolicy,
+        AgentPlan,
+        AgentToolRef,
+        DescribeInput,
+        ModelCallInput,
+        RunOutcome,
+        RunRequest,
+        RunSettings,
+        ToolCallInput,
+        ToolCallOutput,
+    )
+
+Emit = Callable[[AgentEvent], None]
+State = dict[str, JsonValue]
+
+
+class _Actions:
+    """A run's escalate signal (`ActionsHandle` as workflow data)."""
+
+    __slots__ = ("escalated",)
+
+    def __init__(self) -> None:
+        self.escalated = False
+
+
+class _ChildForward:
+    """Forwards a child's events by the merge convention and keeps its last answer and terminal."""
+
+    __slots__ = ("_emit", "terminal", "text")
+
+    def __init__(self, emit: Emit) -> None:
+        self._emit = emit
+        self.text = ""
+        self.terminal: TerminalEvent | None = None
+
+    def __call__(self, event: AgentEvent) -> None:
+        if isinstance(event, RunStarted):
+            event = AgentUpdated(event.agent)
+        elif isinstance(event, RunCompleted | RunFailed):
+            self.terminal = event
+            return
+        elif isinstance(event, MessageOutput):
+            self.text = event.item.text
+        self._emit(event)
+
+
+class _HandoffForward:
+    """Forwards a handoff target's events: its `RunStarted` dropped, its `RunCompleted` carrying both usages."""
+
+    __slots__ = ("_emit", "_usage", "terminal")
+
+    def __init__(self, usage: Usage, emit: Emit) -> None:
+        self._usage = usage
+        self._emit = emit
+        self.terminal: TerminalEvent | None = None
+
+    def __call__(self, event: AgentEvent) -> None:
+        if isinstance(event, RunStarted):
+            return
+        if isinstance(event, RunCompleted):
+            self.terminal = RunCompleted(self._usage + event.usage)
+        elif isinstance(event, RunFailed):
+            self.terminal = event
+        elif self.terminal is None:
+            self._emit(event)
+
+
+class _Interleaving:
+    """Keeps concurrent children's events attributable: re-announces the agent whenever it changes."""
+
+    __slots__ = ("_announced", "_emit")
+
+    def __init__(self, emit: Emit) -> None:
+        self._emit = emit
+        self._announced: str | None = None
+
+    def emitter(self) -> Emit:
+        active: list[str | None] = [None]
+
+        def send(event: AgentEvent) -> None:
+            if isinstance(event, AgentUpdated):
+                active[0] = event.agent
+                return
+            if active[0] is not None and active[0] != self._announced:
+                self._announced = active[0]
+                self._emit(AgentUpdated(active[0]))
+            self._emit(event)
+
+        return send
+
+    def emit(self, event: AgentEvent) -> None:
+        self._announced = None
+        self._emit(event)
+
+
+@workflow.defn(name=WORKFLOW_NAME)
+class RunWorkflow:
+    """One run of a registered agent (see the module docstring); queried for its events as it goes."""
+
+    def __init__(self) -> None:
+        self._events: list[str] = []
+        self._output = ""
+        self._children = 0
+        self._policy = ActivityPolicy()
+
+    @workflow.query(name="events")
+    def events(self, after: int) -> list[str]:
+        """The run's events after the first `after`, as wire JSON; the last event of a finished run is its terminal."""
+        return self._events[after:]
+
+    @workflow.run
+    async def run(self, request: RunRequest) -> RunOutcome:
+        """Run the agent at ``request.path`` on ``request.input_json``; end with exactly one terminal event."""
+        self._policy = request.policy
+        items: tuple[Item, ...] = from_json(tuple[Item, ...], request.input_json)
+        timeout = request.config.timeout if request.config is not None else None
+        state: State = json.loads(request.state_json)
+        body = self._run_agent(request.path, items, state, request.depth, request.config, _Actions(), self._record)
+        try:
+            terminal = await asyncio.wait_for(body, timeout) if timeout is not None else await body
+        except TimeoutError:
+            terminal = RunFailed(TimedOut(timeout or 0.0))
+            self._record(terminal)
+        except asyncio.CancelledError:
+            terminal = RunFailed(Cancelled("run cancelled"))
+            self._record(terminal)
+        except Exception as exc:  # a bug ends the run with an event, as on trio, not a workflow task retried forever
+            terminal = RunFailed(OtherError(f"internal error: {type(exc).__name__}: {exc}"))
+            self._record(terminal)
+        events = self._events if request.return_events else []
+        return RunOutcome(to_json(terminal), self._output, len(self._events), json.dumps(state), events)
+
+    def _record(self, event: AgentEvent) -> None:
+        if isinstance(event, MessageOutput):
+            self._output = event.item.text
+        self._events.append(to_json(event))
+
+    async def _run_agent(
+        self,
+        path: str,
+        items: tuple[Item, ...],
+        state: State,
+        depth: int,
+        config: RunSettings | None,
+        actions: _Actions,
+        emit: Emit,
+    ) -> TerminalEvent:
+        """Run the agent at `path`: `RunStarted`, its events, then its terminal (also returned)."""
+        plan = await workflow.execute_activity(
+            DESCRIBE,
+            DescribeInput(path, json.dumps(state), depth, config),
+            result_type=AgentPlan,
+            start_to_close_timeout=timedelta(seconds=60),
+            retry_policy=RetryPolicy(
+                initial_interval=timedelta(seconds=self._policy.retry_interval), maximum_attempts=3
+            ),
+        )
+        if plan.kind == "error":
+            error: AgentError = from_json(AgentError, plan.error_json)
+            terminal: TerminalEvent = RunFailed(error)
+            emit(terminal)
+            return terminal
+        emit(RunStarted(plan.name))
+        if plan.kind == "llm":
+            terminal = await self._run_loop(path, plan, items, state, depth, config, actions, emit)
+        else:
+            limit = (config or RunSettings()).max_agent_depth
+            if depth + 1 > limit:
+                terminal = RunFailed(MaxAgentDepthExceeded(depth + 1, limit))
+            elif plan.kind == "parallel":
+                terminal = await self._run_parallel(plan, items, state, depth, config, emit)
+            elif plan.kind == "swarm":
+                terminal = await self._run_swarm(plan, items, state, depth, config, emit)
+            elif plan.kind == "graph":
+                terminal = await self._run_graph(path, plan, items, state, depth, config, emit)
+            else:
+                terminal = await self._run_steps(plan, items, state, depth, config, emit)
+        emit(terminal)
+        return terminal
+
+    async def _run_child(
+        self, path: str, items: tuple[Item, ...], state: State, depth: int, config: RunSettings | None, emit: Emit
+    ) -> tuple[_ChildForward, _Actions]:
+        forward = _ChildForward(emit)
+        actions = _Actions()
+        await self._run_agent(path, items, state, depth + 1, config, actions, forward)
+        return forward, actions
+
+    async def _run_steps(
+        self, plan: AgentPlan, items: tuple[Item, ...], state: State, depth: int, config: RunSettings | None, emit: Emit
+    ) -> TerminalEvent:
+        """A sequential agent (one pass, fail fast) or a loop agent (passes until a step escalates)."""
+        total = Usage()
+        passes = plan.max_iterations if plan.kind == "loop" else 1
+        for _ in range(passes):
+            for child in plan.children:
+                forward, actions = await self._run_child(child.path, items, state, depth, config, emit)
+                if not isinstance(forward.terminal, RunCompleted):
+                    return _failed(forward.terminal, child.path)
+                total += forward.terminal.usage
+                state[child.key] = forward.text
+                if plan.kind == "loop" and actions.escalated:
+                    return RunCompleted(total)
+        if plan.kind == "loop":
+            return RunFailed(MaxIterationsExceeded(plan.max_iterations))
+        return RunCompleted(total)
+
+    async def _run_parallel(
+        self, plan: AgentPlan, items: tuple[Item, ...], state: State, depth: int, config: RunSettings | None, emit: Emit
+    ) -> TerminalEvent:
+        """A parallel agent: every branch at once, answers merged as sorted JSON, failures collected."""
+        keys = [child.key for child in plan.children]
+        duplicates = sorted({key for key in keys if keys.count(key) > 1})
+        if duplicates:
+            return RunFailed(OtherError(f"duplicate parallel branch key(s): {', '.join(duplicates)}"))
+        merged = _Interleaving(emit)
+        outcomes: dict[str, _ChildForward] = {}
+
+        async def branch(key: str, path: str) -> None:
+            forward, _ = await self._run_child(path, items, state, depth, config, merged.emitter())
+            if isinstance(forward.terminal, RunCompleted):
+                state[key] = forward.text
+            outcomes[key] = forward
+
+        await asyncio.gather(*(branch(child.key, child.path) for child in plan.children))
+        total = Usage()
+        texts: dict[str, str] = {}
+        failures: list[BranchFailure] = []
+        for key in sorted(outcomes):
+            terminal = outcomes[key].terminal
+            if isinstance(terminal, RunCompleted):
+                total += terminal.usage
+                texts[key] = outcomes[key].text
+            else:
+                failures.append(BranchFailure(key, _failed(terminal, key).error))
+        if failures:
+            return RunFailed(ParallelFailed(tuple(failures)))
+        text = _compact(texts)
+        merged.emit(MessageOutput(AssistantMessage(text, agent=plan.name)))
+        return RunCompleted(total)
+
+    async def _run_swarm(
+        self, plan: AgentPlan, items: tuple[Item, ...], state: State, depth: int, config: RunSettings | None, emit: Emit
+    ) -> TerminalEvent:
+        """A swarm: the entry member's loop, its mesh of handoffs nesting; over the handoff budget it is cancelled."""
+        limit = plan.max_iterations if plan.max_iterations >= 0 else None
+        seen = 0
+        exceeded = False
+
+        def counting(event: AgentEvent) -> None:
+            nonlocal seen, exceeded
+            if exceeded:
+                return
+            emit(event)
+            if isinstance(event, HandoffItem):
+                seen += 1
+                if limit is not None and seen > limit:
+                    exceeded = True
+                    member.cancel()
+
+        entry = plan.children[0]
+        member = asyncio.ensure_future(self._run_child(entry.path, items, state, depth, config, counting))
+        try:
+            forward, _ = await member
+        except asyncio.CancelledError:
+            if not exceeded:
+                raise
+            return RunFailed(MaxHandoffsExceeded(limit if limit is not None else seen))
+        if exceeded:
+            return RunFailed(MaxHandoffsExceeded(limit if limit is not None else seen))
+        if isinstance(forward.terminal, RunCompleted):
+            return RunCompleted(forward.terminal.usage)
+        return _failed(forward.terminal, entry.path)
+
+    async def _run_graph(
+        self,
+        path: str,
+        plan: AgentPlan,
+        items: tuple[Item, ...],
+        state: State,
+        depth: int,
+        config: RunSettings | None,
+        emit: Emit,
+    ) -> TerminalEvent:
+        """A graph: the `Wavefront` as workflow state, each node a child workflow started once its predecessors end.
+
+        A node's events reach the stream when the node ends (its child workflow returns them), each
+        node's run preceded by an `AgentUpdated` naming its agent.
+        """
+        wave = Wavefront.of([node.key for node in plan.children], [(e.before, e.after) for e in plan.edges])
+        paths = {node.key: node.path for node in plan.children}
+        merged = _Interleaving(emit)
+        reports: list[tuple[str, _ChildForward]] = []
+        texts: dict[str, str] = {}
+        failures: dict[str, AgentError] = {}
+        total = Usage()
+        running: list[asyncio.Task[None]] = []
+
+        async def node(key: str, node_items: tuple[Item, ...]) -> None:
+            forward = _ChildForward(merged.emitter())
+            outcome = await self._child_run(paths[key], node_items, state, depth + 1, config, events=True)
+            if isinstance(outcome, RunOutcome):
+                for text in outcome.events:
+                    forward(from_json(AgentEvent, text))
+                if isinstance(forward.terminal, RunCompleted):
+                    state.update(json.loads(outcome.state_json))
+            else:
+                forward.terminal = outcome
+            reports.append((key, forward))
+
+        def launch(key: str) -> None:
+            nonlocal wave
+            wave = wave.start(key)
+            context = tuple(UserMessage(f"[{p}]\n{texts[p]}") for p in wave.predecessors[key])
+            running.append(asyncio.ensure_future(node(key, (*items, *context))))
+
+        for key in wave.ready_in_order():
+            launch(key)
+        while not wave.finished:
+            await workflow.wait_condition(lambda: bool(reports))
+            key, forward = reports.pop(0)
+            if isinstance(forward.terminal, RunCompleted):
+                texts[key] = forward.text
+                total += forward.terminal.usage
+                state[key] = forward.text
+                wave, ready = wave.complete(key)
+                for successor in ready:
+                    launch(successor)
+            else:
+                failures[key] = _failed(forward.terminal, key).error
+                wave, _ = wave.fail(key)
+        if failures:
+            failed = tuple(BranchFailure(key, failures[key]) for key in sorted(failures))
+            return RunFailed(GraphFailed(failed, tuple(sorted(wave.skipped))))
+        sinks = wave.sinks
+        final = texts[sinks[0]] if len(sinks) == 1 else _compact({key: texts[key] for key in sinks})
+        merged.emit(MessageOutput(AssistantMessage(final, agent=plan.name)))
+        return RunCompleted(total)
+
+    async def _child_run(
+        self,
+        path: str,
+        items: tuple[Item, ...],
+        state: State,
+        depth: int,
+        config: RunSettings | None,
+        *,
+        events: bool,
+    ) -> RunOutcome | RunFailed:
+        """Run the agent at `path` as a child workflow (durable on its own); a failure to run it as `RunFailed`."""
+        self._children += 1
+        if config is not None and config.timeout is not None:  # a run's timeout is its root's alone
+            config = RunSettings(config.max_turns, config.parallel_tool_call_limit, config.max_agent_depth, None)
+        request = RunRequest(
+            path=path,
+            input_json=to_json(items),
+            config=config,
+            depth=depth,
+            policy=self._policy,
+            state_json=json.dumps(state),
+            return_events=events,
+        )
+        try:
+            outcome: RunOutcome = await workflow.execute_child_workflow(
+                WORKFLOW_NAME, request, id=f"{workflow.info().workflow_id}.{self._children}", result_type=RunOutcome
+            )
+        except ChildWorkflowError as exc:
+            return RunFailed(OtherError(f"child run of {path!r} failed: {exc.cause or exc}"))
+        return outcome
+
+    async def _run_loop(
+        self,
+        path: str,
+        plan: AgentPlan,
+        items: tuple[Item, ...],
+        state: State,
+        depth: int,
+        config: RunSettings | None,
+        actions: _Actions,
+        emit: Emit,
+    ) -> TerminalEvent:
+        """A model loop: `transition` step by step, each action an activity, a child workflow or a handoff."""
+        conversation = Conversation(items)
+        base: TransitionCtx = from_json(TransitionCtx, plan.ctx_json)
+        tctx = attrs.evolve(base, conversation=conversation)
+        loop_state = initial_state()
+        step: TransitionInput = Start()
+        while True:
+            outcome = transition(loop_state, step, tctx)
+            action = outcome.next_action
+            events = outcome.events
+            if isinstance(action, Terminate):
+                for event in events[:-1]:
+                    emit(event)
+                last = events[-1] if events else None
+                if isinstance(last, RunCompleted | RunFailed):
+                    return last
+                return RunFailed(OtherError("internal error: the loop terminated without a terminal event"))
+            for event in events:
+                emit(event)
+            if outcome.conversation_appends:
+                conversation = conversation.extend(outcome.conversation_appends)
+                tctx = attrs.evolve(base, conversation=conversation)
+            loop_state = outcome.next_state
+            if isinstance(action, CallModel):
+                answer = await self._call_model(path, action.request)
+                if isinstance(answer, RunFailed):
+                    return answer
+                step = answer
+            elif isinstance(action, ExecuteTools):
+                results = await self._execute_tools(path, plan, action.calls, state, depth, config, actions)
+                step = ToolResults(results)
+            elif isinstance(action, PerformHandoff):
+                forward = _HandoffForward(loop_state.usage, emit)
+                target_path = f"{path}/handoff:{action.target}"
+                await self._run_agent(target_path, tuple(action.transcript), state, depth + 1, config, actions, forward)
+                return forward.terminal or RunFailed(
+                    OtherError(f"handoff target {action.target!r} ended its stream without a terminal event")
+                )
+            else:
+                return RunFailed(OtherError(f"internal error: unexpected action {type(action).__name__}"))
+
+    async def _call_model(self, path: str, request: ModelRequest) -> ModelResponse | RunFailed:
+        policy = self._policy
+        try:
+            text = await workflow.execute_activity(
+                CALL_MODEL,
+                ModelCallInput(path, to_json(request)),
+                result_type=str,
+                start_to_close_timeout=timedelta(seconds=policy.model_timeout),
+                heartbeat_timeout=timedelta(seconds=policy.heartbeat_timeout),
+                retry_policy=RetryPolicy(
+                    initial_interval=timedelta(seconds=policy.retry_interval), maximum_attempts=policy.model_attempts
+                ),
+            )
+        except ActivityError as exc:
+            return RunFailed(_model_error(exc))
+        response: ModelResponse = from_json(ModelResponse, text)
+        return response
+
+    async def _execute_tools(
+        self,
+        path: str,
+        plan: AgentPlan,
+        calls: tuple[ToolCall, ...],
+        state: State,
+        depth: int,
+        config: RunSettings | None,
+        actions: _Actions,
+    ) -> tuple[ToolResult, ...]:
+        """Every call of the turn at once (at most the run's limit at a time); results in call order."""
+        limit = plan.config.parallel_tool_call_limit
+        gate = asyncio.Semaphore(limit) if limit is not None else None
+        agent_tools = {ref.tool: ref for ref in plan.agent_tools}
+        snapshot = json.dumps(state)
+
+        async def one(call: ToolCall) -> tuple[ToolResult, State | None, bool]:
+            ref = agent_tools.get(call.name)
+            if gate is None:
+                return await self._one_tool(path, ref, call, snapshot, depth, config)
+            async with gate:
+                return await self._one_tool(path, ref, call, snapshot, depth, config)
+
+        done = await asyncio.gather(*(one(call) for call in calls))
+        for _, after, escalated in done:
+            if after is not None:
+                state.update(after)
+            actions.escalated = actions.escalated or escalated
+        return tuple(result for result, _, _ in done)
+
+    async def _one_tool(
+        self, path: str, ref: AgentToolRef | None, call: ToolCall, snapshot: str, depth: int, config: RunSettings | None
+    ) -> tuple[ToolResult, State | None, bool]:
+        if ref is not None:
+            return await self._agent_tool(path, ref, call, depth, config), None, False
+        policy = self._policy
+        try:
+            output = await workflow.execute_activity(
+                CALL_TOOL,
+                ToolCallInput(path, to_json(call), snapshot, depth),
+                result_type=ToolCallOutput,
+                start_to_close_timeout=timedelta(seconds=policy.tool_timeout),
+                heartbeat_timeout=timedelta(seconds=policy.heartbeat_timeout),
+                retry_policy=RetryPolicy(
+                    initial_interval=timedelta(seconds=policy.retry_interval), maximum_attempts=policy.tool_attempts
+                ),
+            )
+        except ActivityError as exc:
+            message = f"tool activity failed: {exc.cause or exc}"
+            return ToolResult(call.call_id, message, is_error=True), None, False
+        result: ToolResult = from_json(ToolResult, output.result_json)
+        after: State = json.loads(output.state_json)
+        return result, after, output.escalated
+
+    async def _agent_tool(
+        self, path: str, ref: AgentToolRef, call: ToolCall, depth: int, config: RunSettings | None
+    ) -> ToolResult:
+        """An `AgentAsTool` call as a child workflow: isolated (fresh state, its own config), one level deeper."""
+        try:
+            arguments: Any = json.loads(call.arguments or "{}")
+        except json.JSONDecodeError:
+            arguments = None
+        text = arguments.get("input") if isinstance(arguments, dict) else None
+        if not isinstance(text, str):
+            return ToolResult(call.call_id, f"invalid arguments for tool {ref.tool!r}: `input` must be a string", True)
+        limit = (config or RunSettings()).max_agent_depth
+        if depth + 1 > limit:
+            return ToolResult(call.call_id, str(MaxAgentDepthExceeded(depth + 1, limit)), is_error=True)
+        outcome = await self._child_run(
+            f"{path}/tool:{ref.tool}", (UserMessage(text),), {}, depth + 1, ref.config, events=False
+        )
+        if isinstance(outcome, RunFailed):
+            return ToolResult(call.call_id, f"agent {ref.agent} failed: {outcome.error}", is_error=True)
+        terminal: TerminalEvent = from_json(TerminalEvent, outcome.terminal_json)
+        if isinstance(terminal, RunFailed):
+            return ToolResult(call.call_id, f"agent {ref.agent} failed: {terminal.error}", is_error=True)
+        return ToolResult(call.call_id, outcome.output)
+
+
+def _compact(value: dict[str, str]) -> str:
+    """The merge format of parallel branches and graph sinks: compact JSON, sorted keys."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def _failed(terminal: TerminalEvent | None, who: str) -> RunFailed:
+    if isinstance(terminal, RunFailed):
+        return terminal
+    return RunFailed(OtherError(f"agent {who!r} ended its stream without a terminal event"))
+
+
+def _model_error(exc: ActivityError) -> AgentError:
+    """A failed model activity as the `AgentError` the activity raised (its kind kept), or ``OTHER``."""
+    cause = exc.cause
+    if isinstance(cause, ApplicationError) and cause.details:
+        detail = cause.details[0]
+        if isinstance(detail, str):
+            try:
+                error: AgentError = from_json(AgentError, detail)
+                return error
+            except ValueError:
+                pass
+    return ModelFailed(ModelFailureKind.OTHER, f"model activity failed: {cause or exc}")

@@ -1,0 +1,86 @@
+"""A worker killed (SIGKILL) in the middle of a tool round, and another started: the run finishes the same."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+from temporalio.client import Client
+
+from helikon_fc.core import RunCompleted
+from helikon_fc.temporal import HelikonClient
+
+from .crash_agents import agent
+from .harness import FAST, replay, trio_events
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _worker(address: str, queue: str, effects: Path) -> subprocess.Popen[bytes]:
+    env = dict(os.environ, HELIKON_EFFECTS=str(effects), PYTHONPATH=f"{ROOT / 'src'}{os.pathsep}{ROOT}")
+    command = [
+        sys.executable,
+        "-m",
+        "helikon_fc",
+        "temporal",
+        "worker",
+        "--agents",
+        "tests.temporal.crash_agents:agent",
+    ]
+    command += ["--address", address, "--task-queue", queue]
+    return subprocess.Popen(command, env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def _lines(effects: Path) -> list[str]:
+    return effects.read_text().splitlines() if effects.exists() else []
+
+
+def _wait_for(effects: Path, wanted: set[str]) -> None:
+    deadline = time.monotonic() + 60
+    while not wanted <= set(_lines(effects)):
+        assert time.monotonic() < deadline, f"the effects file never showed {wanted}: {_lines(effects)}"
+        time.sleep(0.05)
+
+
+def test_a_killed_worker_mid_round_is_replaced_and_nothing_finished_runs_again(
+    temporal_address: str, tmp_path: Path
+) -> None:
+    effects = tmp_path / "effects.log"
+    queue = f"crash-{uuid.uuid4()}"
+
+    async def main() -> None:
+        client = await Client.connect(temporal_address)
+        handle = await HelikonClient(client, queue, policy=FAST).start("crashy", "do three things")
+        first = _worker(temporal_address, queue, effects)
+        try:
+            await asyncio.to_thread(_wait_for, effects, {"done a", "done b", "start c"})
+        finally:
+            first.send_signal(signal.SIGKILL)
+            first.wait()
+        (tmp_path / "effects.go").touch()
+        second = _worker(temporal_address, queue, effects)
+        try:
+            result = await handle.result()
+            events = [event async for event in handle.events()]
+            await replay(client, [handle.run_id])
+        finally:
+            second.terminate()
+            second.wait()
+        os.environ["HELIKON_EFFECTS"] = str(tmp_path / "baseline.log")
+        (tmp_path / "baseline.go").touch()
+        assert tuple(events) == trio_events(agent, "do three things")
+        assert isinstance(result.terminal, RunCompleted)
+        assert result.output == "finished: did a, did b, did c slowly"
+        assert result.usage.input_tokens == 20 and result.usage.requests == 2
+        lines = _lines(effects)
+        # The finished calls ran once; only the call the kill interrupted ran again (at-least-once).
+        assert lines.count("done a") == 1 and lines.count("done b") == 1
+        assert lines.count("start c") == 2 and lines.count("done c") == 1
+
+    asyncio.run(main())
