@@ -106,6 +106,7 @@ if TYPE_CHECKING:
     )
     from .shell.runner import Runner as Runner
     from .shell.tool import Tool as Tool, ToolContext as ToolContext, ToolError as ToolError, ToolOutput as ToolOutput
+    from .shell.tracing import Tracer as Tracer
 
 _EXPORTS: dict[str, str] = {
     "ActionsHandle": ".shell.context",
@@ -198,6 +199,7 @@ _EXPORTS: dict[str, str] = {
     "ToolOutput": ".shell.tool",
     "ToolOutputItem": ".core",
     "ToolResult": ".core",
+    "Tracer": ".shell.tracing",
     "TurnStarted": ".core",
     "UnknownHandoffTarget": ".core",
     "Usage": ".core",
@@ -297,6 +299,7 @@ __all__ = [
     "ToolOutput",
     "ToolOutputItem",
     "ToolResult",
+    "Tracer",
     "TurnStarted",
     "UnknownHandoffTarget",
     "Usage",

@@ -117,9 +117,9 @@ class AgentAsTool(Generic[Ctx]):
         """The context the sub-run gets: the one place that decides what crosses the boundary.
 
         Crosses: the user value, cancellation (a child token: cancelling the parent cancels the
-        sub-run, never the reverse), the depth (one deeper) and the depth limit in force.
-        Fresh: session, state, escalate signal. The sub-run's config is `run_config`. Tracer and
-        permission settings cross here too once the run context carries them.
+        sub-run, never the reverse), the tracer, the depth (one deeper) and the depth limit in force.
+        Fresh: session, state, escalate signal. The sub-run's config is `run_config`. Permission
+        settings cross here too once the run context carries them.
         """
         return parent.isolated_child().with_run_config(self.run_config)
 

@@ -8,7 +8,7 @@ import json
 import weakref
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Generic, TypeVar
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 import attrs
 import trio
@@ -17,6 +17,9 @@ from ..core import Item, JsonValue
 from .config import RunConfig
 from .metering import UsageMeter
 from .storage import Session, SessionSnapshot
+
+if TYPE_CHECKING:
+    from .tracing import Tracer
 
 Ctx = TypeVar("Ctx")
 T = TypeVar("T")
@@ -382,7 +385,9 @@ class RunContext(Generic[Ctx]):
 
     Build one with `RunContext.ephemeral(user)`. `user` is the application's own value (typed by
     ``Ctx``); `state` is shared with sub-agents; `cancel()` ends the run from any task (or thread) with
-    `RunFailed(Cancelled)` as its last event.
+    `RunFailed(Cancelled)` as its last event. `tracer` (default `None`: no tracing, at no cost)
+    receives a span per agent run, model call and tool call; it crosses every child context,
+    an agent-as-tool sub-run's included (see `helikon_fc.otel.OpenTelemetryTracer`).
     """
 
     user: Ctx
@@ -392,6 +397,7 @@ class RunContext(Generic[Ctx]):
     session: Session = attrs.field(factory=InMemorySession)
     agent_depth: int = 0
     run_config: RunConfig | None = None
+    tracer: Tracer | None = None
     depth_limit: int | None = None
     """The deepest level a run below this one may start at: the tightest ``max_agent_depth`` in force
     in the runs above (`None` until a run sets one). It crosses every boundary, `AgentAsTool` included,
@@ -428,6 +434,10 @@ class RunContext(Generic[Ctx]):
     def with_run_config(self, config: RunConfig | None) -> RunContext[Ctx]:
         """The same context with `config` installed (it wins over the agent's own)."""
         return attrs.evolve(self, run_config=config)
+
+    def with_tracer(self, tracer: Tracer | None) -> RunContext[Ctx]:
+        """The same context traced by `tracer` (`None`: not traced)."""
+        return attrs.evolve(self, tracer=tracer)
 
     def for_run(self, own: RunConfig | None = None) -> RunContext[Ctx]:
         """The context a run that starts in this one works in (what its tools and children see).
@@ -466,13 +476,14 @@ class RunContext(Generic[Ctx]):
         )
 
     def isolated_child(self) -> RunContext[Ctx]:
-        """The context of an agent-as-tool sub-run: the user value, cancellation and depth cross;
-        it gets a fresh in-memory session, fresh state and signals, and no run config. The depth
+        """The context of an agent-as-tool sub-run: the user value, cancellation, the tracer and depth
+        cross; it gets a fresh in-memory session, fresh state and signals, and no run config. The depth
         limit in force crosses too, so a sub-run can never nest deeper than its callers allow."""
         return RunContext(
             self.user,
             cancel_token=self.cancel_token.child(),
             agent_depth=self.agent_depth + 1,
+            tracer=self.tracer,
             depth_limit=self.max_agent_depth,
             meter=self.meter,
         )

@@ -23,7 +23,7 @@ the transition context, the limiter) is built once per run.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from functools import partial
 from typing import Any, TypeAlias, assert_never, cast
 
@@ -79,6 +79,7 @@ from .results import HandoffCollisionError, RunError
 from .run_stream import RunStreamManager, Send, emit_run, forward_run, open_run_stream, sender
 from .tool import Tool
 from .tool_exec import execute_tool_call
+from .tracing import trace_model_call, traced_tool_call
 
 _DEFAULT_CONFIG = RunConfig()
 
@@ -195,6 +196,7 @@ async def _loop(
     limiter = trio.CapacityLimiter(limit) if limit is not None else None
     tools = definition.tools_by_name
     model = definition.model
+    tracer = ctx.tracer
     meter = ctx.meter
     assert meter is not None
 
@@ -216,7 +218,10 @@ async def _loop(
         state = outcome.next_state
         match action:
             case CallModel(request=request):
-                answer = await call_model(model, request, send)
+                if tracer is None:
+                    answer = await call_model(model, request, send)
+                else:
+                    answer = await trace_model_call(tracer, call_model, model, request, send)
                 if type(answer) is RunFailed:
                     return answer
                 assert type(answer) is ModelResponse
@@ -293,14 +298,15 @@ async def execute_tools(
     limiter: trio.CapacityLimiter | None,
 ) -> tuple[ToolResult, ...]:
     """Run `calls` concurrently (at most `limiter`'s tokens at once); their results, in call order."""
+    run = execute_tool_call if ctx.tracer is None else traced_tool_call
     if len(calls) == 1 and limiter is None:
         call = calls[0]
-        return (await execute_tool_call(tools.get(call.name), call, ctx, checked=True),)
+        return (await run(tools.get(call.name), call, ctx, checked=True),)
     slots: list[ToolResult | None] = [None] * len(calls)
 
     async with trio.open_nursery() as nursery:
         for index, call in enumerate(calls):
-            nursery.start_soon(_run_one, slots, index, call, tools.get(call.name), ctx, limiter)
+            nursery.start_soon(_run_one, slots, index, call, tools.get(call.name), ctx, limiter, run)
     # Every slot is filled: `execute_tool_call` returns a result or is cancelled, and a cancelled
     # call makes the nursery raise before this line.
     return cast("tuple[ToolResult, ...]", tuple(slots))
@@ -313,13 +319,14 @@ async def _run_one(
     tool: Tool[Any] | None,
     ctx: RunContext[Any],
     limiter: trio.CapacityLimiter | None,
+    run: Callable[..., Awaitable[ToolResult]] = execute_tool_call,
 ) -> None:
     """One tool call of a round, its result stored in its own slot (module-level: no closure per round)."""
     if limiter is None:
-        slots[index] = await execute_tool_call(tool, call, ctx, checked=True)
+        slots[index] = await run(tool, call, ctx, checked=True)
     else:
         async with limiter:
-            slots[index] = await execute_tool_call(tool, call, ctx, checked=True)
+            slots[index] = await run(tool, call, ctx, checked=True)
 
 
 async def hand_off(

@@ -22,6 +22,7 @@ the body's, `RunFailed(Cancelled)` when the run was cancelled from outside, or
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from functools import partial
 from types import TracebackType
 from typing import Any, Protocol, TypeAlias
 
@@ -31,6 +32,7 @@ from ..core import AgentEvent, Cancelled, OtherError, RunCompleted, RunFailed, R
 from ._checks import cancelled_before_start
 from .context import RunContext
 from .protocol import RunStream
+from .tracing import trace_agent_run
 
 STREAM_BUFFER = 32
 """How many events a run may get ahead of its consumer before it waits for it."""
@@ -234,8 +236,22 @@ async def emit_run(send: Send, ctx: RunContext[Any], agent_name: str, body: RunB
     task stops it and the run ends with `RunFailed(Cancelled(reason))`. An exception out of the
     body ends the run with `RunFailed(OtherError("internal error: ..."))`, never an exception out of
     the stream. When the consumer has gone (sending raises trio's `BrokenResourceError` or
-    `ClosedResourceError`), nothing more is sent.
+    `ClosedResourceError`), nothing more is sent. With a tracer on ``ctx``, the run (up to its
+    terminal event) is one agent-run span.
     """
+    tracer = ctx.tracer
+    if tracer is None:
+        terminal = await _run_body(send, ctx, agent_name, body)
+    else:
+        terminal = await trace_agent_run(tracer, agent_name, partial(_run_body, send, ctx, agent_name, body))
+    try:
+        await send(terminal)
+    except (trio.BrokenResourceError, trio.ClosedResourceError):
+        return  # noqa: ASYNC910 - the consumer has gone; the run's own sends were its checkpoints
+
+
+async def _run_body(send: Send, ctx: RunContext[Any], agent_name: str, body: RunBody) -> TerminalEvent:
+    """`emit_run` up to its terminal event, which it returns instead of sending."""
     try:
         await send(RunStarted(agent_name))
         terminal: TerminalEvent | None = None
@@ -250,10 +266,7 @@ async def emit_run(send: Send, ctx: RunContext[Any], agent_name: str, body: RunB
         # A BrokenResourceError here is the consumer gone only if sending the terminal fails too:
         # a model, tool or child stream on a trio connection can raise it for its own reasons.
         terminal = RunFailed(OtherError(f"internal error: {type(exc).__name__}: {exc}"))
-    try:
-        await send(terminal)
-    except (trio.BrokenResourceError, trio.ClosedResourceError):
-        return  # noqa: ASYNC910 - the consumer has gone; the run's own sends were its checkpoints
+    return terminal  # noqa: ASYNC910 - `emit_run` sends it next, as it always did
 
 
 async def forward_run(run: RunStream, send: Send, *, started: Callable[[], None] | None = None) -> None:

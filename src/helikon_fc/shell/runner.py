@@ -31,6 +31,7 @@ from .context import RunContext
 from .input import AgentInput
 from .protocol import Agent, RunStream
 from .run_stream import Send, forward_run, open_run_stream, sender
+from .tracing import run_deadline
 
 Ctx = TypeVar("Ctx")
 
@@ -127,7 +128,11 @@ class Runner:
 
         try:
             with trio.CancelScope(deadline=deadline) as scope:
-                await forward_run(agent.run(ctx, full_input), forward, started=start)
+                if ctx.tracer is None or timeout is None:
+                    await forward_run(agent.run(ctx, full_input), forward, started=start)
+                else:
+                    with run_deadline(deadline):  # so the tracer can tell a timeout from a cancel
+                        await forward_run(agent.run(ctx, full_input), forward, started=start)
             if terminal is None:
                 if scope.cancelled_caught:
                     terminal = RunFailed(TimedOut(timeout or 0.0))

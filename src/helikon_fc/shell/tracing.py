@@ -1,0 +1,186 @@
+"""The tracing seam: what the shell tells a tracer about a run, with no tracing library in sight.
+
+A `RunContext` carries a `Tracer` or `None` (the default). With `None` the shell pays one
+attribute check per agent run, per model call and per tool round, and nothing else. With a
+tracer, the shell opens a span around every agent run (`emit_run`), every model call and every
+tool call, and ends it exactly once: `finish` with the outcome, or `interrupt` with
+``"cancelled"`` / ``"timeout"`` when trio cancellation unwinds through it.
+
+The parent of each new span is passed explicitly: the shell keeps the innermost open span in a
+context variable of its own, which trio copies into every child task when it is spawned — so
+parallel branches (tasks of one nursery) are siblings under the span that spawned them, and a
+handoff target or an agent-as-tool sub-run is a child of the span it runs in. Nothing relies on a
+tracing library's implicit context (which does not follow ``trio.to_thread``).
+
+`helikon_fc.otel.OpenTelemetryTracer` implements `Tracer` with OpenTelemetry.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import TYPE_CHECKING, Any, Protocol
+
+import trio
+
+from ..core import ModelRequest, ModelResponse, RunFailed, TerminalEvent, ToolCall, ToolResult
+from ..models.protocol import Model
+from .tool_exec import execute_tool_call
+
+if TYPE_CHECKING:
+    from .context import RunContext
+    from .tool import Tool
+
+__all__ = [
+    "AgentRunSpan",
+    "ModelCallSpan",
+    "Span",
+    "ToolCallSpan",
+    "Tracer",
+    "current_span",
+    "run_deadline",
+    "trace_agent_run",
+    "trace_model_call",
+    "traced_tool_call",
+]
+
+
+class Span(Protocol):
+    """A span the shell opened; it is ended exactly once, by `interrupt` or by its kind's ``finish``."""
+
+    def interrupt(self, error_type: str) -> None:
+        """End the span as stopped by trio cancellation: `error_type` is ``"cancelled"`` or ``"timeout"``."""
+
+
+class AgentRunSpan(Span, Protocol):
+    """The span of one agent run (a model loop, a workflow, a graph, a swarm, a handoff target)."""
+
+    def finish(self, terminal: TerminalEvent) -> None:
+        """End the span with the run's terminal event (`RunCompleted` or `RunFailed`)."""
+
+
+class ModelCallSpan(Span, Protocol):
+    """The span of one model call."""
+
+    def finish(self, outcome: ModelResponse | RunFailed) -> None:
+        """End the span with the assembled response, or the failure that ends the run."""
+
+
+class ToolCallSpan(Span, Protocol):
+    """The span of one tool call."""
+
+    def finish(self, result: ToolResult, error_type: str | None) -> None:
+        """End the span with the call's result; `error_type` names a failure (``None`` on success)."""
+
+
+class Tracer(Protocol):
+    """What the shell calls to trace a run; set it with ``RunContext(..., tracer=...)`` or `RunContext.with_tracer`.
+
+    It crosses every boundary a run context crosses: handoffs, workflow children and the isolated
+    context of an `AgentAsTool` sub-run. Each ``start_*`` receives the span the new one nests in
+    (one this tracer returned), or `None` at the top of a run. Methods are called from trio tasks
+    and must not block.
+    """
+
+    def start_agent_run(self, agent_name: str, parent: Span | None) -> AgentRunSpan:
+        """Open the span of a run of the agent called `agent_name`."""
+        ...
+
+    def start_model_call(self, model: Model, request: ModelRequest, parent: Span | None) -> ModelCallSpan:
+        """Open the span of a call to `model` with `request`."""
+        ...
+
+    def start_tool_call(self, call: ToolCall, parent: Span | None) -> ToolCallSpan:
+        """Open the span of the tool call `call`."""
+        ...
+
+
+_CURRENT: ContextVar[Span | None] = ContextVar("helikon_fc_current_span", default=None)
+_DEADLINE: ContextVar[float] = ContextVar("helikon_fc_run_deadline", default=math.inf)
+
+
+def current_span() -> Span | None:
+    """The innermost span the shell has open in this task (inherited by tasks spawned under it)."""
+    return _CURRENT.get()
+
+
+@contextmanager
+def run_deadline(deadline: float) -> Iterator[None]:
+    """Mark the block as running under `deadline` (trio time), so a cancellation past it is traced as a timeout."""
+    token = _DEADLINE.set(deadline)
+    try:
+        yield
+    finally:
+        _DEADLINE.reset(token)
+
+
+def _interruption() -> str:
+    """Why trio cancellation is unwinding: ``"timeout"`` past a `run_deadline`, else ``"cancelled"``."""
+    return "timeout" if trio.current_time() >= _DEADLINE.get() else "cancelled"
+
+
+async def trace_agent_run(
+    tracer: Tracer, agent_name: str, run: Callable[[], Awaitable[TerminalEvent]]
+) -> TerminalEvent:
+    """Run `run` (an agent run's body up to its terminal event) inside an agent-run span."""
+    span = tracer.start_agent_run(agent_name, _CURRENT.get())
+    token = _CURRENT.set(span)
+    try:
+        terminal = await run()
+    except BaseException:
+        span.interrupt(_interruption())
+        raise
+    finally:
+        _CURRENT.reset(token)
+    span.finish(terminal)
+    return terminal
+
+
+async def trace_model_call(
+    tracer: Tracer,
+    call: Callable[[Model, ModelRequest, Any], Awaitable[ModelResponse | RunFailed]],
+    model: Model,
+    request: ModelRequest,
+    send: Any,
+) -> ModelResponse | RunFailed:
+    """``await call(model, request, send)`` (the driver's `call_model`) inside a model-call span."""
+    span = tracer.start_model_call(model, request, _CURRENT.get())
+    try:
+        outcome = await call(model, request, send)
+    except BaseException:
+        span.interrupt(_interruption())
+        raise
+    span.finish(outcome)
+    return outcome
+
+
+async def traced_tool_call(
+    tool: Tool[Any] | None, call: ToolCall, ctx: RunContext[Any], *, checked: bool = False
+) -> ToolResult:
+    """`execute_tool_call` inside a tool-call span of ``ctx.tracer`` (which must be set)."""
+    tracer = ctx.tracer
+    assert tracer is not None
+    span = tracer.start_tool_call(call, _CURRENT.get())
+    token = _CURRENT.set(span)
+    try:
+        result = await execute_tool_call(tool, call, ctx, checked=checked)
+    except BaseException:
+        span.interrupt(_interruption())
+        raise
+    finally:
+        _CURRENT.reset(token)
+    span.finish(result, tool_error_type(tool, call, result))
+    return result
+
+
+def tool_error_type(tool: Tool[Any] | None, call: ToolCall, result: ToolResult) -> str | None:
+    """A low-cardinality name for a failed call: ``unknown_tool``, ``timeout`` or ``tool_error``; `None` on success."""
+    if not result.is_error:
+        return None
+    if tool is None:
+        return "unknown_tool"
+    if getattr(tool, "timeout", None) is not None and result.output.startswith(f"tool {tool.name} timed out after "):
+        return "timeout"
+    return "tool_error"
