@@ -92,6 +92,7 @@ from helikon_fc.core import (
     from_json,
     to_json,
 )
+from helikon_fc.core.records import ActionKind, Boundary, ModelAnswered, RunFinished, RunOpened, ToolFinished
 from helikon_fc.core.wire import UNIONS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -141,7 +142,7 @@ SAMPLES: Mapping[str, tuple[object, ...]] = {
         ModelFinish(FinishReason.OTHER, raw="pause_turn"),
     ),
     "AgentEvent": (
-        RunStarted("budget-assistant"),
+        RunStarted("budget-assistant", run_id="9b2f6c1e-run"),
         TurnStarted(0),
         TokenDelta("You have"),
         ReasoningDelta("Look up the"),
@@ -218,6 +219,26 @@ SAMPLES: Mapping[str, tuple[object, ...]] = {
         PerformHandoff("billing", Conversation([UserMessage("Refund please")])),
         Terminate(),
     ),
+    "RunRecordBody": (
+        RunOpened(
+            agent="weather",
+            pattern="llm",
+            fingerprint="3f1c0e8a9b2d4c6e8f0a1b2c3d4e5f60",
+            input=(UserMessage("Oslo?"),),
+        ),
+        Boundary(
+            state=ExecutingTools((CALL,), (), 0, USAGE),
+            appends=(CALL,),
+            events=(ToolCallItem(CALL),),
+            action=ActionKind.EXECUTE_TOOLS,
+        ),
+        ModelAnswered(
+            response=ModelResponse(tool_calls=(CALL,), usage=USAGE, finish_reason=FinishReason.TOOL_CALLS),
+            deltas=(ToolCallDelta("call_1", "get_weather", '{"city": "Oslo"}'),),
+        ),
+        ToolFinished(result=RESULT),
+        RunFinished(terminal=RunCompleted(USAGE)),
+    ),
     "values": (
         USAGE,
         REQUEST,
@@ -261,7 +282,8 @@ event: AgentEvent = from_json(AgentEvent, text)     # RunStarted(agent='triage')
 - A class is a JSON object with one key per field, in declaration order. Fields with defaults are
   written too, so every document is complete.
 - A member of a union (`Item`, `ModelEvent`, `AgentEvent`, `AgentError`, `LoopState`,
-  `TransitionInput`, `NextAction`) always carries a snake_case `"type"` tag first (the class name
+  `TransitionInput`, `NextAction`, and `RunRecordBody`, the durable run records of
+  `docs/durability.md`) always carries a snake_case `"type"` tag first (the class name
   in snake_case), wherever it appears; `from_json` requires it. The other classes (`Usage`,
   `ModelRequest`, `ModelSettings`, `ToolDef`, `OutputSchema`, `FinalOutput`, `BranchFailure`,
   `HandoffTarget`, `TransitionCtx`, `TransitionOutcome`) have no tag.

@@ -4,7 +4,7 @@ The rules (documented with an example per union member in ``docs/wire-format.md`
 
 - An attrs class is a JSON object with one key per field, in declaration order.
 - A member of one of the core unions (`Item`, `ModelEvent`, `AgentEvent`, `AgentError`,
-  `LoopState`, `TransitionInput`, `NextAction`) always carries a snake_case ``"type"`` tag
+  `LoopState`, `TransitionInput`, `NextAction`, `RunRecordBody`) always carries a snake_case ``"type"`` tag
   first: ``{"type": "tool_call", "call_id": ...}``. `from_json` requires it.
 - `HandoffItem` writes its fields as ``from`` and ``to``.
 - Tuples are JSON lists and come back as tuples; a `Conversation` is a list of tagged items.
@@ -39,6 +39,7 @@ from .events import AgentEvent, HandoffItem
 from .items import Item
 from .json_value import JsonObject, JsonValue
 from .model import ModelEvent, ModelRequest, ModelSettings, OutputSchema, ToolDef
+from .records import RunRecordBody
 from .states import (
     FinalOutput,
     HandoffTarget,
@@ -83,6 +84,7 @@ UNIONS: Mapping[str, object] = {
     "LoopState": LoopState,
     "TransitionInput": TransitionInput,
     "NextAction": NextAction,
+    "RunRecordBody": RunRecordBody,
 }
 """Every tagged union of the core, by name."""
 
