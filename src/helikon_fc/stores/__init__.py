@@ -1,0 +1,41 @@
+"""Stores: where sessions and run records outlive a run.
+
+`MemoryStore` keeps them in memory; `SQLiteStore` in a SQLite file (the embedded default);
+`PostgresStore` in PostgreSQL (``pip install helikon_fc[postgres]``). Each implements
+`helikon_fc.shell.storage.Store`; the interfaces and errors are re-exported here.
+"""
+
+from __future__ import annotations
+
+from ..shell.storage import (
+    RunNotFound as RunNotFound,
+    RunRecord as RunRecord,
+    RunRecordConflict as RunRecordConflict,
+    RunStatus as RunStatus,
+    RunStore as RunStore,
+    RunSummary as RunSummary,
+    SchemaVersionError as SchemaVersionError,
+    Session as Session,
+    SessionSnapshot as SessionSnapshot,
+    Store as Store,
+    StoreError as StoreError,
+)
+from ._base import StoreBase as StoreBase, StoreSession as StoreSession
+from .memory import MemoryStore as MemoryStore
+
+__all__ = [
+    "MemoryStore",
+    "RunNotFound",
+    "RunRecord",
+    "RunRecordConflict",
+    "RunStatus",
+    "RunStore",
+    "RunSummary",
+    "SchemaVersionError",
+    "Session",
+    "SessionSnapshot",
+    "Store",
+    "StoreBase",
+    "StoreError",
+    "StoreSession",
+]

@@ -1,0 +1,135 @@
+"""Run records, on every backend: create, append, read since, summaries, listing, contiguity."""
+
+from __future__ import annotations
+
+import pytest
+import trio
+
+from helikon_fc.stores import RunNotFound, RunRecord, RunRecordConflict, StoreBase
+
+
+def records(first: int, count: int, kind: str = "boundary") -> tuple[RunRecord, ...]:
+    """`count` records numbered from `first`, each body naming its seq."""
+    return tuple(RunRecord(seq, kind, f'{{"seq": {seq}}}') for seq in range(first, first + count))
+
+
+async def test_a_new_run_is_running_with_no_records(store: StoreBase) -> None:
+    """`create_run` registers the run as running, empty, under the agent's name."""
+    await store.create_run("r1", "triage")
+    summary = await store.run_summary("r1")
+    assert (summary.run_id, summary.agent, summary.status, summary.records, summary.last_kind) == (
+        "r1",
+        "triage",
+        "running",
+        0,
+        "",
+    )
+    assert summary.created_at == summary.updated_at > 0
+    assert await store.read_run_records("r1") == ()
+
+
+async def test_records_come_back_in_order_and_since_is_exclusive(store: StoreBase) -> None:
+    """Appended records read back whole and in order; `since=s` gives those with seq > s."""
+    await store.create_run("r1", "triage")
+    await store.append_run_records("r1", records(0, 3), "running")
+    await store.append_run_records("r1", records(3, 2, kind="terminal"), "completed")
+    assert await store.read_run_records("r1") == records(0, 3) + records(3, 2, kind="terminal")
+    assert await store.read_run_records("r1", since=2) == records(3, 2, kind="terminal")
+    assert await store.read_run_records("r1", since=4) == ()
+    summary = await store.run_summary("r1")
+    assert (summary.status, summary.records, summary.last_kind) == ("completed", 5, "terminal")
+    assert summary.updated_at >= summary.created_at
+
+
+async def test_an_append_that_does_not_continue_the_log_is_refused_whole(store: StoreBase) -> None:
+    """A first seq other than the run's next (a gap, or a seq already taken) raises `RunRecordConflict`
+    and writes nothing, not even the status."""
+    await store.create_run("r1", "triage")
+    await store.append_run_records("r1", records(0, 2), "running")
+    for first in (1, 3, 0):
+        with pytest.raises(RunRecordConflict, match="next record is seq 2"):
+            await store.append_run_records("r1", records(first, 2), "failed")
+    assert await store.read_run_records("r1") == records(0, 2)
+    assert (await store.run_summary("r1")).status == "running"
+
+
+async def test_two_writers_on_one_run_one_wins(store: StoreBase) -> None:
+    """Two concurrent appends of the same next seq: exactly one lands, the other is a conflict."""
+    await store.create_run("r1", "triage")
+    outcomes: list[str] = []
+
+    async def write(kind: str) -> None:
+        try:
+            await store.append_run_records("r1", records(0, 3, kind=kind), "running")
+            outcomes.append(kind)
+        except RunRecordConflict:
+            outcomes.append("conflict")
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(write, "a")
+        nursery.start_soon(write, "b")
+    winners = [outcome for outcome in outcomes if outcome != "conflict"]
+    assert len(winners) == 1 and outcomes.count("conflict") == 1
+    assert await store.read_run_records("r1") == records(0, 3, kind=winners[0])
+
+
+async def test_an_empty_append_only_sets_the_status(store: StoreBase) -> None:
+    """Appending no records changes the status and nothing else."""
+    await store.create_run("r1", "triage")
+    await store.append_run_records("r1", records(0, 1), "running")
+    await store.append_run_records("r1", (), "paused")
+    summary = await store.run_summary("r1")
+    assert (summary.status, summary.records, summary.last_kind) == ("paused", 1, "boundary")
+
+
+async def test_a_run_id_is_created_once(store: StoreBase) -> None:
+    """Creating a run under a taken id raises `RunRecordConflict` and leaves the first run as it was."""
+    await store.create_run("r1", "triage")
+    await store.append_run_records("r1", records(0, 1), "completed")
+    with pytest.raises(RunRecordConflict, match="'r1' exists already"):
+        await store.create_run("r1", "other")
+    summary = await store.run_summary("r1")
+    assert (summary.agent, summary.status, summary.records) == ("triage", "completed", 1)
+
+
+async def test_an_unknown_run_is_run_not_found_everywhere(store: StoreBase) -> None:
+    """Reading, summarising or appending to an id never created raises `RunNotFound` naming it."""
+    with pytest.raises(RunNotFound, match="'ghost'"):
+        await store.read_run_records("ghost")
+    with pytest.raises(RunNotFound, match="'ghost'"):
+        await store.run_summary("ghost")
+    with pytest.raises(RunNotFound, match="'ghost'"):
+        await store.append_run_records("ghost", records(0, 1), "running")
+    assert await store.runs() == ()
+
+
+async def test_runs_are_listed_newest_first(store: StoreBase) -> None:
+    """`runs()` lists every run, the most recently created first, each with its own summary."""
+    for run_id in ("r1", "r2", "r3"):
+        await store.create_run(run_id, f"agent-{run_id}")
+    await store.append_run_records("r2", records(0, 2, kind="model_call"), "failed")
+    listed = await store.runs()
+    assert [summary.run_id for summary in listed] == ["r3", "r2", "r1"]
+    assert listed[1] == await store.run_summary("r2")
+    assert (listed[1].agent, listed[1].status, listed[1].records, listed[1].last_kind) == (
+        "agent-r2",
+        "failed",
+        2,
+        "model_call",
+    )
+
+
+async def test_bad_record_arguments_are_refused_before_anything_is_written(store: StoreBase) -> None:
+    """A batch with a gap inside, an unknown status or a negative since is refused by name."""
+    await store.create_run("r1", "triage")
+    with pytest.raises(ValueError, match=r"records\[1\].seq is 5, expected 1"):
+        await store.append_run_records("r1", (RunRecord(0, "k", "{}"), RunRecord(5, "k", "{}")), "running")
+    with pytest.raises(
+        ValueError, match="status must be one of 'running', 'completed', 'failed', 'paused', got 'done'"
+    ):
+        await store.append_run_records("r1", records(0, 1), "done")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"since must be a seq \(an int >= -1\), got -2"):
+        await store.read_run_records("r1", since=-2)
+    with pytest.raises(ValueError, match="run_id must be a non-empty str"):
+        await store.create_run("", "triage")
+    assert (await store.run_summary("r1")).records == 0
