@@ -223,7 +223,7 @@ SAMPLES: Mapping[str, tuple[object, ...]] = {
         RunOpened(
             agent="weather",
             pattern="llm",
-            fingerprint="3f1c0e8a9b2d4c6e8f0a1b2c3d4e5f60",
+            fingerprint="3f1c0e8a9b2d4c6e",
             input=(UserMessage("Oslo?"),),
         ),
         Boundary(
