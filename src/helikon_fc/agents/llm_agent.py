@@ -14,6 +14,7 @@ from ..models.protocol import Model
 from ..shell.config import RunConfig
 from ..shell.context import RunContext
 from ..shell.driver import check_can_start, produce_llm_run, run_llm_direct
+from ..shell.durable_llm import llm_fingerprint
 from ..shell.input import AgentInput
 from ..shell.run_stream import open_run_stream
 from ..shell.tool import Tool, tool_def
@@ -107,6 +108,13 @@ class LlmAgent(Generic[Ctx]):
             wait_started=False,
             direct=partial(run_llm_direct, self, ctx, input),
         )
+
+    def durable_fingerprint(self) -> str:
+        """The fingerprint of this agent's recorded runs: its name, tools, handoffs and output schema.
+
+        `Runner.resume` refuses to continue a run recorded with another fingerprint.
+        """
+        return llm_fingerprint(self)
 
     def with_instructions(self, instructions: str | Callable[[RunContext[Ctx]], str] | None) -> LlmAgent[Ctx]:
         """A copy with other instructions."""

@@ -9,8 +9,17 @@ from typing_extensions import TypeVar
 
 from ..core import MaxIterationsExceeded, RunCompleted, RunFailed, TerminalEvent, Usage
 from ..shell.context import RunContext
+from ..shell.durable import child_context
 from ..shell.input import AgentInput
-from ._workflow import ChildFailed, ChildSucceeded, Emit, open_workflow_stream, run_child, write_state
+from ._workflow import (
+    ChildFailed,
+    ChildSucceeded,
+    Emit,
+    open_workflow_stream,
+    run_child,
+    workflow_fingerprint,
+    write_state,
+)
 from .protocol import Agent, RunStream
 
 Ctx = TypeVar("Ctx", default=None)
@@ -59,9 +68,9 @@ class LoopAgent(Generic[Ctx]):
 
         async def body(emit: Emit) -> TerminalEvent:
             total = Usage()
-            for _ in range(self.max_iterations):
-                for key, agent in self.steps:
-                    child = ctx.subagent_child()
+            for iteration in range(self.max_iterations):
+                for index, (key, agent) in enumerate(self.steps):
+                    child = child_context(ctx.subagent_child(), ctx, f"{iteration}.{index}:{key}")
                     match await run_child(agent, child, input, emit):
                         case ChildFailed(error=error):
                             return RunFailed(error)
@@ -72,4 +81,10 @@ class LoopAgent(Generic[Ctx]):
                         return RunCompleted(total)
             return RunFailed(MaxIterationsExceeded(self.max_iterations))
 
-        return open_workflow_stream(self.name, ctx, body)
+        return open_workflow_stream(
+            self.name, ctx, body, input=input, pattern="loop", fingerprint=self.durable_fingerprint()
+        )
+
+    def durable_fingerprint(self) -> str:
+        """The fingerprint of this workflow's recorded runs (its name and steps)."""
+        return workflow_fingerprint("loop", self.name, self.steps)

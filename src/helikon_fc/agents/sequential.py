@@ -9,8 +9,17 @@ from typing_extensions import TypeVar
 
 from ..core import RunCompleted, RunFailed, TerminalEvent, Usage
 from ..shell.context import RunContext
+from ..shell.durable import child_context
 from ..shell.input import AgentInput
-from ._workflow import ChildFailed, ChildSucceeded, Emit, open_workflow_stream, run_child, write_state
+from ._workflow import (
+    ChildFailed,
+    ChildSucceeded,
+    Emit,
+    open_workflow_stream,
+    run_child,
+    workflow_fingerprint,
+    write_state,
+)
 from .protocol import Agent, RunStream
 
 Ctx = TypeVar("Ctx", default=None)
@@ -54,8 +63,9 @@ class SequentialAgent(Generic[Ctx]):
 
         async def body(emit: Emit) -> TerminalEvent:
             total = Usage()
-            for key, agent in self.steps:
-                match await run_child(agent, ctx.subagent_child(), input, emit):
+            for index, (key, agent) in enumerate(self.steps):
+                child = child_context(ctx.subagent_child(), ctx, f"{index}:{key}")
+                match await run_child(agent, child, input, emit):
                     case ChildFailed(error=error):
                         return RunFailed(error)
                     case ChildSucceeded(text=text, usage=usage):
@@ -63,4 +73,10 @@ class SequentialAgent(Generic[Ctx]):
                         write_state(ctx, key, text)
             return RunCompleted(total)
 
-        return open_workflow_stream(self.name, ctx, body)
+        return open_workflow_stream(
+            self.name, ctx, body, input=input, pattern="sequential", fingerprint=self.durable_fingerprint()
+        )
+
+    def durable_fingerprint(self) -> str:
+        """The fingerprint of this workflow's recorded runs (its name and steps)."""
+        return workflow_fingerprint("sequential", self.name, self.steps)

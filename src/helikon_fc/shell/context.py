@@ -15,6 +15,7 @@ import trio
 
 from ..core import Item, JsonValue
 from .config import RunConfig
+from .durable import Durability
 
 Ctx = TypeVar("Ctx")
 Ctx_co = TypeVar("Ctx_co", covariant=True)
@@ -178,6 +179,8 @@ class RunContext(Generic[Ctx]):
     session: InMemorySession = attrs.field(factory=InMemorySession)
     agent_depth: int = 0
     run_config: RunConfig | None = None
+    durable: Durability | None = None
+    """Where the run records itself (set by ``Runner(config, store=...)``); `None` for a run that is not recorded."""
 
     @classmethod
     def ephemeral(cls, user: Ctx) -> RunContext[Ctx]:
@@ -197,9 +200,15 @@ class RunContext(Generic[Ctx]):
         """The same context with `config` installed (it wins over the agent's own)."""
         return attrs.evolve(self, run_config=config)
 
+    @property
+    def run_id(self) -> str | None:
+        """The id the run is recorded under, or `None` when it is not recorded."""
+        return self.durable.run_id if self.durable is not None else None
+
     def handoff_child(self) -> RunContext[Ctx]:
-        """The context a handoff target runs in: everything shared, one level deeper."""
-        return attrs.evolve(self, agent_depth=self.agent_depth + 1)
+        """The context a handoff target runs in: everything shared, one level deeper (not recorded
+        until given a child id: see `helikon_fc.shell.durable.child_context`)."""
+        return attrs.evolve(self, agent_depth=self.agent_depth + 1, durable=None)
 
     def subagent_child(self) -> RunContext[Ctx]:
         """The context a workflow child runs in: shared state and session, its own escalate
@@ -209,6 +218,7 @@ class RunContext(Generic[Ctx]):
             actions=ActionsHandle(),
             cancel_token=self.cancel_token.child(),
             agent_depth=self.agent_depth + 1,
+            durable=None,
         )
 
     def isolated_child(self) -> RunContext[Ctx]:

@@ -27,6 +27,7 @@ import trio
 
 from ..core import (
     AgentEvent,
+    ApplyingHandoff,
     CallModel,
     Conversation,
     ExecuteTools,
@@ -66,9 +67,12 @@ from ..core import (
     initial_state,
     transition,
 )
+from ..core.records import RecordLogError
 from ..models.protocol import Model, ModelError
 from .config import RunConfig
 from .context import RunContext
+from .durable import IncompatibleRunError, child_context
+from .durable_llm import LlmRecording, handoff_segment
 from .input import AgentInput
 from .results import HandoffCollisionError, RunError
 from .run_stream import RunStreamManager, Send, emit_run, sender
@@ -162,14 +166,31 @@ async def drive(agent: LlmAgent[Any], ctx: RunContext[Any], input: AgentInput, s
     tools = agent._tools_by_name
     model = agent.model
 
-    state = initial_state()
-    step: TransitionInput = Start()
+    try:
+        recording = await LlmRecording.open(agent, ctx, ctx.durable, input) if ctx.durable is not None else None
+    except (IncompatibleRunError, RecordLogError) as exc:
+        return RunFailed(OtherError(str(exc)))
+    redeliver: tuple[AgentEvent, ...] = ()
+    if recording is None:
+        state, step, resumed = initial_state(), cast("TransitionInput", Start()), False
+    else:
+        point = await recording.start(send)
+        if recording.finished_terminal is not None and not isinstance(point.state, ApplyingHandoff):
+            return cast("TerminalEvent", recording.finished_terminal)
+        # (a finished run that handed off goes on into the handoff: the target replays its own events)
+        state, step, resumed, redeliver = point.state, point.step, point.resumed, point.redeliver
+        conversation = point.conversation
+        tctx = _context_with(fixed, conversation)
     while True:
         outcome = transition(state, step, tctx)
         events = outcome.events
         action = outcome.next_action
+        if resumed:  # `Start` re-asked a recorded boundary's action: it is recorded, its events went out
+            events, resumed = redeliver, False
+        elif recording is not None:
+            await recording.boundary(outcome)
         if type(action) is Terminate:
-            return await _finish(events, send)
+            return await _finish_recorded(events, send, recording)
         for event in events:
             await send(event)
         appends = outcome.conversation_appends
@@ -179,19 +200,36 @@ async def drive(agent: LlmAgent[Any], ctx: RunContext[Any], input: AgentInput, s
         state = outcome.next_state
         match action:
             case CallModel(request=request):
-                answer = await call_model(model, request, send)
+                answer = await call_model(model, request, recording.collecting(send) if recording else send)
                 if type(answer) is RunFailed:
+                    if recording is not None:
+                        await recording.finish(answer)
                     return answer
                 assert type(answer) is ModelResponse
+                if recording is not None:
+                    recording.answered(answer)
                 step = answer
             case ExecuteTools(calls=calls):
-                step = ToolResults(await execute_tools(calls, tools, ctx, limiter))
+                step = ToolResults(await execute_tools(calls, tools, ctx, limiter, recording))
             case PerformHandoff(target=target, transcript=transcript):
-                return await hand_off(agent, target, transcript, state.usage, ctx, send)
+                terminal = await hand_off(agent, target, transcript, state.usage, ctx, send)
+                if recording is not None:
+                    await recording.finish(terminal)
+                    if recording.finished_terminal is not None:
+                        return cast("TerminalEvent", recording.finished_terminal)
+                return terminal
             case Terminate():
-                return await _finish(events, send)
+                return await _finish_recorded(events, send, recording)
             case _:
                 assert_never(action)
+
+
+async def _finish_recorded(events: tuple[AgentEvent, ...], send: Send, recording: LlmRecording | None) -> TerminalEvent:
+    """`_finish`, then the terminal event recorded (after the events it follows went out)."""
+    terminal = await _finish(events, send)
+    if recording is not None:
+        await recording.finish(terminal)
+    return terminal
 
 
 async def _finish(events: tuple[AgentEvent, ...], send: Send) -> TerminalEvent:
@@ -252,8 +290,15 @@ async def execute_tools(
     tools: dict[str, Tool[Any]],
     ctx: RunContext[Any],
     limiter: trio.CapacityLimiter | None,
+    recording: LlmRecording | None = None,
 ) -> tuple[ToolResult, ...]:
-    """Run `calls` concurrently (at most `limiter`'s tokens at once); their results, in call order."""
+    """Run `calls` concurrently (at most `limiter`'s tokens at once); their results, in call order.
+
+    With a `recording`, each result is recorded as its call finishes, and a call whose result was
+    recorded before a crash is not run again.
+    """
+    if recording is not None:
+        return await _execute_recorded(calls, tools, ctx, limiter, recording)
     if len(calls) == 1 and limiter is None:
         call = calls[0]
         return (await execute_tool_call(tools.get(call.name), call, ctx, checked=True),)
@@ -265,6 +310,39 @@ async def execute_tools(
     # Every slot is filled: `execute_tool_call` returns a result or is cancelled, and a cancelled
     # call makes the nursery raise before this line.
     return cast("tuple[ToolResult, ...]", tuple(slots))
+
+
+async def _execute_recorded(
+    calls: tuple[ToolCall, ...],
+    tools: dict[str, Tool[Any]],
+    ctx: RunContext[Any],
+    limiter: trio.CapacityLimiter | None,
+    recording: LlmRecording,
+) -> tuple[ToolResult, ...]:
+    """`execute_tools` for a recorded run: skip the calls recorded as finished, record the others one by one."""
+    slots: list[ToolResult | None] = [recording.recorded_result(call) for call in calls]
+    recording.forget_recorded_results()
+    async with trio.open_nursery() as nursery:
+        for index, call in enumerate(calls):
+            if slots[index] is None:
+                nursery.start_soon(_run_recorded, slots, index, call, tools.get(call.name), ctx, limiter, recording)
+    return cast("tuple[ToolResult, ...]", tuple(slots))
+
+
+async def _run_recorded(
+    slots: list[ToolResult | None],
+    index: int,
+    call: ToolCall,
+    tool: Tool[Any] | None,
+    ctx: RunContext[Any],
+    limiter: trio.CapacityLimiter | None,
+    recording: LlmRecording,
+) -> None:
+    """One tool call of a recorded round: run it, record its result, then fill its slot."""
+    await _run_one(slots, index, call, tool, ctx, limiter)
+    result = slots[index]
+    assert result is not None
+    await recording.tool_finished(result)
 
 
 async def _run_one(
@@ -317,7 +395,8 @@ async def hand_off(
             await send(event)
 
     try:
-        run = successor.run(ctx.handoff_child(), AgentInput.from_items(transcript))
+        child = child_context(ctx.handoff_child(), ctx, handoff_segment(target))
+        run = successor.run(child, AgentInput.from_items(transcript))
         if isinstance(run, RunStreamManager) and run.can_drain:
             await run.drain(forward)  # an LlmAgent target runs in this task: no extra hop per event
         else:

@@ -24,6 +24,7 @@ from ..core import (
     OtherError,
     RunCompleted,
     RunFailed,
+    RunStarted,
     StructuredOutputInvalid,
     Usage,
 )
@@ -81,6 +82,12 @@ class RunResult(Generic[T_co]):
     final_output: T_co
     events: tuple[AgentEvent, ...]
     usage: Usage
+
+    @property
+    def run_id(self) -> str | None:
+        """The id the run was recorded under (from its `RunStarted`), or `None` for a run not recorded."""
+        first = self.events[0] if self.events else None
+        return first.run_id if isinstance(first, RunStarted) else None
 
     @staticmethod
     def from_events(events: Iterable[AgentEvent]) -> RunResult[str]:

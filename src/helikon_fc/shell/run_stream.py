@@ -235,7 +235,7 @@ async def emit_run(send: Send, ctx: RunContext[Any], agent_name: str, body: RunB
     `ClosedResourceError`), nothing more is sent.
     """
     try:
-        await send(RunStarted(agent_name))
+        await send(RunStarted(agent_name, ctx.run_id))
         terminal: TerminalEvent | None = None
         if not ctx.cancel_token.cancelled:
             with trio.CancelScope() as scope, ctx.cancel_token.attach(scope):
