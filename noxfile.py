@@ -50,3 +50,4 @@ def bench(session: nox.Session) -> None:
     """
     session.install("-e", ".[bench]")
     session.run("python", "-m", "bench", *session.posargs)
+    session.run("python", "-m", "bench.stores", *[arg for arg in session.posargs if arg == "--quick"])

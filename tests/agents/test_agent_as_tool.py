@@ -81,17 +81,17 @@ async def test_the_sub_run_is_isolated_from_the_parent_session_and_state() -> No
     sub = FakeAgent("sub", answer="ok", timeline=timeline)
     parent_ctx = RunContext.ephemeral(None)
     parent_ctx.state.set("secret", "parent only")
-    parent_ctx.session.append([UserMessage("earlier")])
+    await parent_ctx.session.append([UserMessage("earlier")])
     tool = AgentAsTool[None](sub)
     child = tool.sub_run_context(parent_ctx)
-    assert child.session is not parent_ctx.session and len(child.session) == 0
+    assert child.session is not parent_ctx.session and await child.session.items() == ()
     assert child.state.get("secret") is None
     assert child.agent_depth == parent_ctx.agent_depth + 1
     assert child.user is parent_ctx.user
     output = await tool.invoke(ToolContext(parent_ctx, "c1", "sub"), {"input": "hello"})
     assert output.content == "ok"
     assert timeline.inputs["sub"] == [AgentInput.from_user_text("hello")]
-    assert len(parent_ctx.session) == 1 and parent_ctx.state.keys() == ("secret",)
+    assert len(await parent_ctx.session.items()) == 1 and parent_ctx.state.keys() == ("secret",)
 
 
 def test_the_sub_run_uses_its_own_run_config() -> None:

@@ -95,7 +95,7 @@ async def test_session_history_goes_first_and_new_items_are_appended() -> None:
     first_model = ScriptedModel([call_tools(call("spent")), reply("You spent 120.")])
     agent = LlmAgent(name="a", model=first_model, tools=[tool])
     await drain(Runner().run(agent, ctx, QUESTION))
-    assert ctx.session.items() == (
+    assert await ctx.session.items() == (
         UserMessage("How am I doing?"),
         ToolCall("call_0_0", "spent", "{}"),
         ToolResult("call_0_0", "spent"),
@@ -104,8 +104,8 @@ async def test_session_history_goes_first_and_new_items_are_appended() -> None:
     second_model = ScriptedModel([reply("Still 120.")])
     follow_up = AgentInput.from_user_text("And now?")
     await drain(Runner().run(agent.with_model(second_model), ctx, follow_up))
-    assert list(second_model.requests[0].items) == [*ctx.session.items()[:4], UserMessage("And now?")]
-    assert ctx.session.items()[4:] == (UserMessage("And now?"), AssistantMessage("Still 120.", "a"))
+    assert list(second_model.requests[0].items) == [*(await ctx.session.items())[:4], UserMessage("And now?")]
+    assert (await ctx.session.items())[4:] == (UserMessage("And now?"), AssistantMessage("Still 120.", "a"))
 
 
 async def test_session_is_updated_before_the_terminal_event_arrives() -> None:
@@ -116,7 +116,7 @@ async def test_session_is_updated_before_the_terminal_event_arrives() -> None:
     async with Runner().run(agent, ctx, QUESTION) as events:
         async for event in events:
             if isinstance(event, RunCompleted):
-                lengths.append(len(ctx.session))
+                lengths.append(len(await ctx.session.items()))
     assert lengths == [3]
 
 
@@ -126,13 +126,13 @@ async def test_a_failed_run_still_records_its_items() -> None:
     agent = LlmAgent(name="a", model=ScriptedModel([]))
     events = await drain(Runner().run(agent, ctx, QUESTION))
     assert isinstance(events[-1], RunFailed)
-    assert ctx.session.items() == (UserMessage("How am I doing?"),)
+    assert await ctx.session.items() == (UserMessage("How am I doing?"),)
 
     clash = LlmAgent(name="a", model=ScriptedModel([]), handoffs=[Handoff.to(agent), Handoff.to(agent)])
     with pytest.raises(HandoffCollisionError):
         async with Runner().run(clash, ctx, QUESTION):
             pass  # pragma: no cover
-    assert len(ctx.session) == 1
+    assert len(await ctx.session.items()) == 1
 
 
 async def test_runner_forwards_cancellation(autojump_clock: trio.testing.MockClock) -> None:
@@ -158,7 +158,7 @@ async def test_runner_collect_raises_a_failure_to_start() -> None:
     ctx = ephemeral()
     with pytest.raises(HandoffCollisionError):
         await RunResultStreaming(Runner().run(clash, ctx, QUESTION)).collect()
-    assert len(ctx.session) == 0
+    assert len(await ctx.session.items()) == 0
 
 
 async def test_leaving_a_runner_stream_early_cancels_the_run(autojump_clock: trio.testing.MockClock) -> None:
@@ -204,4 +204,4 @@ async def test_an_agent_stream_breaking_the_trio_way_still_ends_with_one_termina
     assert kinds(events) == ["RunStarted", "RunFailed"]
     assert isinstance(events[-1], RunFailed) and isinstance(events[-1].error, OtherError)
     assert "BrokenResourceError: connection reset by peer" in events[-1].error.message
-    assert ctx.session.items() == QUESTION.items
+    assert await ctx.session.items() == QUESTION.items

@@ -13,6 +13,7 @@ import sys
 from collections.abc import Sequence
 
 from .demo import run_demo, scenario_keys
+from .runs import add_runs_parser, run_runs
 
 __all__ = ["main"]
 
@@ -38,6 +39,7 @@ def _parser() -> argparse.ArgumentParser:
         metavar="SCENARIO",
         help=f"which scenarios to run: {', '.join(scenario_keys())} (default: all)",
     )
+    add_runs_parser(commands)
     return parser
 
 
@@ -49,6 +51,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     parser = _parser()
     args = parser.parse_args(argv)
+    if args.command == "runs":
+        return run_runs(args, sys.stdout, sys.stderr)
     if args.command != "demo":
         parser.print_help()
         return 2

@@ -6,7 +6,7 @@ from __future__ import annotations
 import copy
 import json
 import weakref
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Generic, TypeVar
 
@@ -16,6 +16,7 @@ import trio
 from ..core import Item, JsonValue
 from .config import RunConfig
 from .durable import Durability
+from .storage import Session, SessionSnapshot
 
 Ctx = TypeVar("Ctx")
 Ctx_co = TypeVar("Ctx_co", covariant=True)
@@ -141,23 +142,41 @@ class CancelToken:
 
 
 class InMemorySession:
-    """A conversation history kept in memory: what earlier runs on this context said.
+    """A `Session` kept in memory: what earlier runs on this context said.
 
     `Runner` prepends the history to a run's input and appends the run's new items when it ends.
+    Each call runs whole between two trio checkpoints, so concurrent tasks never see half an append.
+    For a history that outlives the process, use a store's session (`helikon_fc.stores`).
     """
 
-    __slots__ = ("_items",)
+    __slots__ = ("_items", "_session_id")
 
-    def __init__(self, items: Iterable[Item] = ()) -> None:
+    def __init__(self, items: Iterable[Item] = (), *, session_id: str = "memory") -> None:
         self._items: list[Item] = list(items)
+        self._session_id = session_id
 
-    def items(self) -> tuple[Item, ...]:
-        """The history, oldest first."""
-        return tuple(self._items)
+    @property
+    def session_id(self) -> str:
+        """The id this session was given (``"memory"`` unless named)."""
+        return self._session_id
 
-    def append(self, items: Iterable[Item]) -> None:
-        """Add items at the end."""
+    async def append(self, items: Sequence[Item]) -> int:
+        """Add `items` at the end; return the watermark (the item count) after them."""
+        await trio.lowlevel.checkpoint()
         self._items.extend(items)
+        return len(self._items)
+
+    async def items(self, since: int | None = None) -> tuple[Item, ...]:
+        """The items appended after watermark `since` (all of them when ``None``), oldest first."""
+        if since is not None and (isinstance(since, bool) or not isinstance(since, int) or since < 0):
+            raise ValueError(f"since must be a watermark (an int >= 0) or None, got {since!r}")
+        await trio.lowlevel.checkpoint()
+        return tuple(self._items[since or 0 :])
+
+    async def snapshot(self) -> SessionSnapshot:
+        """Every item and the current watermark."""
+        await trio.lowlevel.checkpoint()
+        return SessionSnapshot(tuple(self._items), len(self._items))
 
     def __len__(self) -> int:
         return len(self._items)
@@ -176,16 +195,17 @@ class RunContext(Generic[Ctx]):
     state: SessionState = attrs.field(factory=SessionState)
     actions: ActionsHandle = attrs.field(factory=ActionsHandle)
     cancel_token: CancelToken = attrs.field(factory=CancelToken)
-    session: InMemorySession = attrs.field(factory=InMemorySession)
+    session: Session = attrs.field(factory=InMemorySession)
     agent_depth: int = 0
     run_config: RunConfig | None = None
     durable: Durability | None = None
     """Where the run records itself (set by ``Runner(config, store=...)``); `None` for a run that is not recorded."""
 
     @classmethod
-    def ephemeral(cls, user: Ctx) -> RunContext[Ctx]:
-        """A fresh context: empty state and in-memory session, a new cancel token, depth 0."""
-        return cls(user)
+    def ephemeral(cls, user: Ctx, *, session: Session | None = None) -> RunContext[Ctx]:
+        """A fresh context: empty state, a new cancel token, depth 0, and `session` (a new in-memory
+        one when `None`; pass ``store.session(id)`` for a history that outlives the process)."""
+        return cls(user) if session is None else cls(user, session=session)
 
     def cancel(self, reason: str = "run cancelled") -> None:
         """Cancel every run using this context; each ends with `RunFailed(Cancelled)`."""

@@ -22,6 +22,7 @@ from ..core import (
     RunCompleted,
     RunFailed,
     RunStarted,
+    SessionFailed,
     TerminalEvent,
     TimedOut,
     ToolCallItem,
@@ -148,7 +149,7 @@ class Runner:
         """
         session = ctx.session
         new_items: list[Item] = list(input.items)
-        history = session.items()
+        history = await session.items()
         full_input = AgentInput.from_items(history + input.items) if history else input
         durable = ctx.durable
         if durable is not None:
@@ -173,11 +174,15 @@ class Runner:
         has_started = False
         recorded = False
 
-        def record() -> None:
-            nonlocal recorded
+        async def record() -> None:
+            nonlocal recorded, terminal
             if not recorded:
                 recorded = True
-                session.append(new_items)
+                try:
+                    with trio.CancelScope(shield=True):  # a cancelled or timed-out run is recorded too
+                        await session.append(new_items)
+                except Exception as exc:
+                    terminal = RunFailed(SessionFailed(f"{type(exc).__name__}: {exc}"))
 
         async def forward(event: AgentEvent) -> None:
             nonlocal terminal
@@ -229,7 +234,7 @@ class Runner:
                 raise
             terminal = RunFailed(OtherError(f"internal error: {type(exc).__name__}: {exc}"))
         finally:
-            record()
+            await record()
         try:
             await send(terminal)
         except (trio.BrokenResourceError, trio.ClosedResourceError):

@@ -2,7 +2,8 @@
 
 `MemoryStore` keeps them in memory; `SQLiteStore` in a SQLite file (the embedded default);
 `PostgresStore` in PostgreSQL (``pip install helikon_fc[postgres]``). Each implements
-`helikon_fc.shell.storage.Store`; the interfaces and errors are re-exported here.
+`helikon_fc.shell.storage.Store`; the interfaces and errors are re-exported here, and `store_at(location)` picks a
+store from a path or a DSN.
 """
 
 from __future__ import annotations
@@ -21,16 +22,21 @@ from ..shell.storage import (
     StoreError as StoreError,
 )
 from ._base import StoreBase as StoreBase, StoreSession as StoreSession
+from .location import store_at as store_at
 from .memory import MemoryStore as MemoryStore
+from .postgres import PostgresStore as PostgresStore
+from .sqlite import SQLiteStore as SQLiteStore
 
 __all__ = [
     "MemoryStore",
+    "PostgresStore",
     "RunNotFound",
     "RunRecord",
     "RunRecordConflict",
     "RunStatus",
     "RunStore",
     "RunSummary",
+    "SQLiteStore",
     "SchemaVersionError",
     "Session",
     "SessionSnapshot",
@@ -38,4 +44,5 @@ __all__ = [
     "StoreBase",
     "StoreError",
     "StoreSession",
+    "store_at",
 ]

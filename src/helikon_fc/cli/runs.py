@@ -1,0 +1,105 @@
+"""``helikon runs list|show``: the runs a store has recorded, and one run's records."""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+from typing import TextIO
+
+import trio
+
+from ..shell.storage import RunNotFound, RunRecord, RunSummary, StoreError
+from ..stores import store_at
+from ..stores.location import POSTGRES_SCHEMES
+
+__all__ = ["add_runs_parser", "run_runs"]
+
+SHORT = 100
+"""How many characters of a record's body `show` prints (without ``--full``)."""
+
+
+def add_runs_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register ``runs`` (with ``list`` and ``show``) on the ``helikon`` subcommands `commands`."""
+    runs = commands.add_parser(
+        "runs",
+        help="list the runs a store recorded, or show one run's records",
+        description="Inspect the runs recorded in a store (a SQLite file or a postgresql:// DSN).",
+    )
+    actions = runs.add_subparsers(dest="runs_command", metavar="ACTION")
+    listing = actions.add_parser("list", help="every recorded run, newest first")
+    show = actions.add_parser("show", help="one run's summary and records")
+    show.add_argument("run_id", metavar="RUN_ID", help="the run to show")
+    show.add_argument("--full", action="store_true", help="print each record's whole JSON body")
+    for action in (listing, show):
+        action.add_argument("--store", required=True, metavar="PATH", help="a SQLite file or a postgresql:// DSN")
+    runs.set_defaults(runs_parser=runs)
+
+
+def run_runs(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """Carry out a parsed ``helikon runs ...`` command; returns the exit status (1 when the store
+    or the run cannot be read, 2 for a missing action)."""
+    if args.runs_command is None:
+        args.runs_parser.print_help(out)
+        return 2
+    location: str = args.store
+    if not location.startswith(POSTGRES_SCHEMES) and not os.path.exists(location):
+        err.write(f"helikon runs: no store at {location!r} (no such file)\n")
+        return 1
+    try:
+        if args.runs_command == "list":
+            out.write(trio.run(_list, location))
+        else:
+            out.write(trio.run(_show, location, args.run_id, args.full))
+    except RunNotFound:
+        err.write(f"helikon runs: no run {args.run_id!r} in {location!r}\n")
+        return 1
+    except StoreError as exc:
+        err.write(f"helikon runs: {exc}\n")
+        return 1
+    return 0
+
+
+async def _list(location: str) -> str:
+    async with store_at(location) as store:
+        runs = await store.runs()
+    if not runs:
+        return "no runs recorded\n"
+    rows = [("RUN", "AGENT", "STATUS", "RECORDS", "LAST", "UPDATED")]
+    rows += [(r.run_id, r.agent, r.status, str(r.records), r.last_kind or "-", _when(r.updated_at)) for r in runs]
+    widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]) - 1)]
+    return "".join(
+        "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=False)) + f"  {row[-1]}\n"
+        for row in rows
+    )
+
+
+async def _show(location: str, run_id: str, full: bool) -> str:
+    async with store_at(location) as store:
+        summary = await store.run_summary(run_id)
+        records = await store.read_run_records(run_id)
+    lines = [_headline(summary)]
+    width = max((len(record.kind) for record in records), default=0)
+    lines += [f"{record.seq:>5}  {record.kind.ljust(width)}  {_body(record, full)}" for record in records]
+    return "\n".join(lines) + "\n"
+
+
+def _headline(run: RunSummary) -> str:
+    return (
+        f"run {run.run_id}  agent {run.agent}  {run.status}  {run.records} record{'s' if run.records != 1 else ''}"
+        f"  created {_when(run.created_at)}  updated {_when(run.updated_at)}"
+    )
+
+
+def _body(record: RunRecord, full: bool) -> str:
+    """The record's JSON body on one line (compact), cut to `SHORT` characters unless `full`."""
+    try:
+        text = json.dumps(json.loads(record.body), separators=(",", ":"), ensure_ascii=False)
+    except ValueError:
+        text = record.body.replace("\n", " ")
+    return text if full or len(text) <= SHORT else text[: SHORT - 1] + "…"
+
+
+def _when(seconds: float) -> str:
+    return datetime.datetime.fromtimestamp(seconds, datetime.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
