@@ -172,7 +172,10 @@ async def read_opened(store: RunStore, run_id: str) -> RunOpened:
     records = await store.read_run_records(run_id)
     bodies = decode_records(run_id, records[:1])
     if not bodies or not isinstance(bodies[0], RunOpened):
-        raise RunNotFound(f"run {run_id!r} has no records to resume from")
+        raise RunNotFound(
+            f"run {run_id!r} has no records to resume from (it stopped before its first one, so nothing "
+            "of it ran): start it again with runner.run(..., run_id=...)"
+        )
     return bodies[0]
 
 
@@ -220,9 +223,10 @@ async def open_log(
 
 
 async def run_exists(store: RunStore, run_id: str) -> bool:
-    """Whether a run is recorded under `run_id`."""
+    """Whether a run with at least one record is kept under `run_id` (one registered by a process
+    that died before its first record did nothing, and may be started again)."""
     try:
-        await store.run_summary(run_id)
+        summary = await store.run_summary(run_id)
     except RunNotFound:
         return False
-    return True
+    return summary.records > 0
