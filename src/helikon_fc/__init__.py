@@ -90,6 +90,7 @@ if TYPE_CHECKING:
         RunContext as RunContext,
         SessionState as SessionState,
     )
+    from .shell.durable import IncompatibleRunError as IncompatibleRunError
     from .shell.function_tool import FunctionTool as FunctionTool, function_tool as function_tool
     from .shell.input import AgentInput as AgentInput
     from .shell.results import (
@@ -127,6 +128,7 @@ _EXPORTS: dict[str, str] = {
     "HandoffItem": ".core",
     "HookDenied": ".core",
     "InMemorySession": ".shell.context",
+    "IncompatibleRunError": ".shell.durable",
     "InvalidTransition": ".core",
     "Item": ".core",
     "JsonObject": ".core",
@@ -221,6 +223,7 @@ __all__ = [
     "HandoffItem",
     "HookDenied",
     "InMemorySession",
+    "IncompatibleRunError",
     "InvalidTransition",
     "Item",
     "JsonObject",
