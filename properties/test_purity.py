@@ -4,16 +4,27 @@ and no IO, clock or randomness is touched."""
 from __future__ import annotations
 
 import contextlib
+import copy
 import random
 import socket
 import time
 from collections.abc import Iterator
 from unittest import mock
 
-from hypothesis import given
-from properties.strategies import loop_states, transition_ctxs, transition_inputs
+import attrs
+from hypothesis import given, strategies as st
+from properties.strategies import loop_states, model_responses, transition_ctxs, transition_inputs
 
-from helikon_fc.core import LoopState, TransitionCtx, TransitionInput, to_json, transition
+from helikon_fc.core import (
+    Conversation,
+    LoopState,
+    Start,
+    TransitionCtx,
+    TransitionInput,
+    initial_state,
+    to_json,
+    transition,
+)
 
 STATES = loop_states()
 INPUTS = transition_inputs()
@@ -70,3 +81,42 @@ def test_no_io_clock_or_randomness(state: LoopState, given_input: TransitionInpu
     with no_io():
         outcome = transition(state, given_input, ctx)
     assert outcome == expected
+
+
+def _vandalize(value: object, seen: set[int]) -> None:
+    """Change every mutable container reachable from `value`: add a key to each dict, an item to each list."""
+    if id(value) in seen:
+        return
+    seen.add(id(value))
+    if isinstance(value, dict):
+        for inner in list(value.values()):
+            _vandalize(inner, seen)
+        value["vandalized"] = True
+    elif isinstance(value, list):
+        for inner in list(value):
+            _vandalize(inner, seen)
+        value.append("vandalized")
+    elif isinstance(value, tuple | Conversation):  # a Conversation's log is append-only: vandalize its items
+        for inner in value:
+            _vandalize(inner, seen)
+    elif attrs.has(type(value)):
+        for field in getattr(value, "__attrs_attrs__", ()):
+            _vandalize(getattr(value, field.name), seen)
+
+
+@given(state=STATES, given_input=INPUTS, ctx=CTXS)
+def test_outcomes_share_no_mutable_state(state: LoopState, given_input: TransitionInput, ctx: TransitionCtx) -> None:
+    """Mutating anything a transition returned never changes the outcome of the next call on equal arguments."""
+    expected = to_json(transition(state, given_input, ctx))
+    copies = copy.deepcopy((state, given_input, ctx))
+    _vandalize(transition(*copies), set())
+    assert to_json(transition(state, given_input, ctx)) == expected
+
+
+@given(ctx=CTXS, given_input=st.just(Start()) | model_responses())
+def test_requests_share_no_mutable_state(given_input: TransitionInput, ctx: TransitionCtx) -> None:
+    """Mutating the request a fresh run asks for never changes the request the next equal run asks for."""
+    expected = to_json(transition(initial_state(), given_input, ctx))
+    copies = copy.deepcopy((initial_state(), given_input, ctx))
+    _vandalize(transition(*copies), set())
+    assert to_json(transition(initial_state(), given_input, ctx)) == expected

@@ -20,7 +20,6 @@ if TYPE_CHECKING:
     from .agents.llm_agent import LlmAgent as LlmAgent
     from .agents.loop import LoopAgent as LoopAgent
     from .agents.parallel import ParallelAgent as ParallelAgent
-    from .agents.protocol import Agent as Agent, RunStream as RunStream
     from .agents.sequential import SequentialAgent as SequentialAgent
     from .agents.swarm import SwarmAgent as SwarmAgent, SwarmBuildError as SwarmBuildError
     from .core import (
@@ -93,6 +92,7 @@ if TYPE_CHECKING:
     from .shell.durable import IncompatibleRunError as IncompatibleRunError
     from .shell.function_tool import FunctionTool as FunctionTool, function_tool as function_tool
     from .shell.input import AgentInput as AgentInput
+    from .shell.protocol import Agent as Agent, RunStream as RunStream
     from .shell.results import (
         HandoffCollisionError as HandoffCollisionError,
         RunError as RunError,
@@ -105,7 +105,7 @@ if TYPE_CHECKING:
 
 _EXPORTS: dict[str, str] = {
     "ActionsHandle": ".shell.context",
-    "Agent": ".agents.protocol",
+    "Agent": ".shell.protocol",
     "AgentAsTool": ".agents.agent_as_tool",
     "AgentError": ".core",
     "AgentEvent": ".core",
@@ -166,7 +166,7 @@ _EXPORTS: dict[str, str] = {
     "RunResultStreaming": ".shell.results",
     "RunStartError": ".shell.results",
     "RunStarted": ".core",
-    "RunStream": ".agents.protocol",
+    "RunStream": ".shell.protocol",
     "Runner": ".shell.runner",
     "SequentialAgent": ".agents.sequential",
     "SessionFailed": ".core",

@@ -13,7 +13,13 @@ import trio.testing
 
 from helikon_fc.core import JsonObject
 from helikon_fc.shell.context import RunContext
-from helikon_fc.shell.function_tool import FunctionTool, function_tool, parse_docstring, to_tool_output
+from helikon_fc.shell.function_tool import (
+    FunctionTool,
+    function_tool,
+    parse_docstring,
+    sync_tools_inline,
+    to_tool_output,
+)
 from helikon_fc.shell.tool import Tool, ToolContext, ToolError, ToolOutput, tool_def
 
 
@@ -439,8 +445,10 @@ async def test_a_cancelled_sync_tool_is_abandoned() -> None:
     assert finished.is_set()
 
 
-async def test_under_virtual_time_a_sync_tool_runs_inline(autojump_clock: trio.testing.MockClock) -> None:
-    """Under a MockClock a sync tool runs in the trio thread, so no virtual time passes while it works."""
+async def test_inside_sync_tools_inline_a_sync_tool_runs_in_the_trio_thread(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """Inside `sync_tools_inline()` (the simulator's option) a sync tool runs in the trio thread, in no virtual time."""
     threads: list[str] = []
 
     @function_tool
@@ -449,10 +457,31 @@ async def test_under_virtual_time_a_sync_tool_runs_inline(autojump_clock: trio.t
         threads.append(threading.current_thread().name)
         return "here"
 
-    output = await where.invoke(_ctx(), {})
+    with sync_tools_inline():
+        output = await where.invoke(_ctx(), {})
     assert output.content == "here"
     assert threads == [threading.current_thread().name]
     assert trio.current_time() == 0
+
+
+async def test_a_mock_clock_alone_does_not_change_where_a_sync_tool_runs(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """The library does not look at the clock: outside `sync_tools_inline()` a sync tool runs in a worker thread."""
+    threads: list[str] = []
+
+    @function_tool
+    def where() -> str:
+        """Say which thread runs the tool."""
+        threads.append(threading.current_thread().name)
+        return "here"
+
+    await where.invoke(_ctx(), {})
+    with sync_tools_inline():
+        pass
+    await where.invoke(_ctx(), {})  # leaving the block restored the default
+    assert len(threads) == 2
+    assert threading.current_thread().name not in threads
 
 
 def test_literal_parameters() -> None:

@@ -221,3 +221,64 @@ async def test_a_run_stream_runs_once() -> None:
     with pytest.raises(RuntimeError, match="runs once"):
         async with run:
             pass  # pragma: no cover
+
+
+class _Boom(Exception):
+    """What a consumer raises in the tests of `forward_run`."""
+
+
+def _as_stream_only(run: Any) -> Any:
+    """The same run seen only as an async context manager, so `forward_run` must take the nursery path."""
+
+    class StreamOnly:
+        async def __aenter__(self) -> Any:
+            return await run.__aenter__()
+
+        async def __aexit__(self, *exc_info: Any) -> bool:
+            return bool(await run.__aexit__(*exc_info))
+
+    return StreamOnly()
+
+
+@pytest.mark.parametrize("direct", [True, False], ids=["direct", "nursery"])
+async def test_forward_run_gives_the_same_events_on_both_paths(direct: bool) -> None:
+    """`forward_run` hands every event to `send`, terminal last, whether the run drains in this task or streams."""
+    from helikon_fc.shell.run_stream import forward_run
+
+    def agent() -> LlmAgent[None]:
+        model = ScriptedModel([call_tools(call("a")), reply("done")])
+        return LlmAgent(name="a", model=model, tools=[SleepTool("a", seconds=0)])
+
+    run = agent().run(ephemeral(), QUESTION)
+    seen: list[AgentEvent] = []
+
+    async def keep(event: AgentEvent) -> None:
+        seen.append(event)
+
+    await forward_run(run if direct else _as_stream_only(run), keep)
+    assert seen == await drain(agent().run(ephemeral(), QUESTION))
+    assert isinstance(seen[-1], RunCompleted)
+
+
+@pytest.mark.parametrize("direct", [True, False], ids=["direct", "nursery"])
+async def test_an_exception_out_of_send_stops_the_run_and_propagates_unchanged(direct: bool) -> None:
+    """On both paths, what `send` raises reaches the caller itself (no group around it) and the run stops there."""
+    from helikon_fc.shell.run_stream import forward_run
+
+    tool = SleepTool("a", seconds=0)
+    model = ScriptedModel([call_tools(call("a")), reply("done")])
+    run = LlmAgent(name="a", model=model, tools=[tool]).run(ephemeral(), QUESTION)
+    boom = _Boom("consumer failed")
+    seen: list[AgentEvent] = []
+
+    async def explode(event: AgentEvent) -> None:
+        seen.append(event)
+        if not isinstance(event, RunStarted):
+            raise boom
+
+    with pytest.raises(_Boom) as caught:
+        await forward_run(run if direct else _as_stream_only(run), explode)
+    assert caught.value is boom
+    assert len(seen) == 2, "nothing more reached `send` after it raised"
+    if direct:  # in this task the run stops at once; a streamed run may have buffered a little ahead
+        assert tool.started == [], "the run stopped before its first tool call"

@@ -159,7 +159,7 @@ def test_state_plus_conversation_can_be_persisted_and_resumed() -> None:
     """Seed: "This is what makes the loop resumable — a durable runner can persist the state plus the conversation and
     rehydrate at any transition boundary."
     """
-    tools = tool_agent(ScriptedModel([]), SleepTool("spending"))._tool_defs
+    tools = tool_agent(ScriptedModel([]), SleepTool("spending")).definition.tool_defs
     ctx = TransitionCtx(agent_name="a", instructions=None, conversation=Conversation([UserMessage("hi")]), tools=tools)
     response = ModelResponse(tool_calls=(ToolCall("c1", "spending", "{}"),))
     first = transition(initial_state(), Start(), ctx)

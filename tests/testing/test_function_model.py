@@ -104,3 +104,31 @@ async def test_finish_is_last() -> None:
         seen = [event async for event in events]
     assert seen[-1] == ModelFinish(FinishReason.STOP)
     assert sum(isinstance(event, ModelFinish) for event in seen) == 1
+
+
+async def test_a_long_trio_run_keeps_only_the_latest_requests() -> None:
+    """By default a FunctionModel keeps its last 100 requests, however many it answers in one trio run."""
+    model = FunctionModel(lambda req: reply(last_user_text(req)))
+    for index in range(150):
+        assert await answer(model, f"q{index}") == f"q{index}"
+    kept = model.requests
+    assert len(kept) == 100
+    assert [last_user_text(req) for req in kept] == [f"q{index}" for index in range(50, 150)]
+
+
+async def test_keep_requests_bounds_the_log_and_none_keeps_all() -> None:
+    """`keep_requests=n` keeps the last n requests; `None` keeps every one."""
+    two = FunctionModel(lambda req: reply("ok"), keep_requests=2)
+    every = FunctionModel(lambda req: reply("ok"), keep_requests=None)
+    for index in range(120):
+        await answer(two, f"q{index}")
+        await answer(every, f"q{index}")
+    assert [last_user_text(req) for req in two.requests] == ["q118", "q119"]
+    assert len(every.requests) == 120
+
+
+@pytest.mark.parametrize(("value", "error"), [(-1, ValueError), ("10", TypeError), (True, TypeError)])
+def test_a_bad_keep_requests_is_refused(value: object, error: type[Exception]) -> None:
+    """`keep_requests` must be an int of at least 0 or None; the message names the argument."""
+    with pytest.raises(error, match="keep_requests"):
+        FunctionModel(lambda req: reply("ok"), keep_requests=value)  # type: ignore[arg-type]

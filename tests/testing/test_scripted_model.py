@@ -414,3 +414,22 @@ def test_raw_and_broken_take_only_events_and_pauses() -> None:
         raw("Hi")  # type: ignore[arg-type]
     with pytest.raises(TypeError, match=re.escape("broken() takes ModelEvent values")):
         broken(ModelTextDelta("a"), 3)  # type: ignore[arg-type]
+
+
+async def test_a_bounded_log_still_counts_every_turn() -> None:
+    """With `keep_requests=1` only the last request is kept, and each request still takes the next turn."""
+    model = ScriptedModel([reply("one"), reply("two"), reply("three")], keep_requests=1)
+    texts = []
+    for word in ("a", "b", "c"):
+        events = await drain(model, request(word))
+        texts.append("".join(e.text for e in events if isinstance(e, ModelTextDelta)))
+    assert texts == ["one", "two", "three"]
+    assert [req.items[-1] for req in model.requests] == [UserMessage("c")]
+    with pytest.raises(ScriptExhausted, match="no turn 3"):
+        await drain(model)
+
+
+def test_a_negative_keep_requests_is_refused() -> None:
+    """`keep_requests` below 0 is refused when the model is built, naming the argument."""
+    with pytest.raises(ValueError, match="keep_requests must be at least 0"):
+        ScriptedModel([reply("x")], keep_requests=-1)

@@ -138,6 +138,7 @@ async def run_child(agent: Agent[Ctx], ctx: RunContext[Ctx], input: AgentInput, 
     except Exception as exc:
         if emitting:  # the outer consumer is gone: not the child's failure
             raise
+        await trio.lowlevel.checkpoint()  # a failed child may not have waited for anything
         if not started:  # a failure to start raises from run()/__aenter__ by contract
             return ChildFailed(_error_of(exc))
         if outcome is not None:  # the stream failed while closing, after its terminal event
@@ -172,7 +173,7 @@ class Interleaving:
             nonlocal active
             if isinstance(event, AgentUpdated):
                 active = event.agent
-                return
+                return  # noqa: ASYNC910 - a pass-through per event, as `shell.run_stream.sender`
             async with self._lock:
                 if active is not None and active != self._announced:
                     self._announced = active
@@ -227,7 +228,7 @@ def open_workflow_stream(
     async def guarded(emit: Emit) -> TerminalEvent:
         too_deep = depth_error(ctx)
         if too_deep is not None:
-            return RunFailed(too_deep)
+            return RunFailed(too_deep)  # noqa: ASYNC910 - `emit_run` sent RunStarted (a channel send) just before
         durable = ctx.durable
         if durable is None or fingerprint is None:
             return await body(emit)

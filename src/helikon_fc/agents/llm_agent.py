@@ -3,23 +3,22 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from functools import partial
 from typing import Any, Generic
 
 import attrs
 from typing_extensions import TypeVar
 
-from ..core import HandoffCollision, HandoffTarget, ModelSettings, OutputSchema, ToolDef
+from ..core import ModelSettings, OutputSchema
 from ..models.protocol import Model
 from ..shell.config import RunConfig
 from ..shell.context import RunContext
-from ..shell.driver import check_can_start, produce_llm_run, run_llm_direct
+from ..shell.definition import LoopDefinition
+from ..shell.driver import open_loop_run
 from ..shell.durable_llm import llm_fingerprint
 from ..shell.input import AgentInput
-from ..shell.run_stream import open_run_stream
-from ..shell.tool import Tool, tool_def
+from ..shell.protocol import RunStream
+from ..shell.tool import Tool
 from .handoff import Handoff
-from .protocol import RunStream
 
 Ctx = TypeVar("Ctx", default=Any)
 """The user context type; `Any` when nothing (instructions, tools) pins it."""
@@ -67,33 +66,37 @@ class LlmAgent(Generic[Ctx]):
     model_settings: ModelSettings | None = None
     run_config: RunConfig | None = None
 
-    # Derived once per agent, so a run does not rebuild them.
-    _tool_defs: tuple[ToolDef, ...] = attrs.field(init=False, eq=False, repr=False)
-    _tools_by_name: dict[str, Tool[Ctx]] = attrs.field(init=False, eq=False, repr=False)
-    _handoff_targets: tuple[HandoffTarget, ...] = attrs.field(init=False, eq=False, repr=False)
-    _handoffs_by_agent: dict[str, Handoff[Ctx]] = attrs.field(init=False, eq=False, repr=False)
-    _output_schema: OutputSchema | None = attrs.field(init=False, eq=False, repr=False)
-    _collision: HandoffCollision | None = attrs.field(init=False, eq=False, repr=False)
+    # Built once per agent: the one value the driver runs (it reads nothing else of the agent).
+    _definition: LoopDefinition = attrs.field(init=False, eq=False, repr=False)
 
     def __attrs_post_init__(self) -> None:
-        by_name: dict[str, Tool[Ctx]] = {}
+        names: set[str] = set()
         for tool in self.tools:
-            if tool.name in by_name:
+            if tool.name in names:
                 raise ValueError(f"agent {self.name!r} has two tools named {tool.name!r}; tool names must be unique")
-            by_name[tool.name] = tool
+            names.add(tool.name)
         schema: OutputSchema | None = None
         if self.output_type is not None:
             from ..shell.type_schema import output_schema_for
 
             schema = output_schema_for(self.output_type)
-        targets = tuple(h.target() for h in self.handoffs)
-        _set = object.__setattr__
-        _set(self, "_tool_defs", tuple(tool_def(tool) for tool in self.tools))
-        _set(self, "_tools_by_name", by_name)
-        _set(self, "_handoff_targets", targets)
-        _set(self, "_handoffs_by_agent", {h.agent_name: h for h in self.handoffs})
-        _set(self, "_output_schema", schema)
-        _set(self, "_collision", _first_collision(self.tools, targets))
+        definition = LoopDefinition(
+            name=self.name,
+            model=self.model,
+            instructions=self.instructions,
+            tools=self.tools,
+            handoff_targets=tuple(h.target() for h in self.handoffs),
+            resolvers={h.agent_name: h.resolve for h in self.handoffs},
+            settings=self.model_settings or ModelSettings(),
+            output_schema=schema,
+            run_config=self.run_config,
+        )
+        object.__setattr__(self, "_definition", definition)  # after the fields' validators have run
+
+    @property
+    def definition(self) -> LoopDefinition:
+        """What the driver runs: this agent as one frozen `LoopDefinition`."""
+        return self._definition
 
     def run(self, ctx: RunContext[Ctx], input: AgentInput) -> RunStream:
         """Start a run: ``async with agent.run(ctx, input) as events: async for event in events: ...``.
@@ -102,19 +105,14 @@ class LlmAgent(Generic[Ctx]):
         failure mid-run is a `RunFailed` event; a failure to start (`HandoffCollisionError`) is
         raised when the block is entered.
         """
-        return open_run_stream(
-            partial(produce_llm_run, self, ctx, input),
-            check=partial(check_can_start, self),
-            wait_started=False,
-            direct=partial(run_llm_direct, self, ctx, input),
-        )
+        return open_loop_run(self._definition, ctx, input)
 
     def durable_fingerprint(self) -> str:
         """The fingerprint of this agent's recorded runs: its name, tools, handoffs and output schema.
 
         `Runner.resume` refuses to continue a run recorded with another fingerprint.
         """
-        return llm_fingerprint(self)
+        return llm_fingerprint(self._definition)
 
     def with_instructions(self, instructions: str | Callable[[RunContext[Ctx]], str] | None) -> LlmAgent[Ctx]:
         """A copy with other instructions."""
@@ -147,17 +145,3 @@ class LlmAgent(Generic[Ctx]):
     def with_run_config(self, config: RunConfig | None) -> LlmAgent[Ctx]:
         """A copy with its own run config."""
         return attrs.evolve(self, run_config=config)
-
-
-def _first_collision(tools: tuple[Tool[Any], ...], targets: tuple[HandoffTarget, ...]) -> HandoffCollision | None:
-    """The first transfer-tool name claimed twice (by two handoffs, or by a handoff and a tool)."""
-    claims: dict[str, list[str]] = {}
-    for tool in tools:
-        claims.setdefault(tool.name, []).append(f"tool {tool.name}")
-    for target in targets:
-        claims.setdefault(target.tool_name, []).append(target.agent)
-    for target in targets:
-        owners = claims[target.tool_name]
-        if len(owners) > 1:
-            return HandoffCollision(target.tool_name, tuple(owners))
-    return None

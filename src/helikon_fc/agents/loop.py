@@ -78,8 +78,8 @@ class LoopAgent(Generic[Ctx]):
                             total += usage
                             write_state(ctx, key, text)
                     if child.actions.escalated:
-                        return RunCompleted(total)
-            return RunFailed(MaxIterationsExceeded(self.max_iterations))
+                        return RunCompleted(total)  # noqa: ASYNC910 - each child run awaited (or `emit_run` sent RunStarted)
+            return RunFailed(MaxIterationsExceeded(self.max_iterations))  # noqa: ASYNC910 - as `return RunCompleted` above
 
         return open_workflow_stream(
             self.name, ctx, body, input=input, pattern="loop", fingerprint=self.durable_fingerprint()

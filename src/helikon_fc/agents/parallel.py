@@ -85,7 +85,8 @@ class ParallelAgent(Generic[Ctx]):
             counts = Counter(key for key, _ in self.branches)
             duplicates = sorted(key for key, count in counts.items() if count > 1)
             if duplicates:
-                return RunFailed(OtherError(f"duplicate parallel branch key(s): {', '.join(duplicates)}"))
+                message = f"duplicate parallel branch key(s): {', '.join(duplicates)}"
+                return RunFailed(OtherError(message))  # noqa: ASYNC910 - `emit_run` sent RunStarted just before
             outcomes: dict[str, ChildOutcome] = {}
             merged = Interleaving(emit)
 
@@ -123,6 +124,6 @@ async def _merge(name: str, outcomes: dict[str, ChildOutcome], emit: Emit) -> Te
             case ChildFailed(error=error):
                 failures.append(BranchFailure(key, error))
     if failures:
-        return RunFailed(ParallelFailed(tuple(failures)))
+        return RunFailed(ParallelFailed(tuple(failures)))  # noqa: ASYNC910 - the branches' nursery was the checkpoint
     await emit(MessageOutput(AssistantMessage(compact_json(texts), agent=name)))
     return RunCompleted(total)

@@ -41,7 +41,7 @@ def _model(name: str, *turns: ScriptedTurn) -> Model:
 
 
 @function_tool
-async def get_spending(category: str) -> dict[str, float]:
+async def get_spending(category: str) -> dict[str, float]:  # noqa: ASYNC124, ASYNC910 - async on purpose (see above): it runs in the run's own task
     """This month's spending in one budget category, against its budget.
 
     Args:
@@ -49,17 +49,17 @@ async def get_spending(category: str) -> dict[str, float]:
     """
     ledger = {"dining": (412.40, 250.0), "groceries": (388.15, 400.0)}
     spent, budget = ledger.get(category, (0.0, 0.0))
-    return {"spent": spent, "budget": budget}
+    return {"spent": spent, "budget": budget}  # noqa: ASYNC910
 
 
 @function_tool
-async def list_transactions(month: str) -> list[dict[str, object]]:
+async def list_transactions(month: str) -> list[dict[str, object]]:  # noqa: ASYNC124, ASYNC910 - async on purpose (see above): it runs in the run's own task
     """Card transactions of a month.
 
     Args:
         month: The month, as YYYY-MM.
     """
-    return [
+    return [  # noqa: ASYNC910
         {"merchant": "Bistro 21", "category": "dining", "amount": 86.0},
         {"merchant": "FreshMart", "category": "groceries", "amount": 142.3},
         {"merchant": "Streamly", "category": "subscriptions", "amount": 17.99},
@@ -67,24 +67,24 @@ async def list_transactions(month: str) -> list[dict[str, object]]:
 
 
 @function_tool
-async def list_deposits(month: str) -> list[dict[str, object]]:
+async def list_deposits(month: str) -> list[dict[str, object]]:  # noqa: ASYNC124, ASYNC910 - async on purpose (see above): it runs in the run's own task
     """Deposits into the checking account in a month.
 
     Args:
         month: The month, as YYYY-MM.
     """
-    return [{"source": "Acme Corp payroll", "amount": 2450.0}, {"source": "Acme Corp payroll", "amount": 2450.0}]
+    return [{"source": "Acme Corp payroll", "amount": 2450.0}, {"source": "Acme Corp payroll", "amount": 2450.0}]  # noqa: ASYNC910
 
 
 @function_tool
-async def lookup_rates(product: str) -> dict[str, float]:
+async def lookup_rates(product: str) -> dict[str, float]:  # noqa: ASYNC124, ASYNC910 - async on purpose (see above): it runs in the run's own task
     """Current annual rates for a savings product.
 
     Args:
         product: "high-yield savings", "cd-12m" or "treasury-6m".
     """
     rates = {"high-yield savings": 4.1, "cd-12m": 4.4, "treasury-6m": 4.9}
-    return {"apy_percent": rates.get(product, 0.0)}
+    return {"apy_percent": rates.get(product, 0.0)}  # noqa: ASYNC910
 
 
 # 1. Triage with handoffs.

@@ -68,12 +68,10 @@ from .states import (
 )
 from .usage import Usage
 
-_NO_ARGUMENTS: dict[str, JsonValue] = {
-    "type": "object",
-    "properties": {},
-    "required": [],
-    "additionalProperties": False,
-}
+
+def _no_arguments() -> dict[str, JsonValue]:
+    """The schema of a transfer tool (no arguments), a fresh value each time: core values share no mutable state."""
+    return {"type": "object", "properties": {}, "required": [], "additionalProperties": False}
 
 
 def transition(state: LoopState, input: TransitionInput, ctx: TransitionCtx) -> TransitionOutcome:
@@ -175,7 +173,7 @@ def _offered_tools(ctx: TransitionCtx) -> tuple[ToolDef, ...]:
 
 def _handoff_tool(handoff: HandoffTarget) -> ToolDef:
     """The synthetic transfer tool the model calls to hand off to `handoff.agent`."""
-    return ToolDef(handoff.tool_name, handoff.description, _NO_ARGUMENTS, strict=True)
+    return ToolDef(handoff.tool_name, handoff.description, _no_arguments(), strict=True)
 
 
 # The tool loop

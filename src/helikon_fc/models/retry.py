@@ -168,10 +168,10 @@ class RetryingModel:
             attempt += 1
 
 
-async def _forward(first: ModelEvent | _Empty, events: AsyncIterator[ModelEvent]) -> AsyncGenerator[ModelEvent, None]:
+async def _forward(first: ModelEvent | _Empty, events: AsyncIterator[ModelEvent]) -> AsyncGenerator[ModelEvent, None]:  # noqa: ASYNC911 - a pass-through of the model's stream, which checkpoints itself
     """The first event (already read), then the rest of the stream as it comes."""
     if isinstance(first, _Empty):
-        return
-    yield first
+        return  # noqa: ASYNC910 - the empty stream was read (awaited) by the caller already
+    yield first  # noqa: ASYNC911
     async for event in events:
         yield event

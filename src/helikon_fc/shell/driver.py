@@ -1,4 +1,6 @@
-"""The driver: runs the side effects between the pure `transition` steps of one `LlmAgent` run.
+"""The driver: runs the side effects between the pure `transition` steps of one model loop.
+
+It runs a `LoopDefinition` (an `LlmAgent` builds one) and reads nothing else of the agent.
 
 One loop: feed the machine, emit the outcome's events, extend the conversation with its appends,
 then perform its `NextAction` —
@@ -11,7 +13,8 @@ then perform its `NextAction` —
   ``parallel_tool_call_limit`` at a time (a `trio.CapacityLimiter`); each call writes its result
   into its own slot, so results keep call order. Tool failures are results the model reads.
 - `PerformHandoff`: run the target agent on the transcript in a child context and continue this
-  stream with its events (its `RunStarted` dropped, its `RunCompleted` carrying both usages).
+  stream with its events (its `RunStarted` dropped, its `RunCompleted` carrying both usages),
+  through `forward_run` like any other consumer of a run.
 - `Terminate`: return the terminal event; `emit_run` sends it.
 
 Nothing here logs, and everything a run needs that does not change per turn (tool definitions,
@@ -20,8 +23,9 @@ the transition context, the limiter) is built once per run.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import partial
-from typing import TYPE_CHECKING, Any, TypeAlias, assert_never, cast
+from typing import Any, TypeAlias, assert_never, cast
 
 import trio
 
@@ -71,48 +75,55 @@ from ..core.records import RecordLogError
 from ..models.protocol import Model, ModelError
 from .config import RunConfig
 from .context import RunContext
+from .definition import LoopDefinition
 from .durable import IncompatibleRunError, child_context
 from .durable_llm import LlmRecording, handoff_segment
 from .input import AgentInput
 from .results import HandoffCollisionError, RunError
-from .run_stream import RunStreamManager, Send, emit_run, sender
+from .run_stream import RunStreamManager, Send, emit_run, forward_run, open_run_stream, sender
 from .tool import Tool
 from .tool_exec import execute_tool_call
 
-if TYPE_CHECKING:
-    from ..agents.llm_agent import LlmAgent
-
 _DEFAULT_CONFIG = RunConfig()
-_DEFAULT_SETTINGS = ModelSettings()
 
 
-def check_can_start(agent: LlmAgent[Any]) -> None:
+def open_loop_run(definition: LoopDefinition, ctx: RunContext[Any], input: AgentInput) -> RunStreamManager:
+    """The run stream of one model loop (what `LlmAgent.run` returns); it also has a direct form (`forward_run`)."""
+    return open_run_stream(
+        partial(_produce, definition, ctx, input),
+        check=partial(check_can_start, definition),
+        wait_started=False,
+        direct=partial(_run_direct, definition, ctx, input),
+    )
+
+
+def check_can_start(definition: LoopDefinition) -> None:
     """Refuse to start a run that could not work.
 
     Raises:
         HandoffCollisionError: two of the agent's handoffs (or a handoff and a tool) share a tool name.
     """
-    if agent._collision is not None:
-        raise HandoffCollisionError(agent._collision)
+    if definition.collision is not None:
+        raise HandoffCollisionError(definition.collision)
 
 
-async def produce_llm_run(
-    agent: LlmAgent[Any],
+async def _produce(
+    definition: LoopDefinition,
     ctx: RunContext[Any],
     input: AgentInput,
     send_channel: trio.MemorySendChannel[AgentEvent],
     *,
     task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED,
 ) -> None:
-    """The producer of an `LlmAgent` run stream (see `open_run_stream`)."""
+    """The producer of a model loop's run stream (see `open_run_stream`)."""
     task_status.started()
     async with send_channel:
-        await emit_run(sender(send_channel), ctx, agent.name, partial(drive, agent, ctx, input))
+        await emit_run(sender(send_channel), ctx, definition.name, partial(drive, definition, ctx, input))
 
 
-async def run_llm_direct(agent: LlmAgent[Any], ctx: RunContext[Any], input: AgentInput, send: Send) -> None:
-    """An `LlmAgent` run in the caller's task: every event, the terminal included, goes to `send`."""
-    await emit_run(send, ctx, agent.name, partial(drive, agent, ctx, input))
+async def _run_direct(definition: LoopDefinition, ctx: RunContext[Any], input: AgentInput, send: Send) -> None:
+    """A model loop run in the caller's task: every event, the terminal included, goes to `send`."""
+    await emit_run(send, ctx, definition.name, partial(drive, definition, ctx, input))
 
 
 _FixedContext: TypeAlias = tuple[
@@ -143,31 +154,43 @@ def _context_with(fixed: _FixedContext, conversation: Conversation) -> Transitio
     )
 
 
-async def drive(agent: LlmAgent[Any], ctx: RunContext[Any], input: AgentInput, send: Send) -> TerminalEvent:
-    """Run `agent`'s loop on `input`, sending every non-terminal event; return the terminal event."""
-    config = ctx.run_config or agent.run_config or _DEFAULT_CONFIG
-    instructions = agent.instructions
+async def drive(definition: LoopDefinition, ctx: RunContext[Any], input: AgentInput, send: Send) -> TerminalEvent:
+    """Run the loop of `definition` on `input`, sending every non-terminal event; return the terminal event.
+
+    Checkpoints: the run starts with a schedule point (so thousands of concurrent runs take turns even
+    when their models and tools never wait) and every step with a cancel point (a cancelled run stops
+    at the next step, whatever its model does).
+    """
+    await trio.lowlevel.checkpoint()
+    config = ctx.run_config or definition.run_config or _DEFAULT_CONFIG
+    name, instructions = definition.name, definition.instructions
     if callable(instructions):
         try:
             instructions = instructions(ctx)
         except Exception as exc:
-            return RunFailed(OtherError(f"instructions of agent {agent.name!r} failed: {type(exc).__name__}: {exc}"))
+            return RunFailed(OtherError(f"instructions of agent {name!r} failed: {type(exc).__name__}: {exc}"))
     conversation = Conversation(input.items)
     # Everything but the conversation is fixed for the run; rebuilding the context with the class
     # itself is about twice as fast as `attrs.evolve`.
-    name, rendered, tool_defs, handoffs = agent.name, instructions or None, agent._tool_defs, agent._handoff_targets
-    settings, max_turns, schema = agent.model_settings or _DEFAULT_SETTINGS, config.max_turns, agent._output_schema
-    depth, max_depth = ctx.agent_depth, config.max_agent_depth
-
-    fixed: _FixedContext = (name, rendered, tool_defs, handoffs, settings, max_turns, schema, depth, max_depth)
+    fixed: _FixedContext = (
+        name,
+        instructions or None,
+        definition.tool_defs,
+        definition.handoff_targets,
+        definition.settings,
+        config.max_turns,
+        definition.output_schema,
+        ctx.agent_depth,
+        config.max_agent_depth,
+    )
     tctx = _context_with(fixed, conversation)
     limit = config.parallel_tool_call_limit
     limiter = trio.CapacityLimiter(limit) if limit is not None else None
-    tools = agent._tools_by_name
-    model = agent.model
+    tools = definition.tools_by_name
+    model = definition.model
 
     try:
-        recording = await LlmRecording.open(agent, ctx, ctx.durable, input) if ctx.durable is not None else None
+        recording = await LlmRecording.open(definition, ctx, ctx.durable, input) if ctx.durable is not None else None
     except (IncompatibleRunError, RecordLogError) as exc:
         return RunFailed(OtherError(str(exc)))
     redeliver: tuple[AgentEvent, ...] = ()
@@ -182,6 +205,7 @@ async def drive(agent: LlmAgent[Any], ctx: RunContext[Any], input: AgentInput, s
         conversation = point.conversation
         tctx = _context_with(fixed, conversation)
     while True:
+        await trio.lowlevel.checkpoint_if_cancelled()
         outcome = transition(state, step, tctx)
         events = outcome.events
         action = outcome.next_action
@@ -212,7 +236,7 @@ async def drive(agent: LlmAgent[Any], ctx: RunContext[Any], input: AgentInput, s
             case ExecuteTools(calls=calls):
                 step = ToolResults(await execute_tools(calls, tools, ctx, limiter, recording))
             case PerformHandoff(target=target, transcript=transcript):
-                terminal = await hand_off(agent, target, transcript, state.usage, ctx, send)
+                terminal = await hand_off(definition, target, transcript, state.usage, ctx, send)
                 if recording is not None:
                     await recording.finish(terminal)
                     if recording.finished_terminal is not None:
@@ -238,8 +262,8 @@ async def _finish(events: tuple[AgentEvent, ...], send: Send) -> TerminalEvent:
         await send(event)
     last = events[-1] if events else None
     if type(last) is RunCompleted or type(last) is RunFailed:
-        return last
-    return RunFailed(OtherError("internal error: the loop terminated without a terminal event"))
+        return last  # noqa: ASYNC910 - only `drive` calls this, at a step that began with a cancel point
+    return RunFailed(OtherError("internal error: the loop terminated without a terminal event"))  # noqa: ASYNC910
 
 
 async def call_model(model: Model, request: ModelRequest, send: Send) -> ModelResponse | RunFailed:
@@ -260,12 +284,13 @@ async def call_model(model: Model, request: ModelRequest, send: Send) -> ModelRe
                     finished = True
                 elif not isinstance(event, ModelUsage):  # ModelUsage needs no forwarding
                     message = f"model {model.name!r} streamed {type(event).__name__}, which is not a ModelEvent"
-                    return RunFailed(ModelFailed(ModelFailureKind.OTHER, message))
+                    return RunFailed(ModelFailed(ModelFailureKind.OTHER, message))  # noqa: ASYNC910 - see below
     except Exception as exc:
         # Also trio's BrokenResourceError: a model on a trio stream raises it when its connection
         # breaks. Should it come from `send` instead (the consumer has gone), the terminal event's
         # own send raises it again and `emit_run` stops there.
-        return RunFailed(_model_failure(exc))
+        # No checkpoint of its own on these paths: the step that called the model began with a cancel point.
+        return RunFailed(_model_failure(exc))  # noqa: ASYNC910
     if not finished:
         return RunFailed(
             ModelFailed(
@@ -287,7 +312,7 @@ def _model_failure(exc: Exception) -> ModelFailed:
 
 async def execute_tools(
     calls: tuple[ToolCall, ...],
-    tools: dict[str, Tool[Any]],
+    tools: Mapping[str, Tool[Any]],
     ctx: RunContext[Any],
     limiter: trio.CapacityLimiter | None,
     recording: LlmRecording | None = None,
@@ -314,7 +339,7 @@ async def execute_tools(
 
 async def _execute_recorded(
     calls: tuple[ToolCall, ...],
-    tools: dict[str, Tool[Any]],
+    tools: Mapping[str, Tool[Any]],
     ctx: RunContext[Any],
     limiter: trio.CapacityLimiter | None,
     recording: LlmRecording,
@@ -362,7 +387,7 @@ async def _run_one(
 
 
 async def hand_off(
-    agent: LlmAgent[Any],
+    definition: LoopDefinition,
     target: str,
     transcript: Conversation,
     usage: Usage,
@@ -374,37 +399,41 @@ async def hand_off(
     The target's `RunStarted` is dropped (the `HandoffItem` and `AgentUpdated` already announced it);
     its `RunCompleted` is replaced by one carrying this run's usage plus the target's.
     """
-    handoff = agent._handoffs_by_agent.get(target)
-    if handoff is None:
+    await trio.lowlevel.checkpoint()
+    resolve = definition.resolvers.get(target)
+    if resolve is None:
         return RunFailed(UnknownHandoffTarget(target))
     try:
-        successor = handoff.resolve()
+        successor = resolve()
     except Exception as exc:
         return RunFailed(OtherError(f"handoff target {target!r} could not be resolved: {type(exc).__name__}: {exc}"))
-    terminal: TerminalEvent | None = None
-
-    async def forward(event: AgentEvent) -> None:
-        nonlocal terminal
-        if isinstance(event, RunStarted):
-            return
-        if isinstance(event, RunCompleted):
-            terminal = RunCompleted(usage + event.usage)
-        elif isinstance(event, RunFailed):
-            terminal = event
-        elif terminal is None:
-            await send(event)
-
+    forward = _HandoffForward(usage, send)
     try:
         child = child_context(ctx.handoff_child(), ctx, handoff_segment(target))
-        run = successor.run(child, AgentInput.from_items(transcript))
-        if isinstance(run, RunStreamManager) and run.can_drain:
-            await run.drain(forward)  # an LlmAgent target runs in this task: no extra hop per event
-        else:
-            async with run as events:
-                async for event in events:
-                    await forward(event)
+        await forward_run(successor.run(child, AgentInput.from_items(transcript)), forward)
     except RunError as exc:
         return RunFailed(exc.error)
-    if terminal is None:
+    if forward.terminal is None:
         return RunFailed(OtherError(f"handoff target {target!r} ended its stream without a terminal event"))
-    return terminal
+    return forward.terminal
+
+
+class _HandoffForward:
+    """Passes a handoff target's events on: its `RunStarted` dropped, its terminal kept (usage summed)."""
+
+    __slots__ = ("_send", "_usage", "terminal")
+
+    def __init__(self, usage: Usage, send: Send) -> None:
+        self._usage = usage
+        self._send = send
+        self.terminal: TerminalEvent | None = None
+
+    async def __call__(self, event: AgentEvent) -> None:  # noqa: ASYNC910 - a pass-through per event, as `sender`
+        if type(event) is RunStarted:
+            return  # noqa: ASYNC910
+        if type(event) is RunCompleted:
+            self.terminal = RunCompleted(self._usage + event.usage)
+        elif type(event) is RunFailed:
+            self.terminal = event
+        elif self.terminal is None:
+            await self._send(event)

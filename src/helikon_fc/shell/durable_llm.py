@@ -16,7 +16,7 @@ have kept from the consumer (`Resumption.redeliver`), not the re-asked ones.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import attrs
 
@@ -37,15 +37,13 @@ from ..core import (
 )
 from ..core.records import ActionKind, Boundary, ModelAnswered, Resumption, RunRecordBody, ToolFinished, action_kind
 from .context import RunContext
+from .definition import LoopDefinition
 from .durable import Durability, RunRecorder, definition_fingerprint, open_log, run_exists
 from .input import AgentInput
 from .run_stream import Send
 
-if TYPE_CHECKING:
-    from ..agents.llm_agent import LlmAgent
 
-
-def llm_definition(agent: LlmAgent[Any]) -> JsonValue:
+def llm_definition(agent: LoopDefinition) -> JsonValue:
     """What an `LlmAgent` run depends on, as JSON: its name, tools (names and schemas), handoffs and output schema.
 
     Instructions, model and settings are left out: changing them does not make a recorded run
@@ -53,9 +51,9 @@ def llm_definition(agent: LlmAgent[Any]) -> JsonValue:
     """
     import json
 
-    tools: list[JsonValue] = [json.loads(to_json(tool)) for tool in agent._tool_defs]
-    handoffs: list[JsonValue] = [json.loads(to_json(target)) for target in agent._handoff_targets]
-    schema = agent._output_schema
+    tools: list[JsonValue] = [json.loads(to_json(tool)) for tool in agent.tool_defs]
+    handoffs: list[JsonValue] = [json.loads(to_json(target)) for target in agent.handoff_targets]
+    schema = agent.output_schema
     return {
         "name": agent.name,
         "tools": tools,
@@ -64,7 +62,7 @@ def llm_definition(agent: LlmAgent[Any]) -> JsonValue:
     }
 
 
-def llm_fingerprint(agent: LlmAgent[Any]) -> str:
+def llm_fingerprint(agent: LoopDefinition) -> str:
     """The fingerprint an `LlmAgent`'s recorded runs carry."""
     return definition_fingerprint("llm", llm_definition(agent))
 
@@ -99,7 +97,7 @@ class LlmRecording:
 
     @classmethod
     async def open(
-        cls, agent: LlmAgent[Any], ctx: RunContext[Any], durable: Durability, input: AgentInput
+        cls, agent: LoopDefinition, ctx: RunContext[Any], durable: Durability, input: AgentInput
     ) -> LlmRecording:
         """Open (or pick up) the log of `agent`'s run recorded under ``durable.run_id``."""
         recorder, point = await open_log(

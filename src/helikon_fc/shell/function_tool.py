@@ -10,30 +10,49 @@ so a blocking tool never stalls the tools running beside it. If the call is canc
 run cancelled) the thread is abandoned: the run goes on at once, and the thread finishes in the
 background, its result thrown away. A tool that must stop when it is cancelled should be async.
 
-Under virtual time (a `trio.testing.MockClock`, as `helikon_fc.testing.simulate` uses) a sync
-function runs inline instead: the clock jumps whenever every task waits, and a task waiting on a
-worker thread counts as waiting, so the clock would race past timeouts while the thread ran.
-Inline, the call costs no virtual time, exactly like the rest of a simulated run.
+Inside `sync_tools_inline()` (the simulator enters it) a sync function runs inline instead: under
+virtual time (`trio.testing.MockClock`) the clock jumps whenever every task waits, and a task
+waiting on a worker thread counts as waiting, so the clock would race past timeouts while the
+thread ran. Inline, the call costs no virtual time, exactly like the rest of a simulated run.
 """
 
 from __future__ import annotations
 
+import contextvars
 import functools
 import inspect
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any, Concatenate, Generic, ParamSpec, Protocol, TypeVar, cast, get_origin, get_type_hints, overload
 
 import trio
-import trio.testing
 from cattrs.preconf.json import make_converter
 
 from ..core import JsonObject, JsonValue
 from .tool import ToolContext, ToolError, ToolOutput
 from .type_schema import REQUIRED, DecodeError, Parameter, ParametersCodec, compile_parameters, strict_problems
 
-__all__ = ["FunctionTool", "function_tool", "parse_docstring", "to_tool_output"]
+__all__ = ["FunctionTool", "function_tool", "parse_docstring", "sync_tools_inline", "to_tool_output"]
+
+_INLINE: contextvars.ContextVar[bool] = contextvars.ContextVar("helikon_fc_sync_tools_inline", default=False)
+
+
+@contextmanager
+def sync_tools_inline() -> Iterator[None]:
+    """Run sync function tools inline, in the run's own task, while the block runs (not in worker threads).
+
+    For virtual time: `helikon_fc.testing.simulate` and `run_simulated` enter it. It is a context
+    variable, so it holds for the runs started inside the block (tasks they spawn included) and
+    nowhere else; leaving the block restores what was in force before.
+    """
+    token = _INLINE.set(True)
+    try:
+        yield
+    finally:
+        _INLINE.reset(token)
+
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -115,8 +134,9 @@ class FunctionTool(Generic[Ctx, P, R]):
         fn = cast("Callable[..., Any]", self.fn)
         if self._is_async:
             result = await fn(*args, **kwargs)
-        elif isinstance(trio.lowlevel.current_clock(), trio.testing.MockClock):
+        elif _INLINE.get():
             result = fn(*args, **kwargs)
+            await trio.lowlevel.checkpoint()  # as a thread would: the call is a schedule point
         else:
             result = await trio.to_thread.run_sync(functools.partial(fn, *args, **kwargs), abandon_on_cancel=True)
         return to_tool_output(result)

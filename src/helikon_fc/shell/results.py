@@ -28,7 +28,7 @@ from ..core import (
     StructuredOutputInvalid,
     Usage,
 )
-from .run_stream import RunStreamManager
+from .run_stream import forward_run
 
 T = TypeVar("T")
 T_co = TypeVar("T_co", covariant=True)
@@ -159,26 +159,20 @@ class RunResultStreaming:
             raise RuntimeError("this RunResultStreaming was already collected; a run stream runs once")
         self._used = True
         collected: list[AgentEvent] = []
-        run = self._run
-        if on_event is None and isinstance(run, RunStreamManager) and run.can_drain:
-            # Every event is wanted and nobody leaves early: run in this task, no channel needed.
-            # (With `on_event`, user code runs per event; the stream keeps its exceptions the caller's.)
-            append = collected.append
+        append = collected.append
+        # `Send` is async; keeping an event needs no wait (the run's own awaits are the checkpoints).
+        if on_event is None:
 
-            async def keep(event: AgentEvent) -> None:
+            async def keep(event: AgentEvent) -> None:  # noqa: ASYNC124, ASYNC910
                 append(event)
 
-            await run.drain(keep)
-            events = tuple(collected)
-            return events, _settled_usage(events)
-        async with run as stream:
-            if on_event is None:
-                async for event in stream:
-                    collected.append(event)
-            else:
-                async for event in stream:
-                    collected.append(event)
-                    on_event(event)
+        else:
+
+            async def keep(event: AgentEvent) -> None:  # noqa: ASYNC124, ASYNC910
+                append(event)
+                on_event(event)
+
+        await forward_run(self._run, keep)
         events = tuple(collected)
         return events, _settled_usage(events)
 

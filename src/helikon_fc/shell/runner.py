@@ -12,7 +12,6 @@ from typing import Any, TypeVar
 import attrs
 import trio
 
-from ..agents.protocol import Agent, RunStream
 from ..core import (
     AgentEvent,
     Cancelled,
@@ -32,7 +31,8 @@ from .config import RunConfig
 from .context import RunContext
 from .durable import Durability, check_compatible, read_opened, run_exists
 from .input import AgentInput
-from .run_stream import RunStreamManager, Send, open_run_stream, sender
+from .protocol import Agent, RunStream
+from .run_stream import Send, forward_run, open_run_stream, sender
 from .storage import RunRecordConflict, RunStore
 
 Ctx = TypeVar("Ctx")
@@ -120,7 +120,7 @@ class Runner:
             direct=partial(self._drive, agent, ctx, input, mode, _ignore),
         )
 
-    async def _produce(
+    async def _produce(  # noqa: ASYNC128 - `_drive` calls `task_status.started` once the run has started
         self,
         agent: Agent[Any],
         ctx: RunContext[Any],
@@ -187,11 +187,11 @@ class Runner:
         async def forward(event: AgentEvent) -> None:
             nonlocal terminal
             if terminal is not None:
-                return
+                return  # noqa: ASYNC910 - a pass-through per event, as `sender`
             match event:
                 case RunCompleted() | RunFailed():
                     terminal = event
-                    return
+                    return  # noqa: ASYNC910
                 case MessageOutput(item=item) | ToolCallItem(item=item) | ToolOutputItem(item=item):
                     new_items.append(item)
             if marks is not None and marks.take(event):
@@ -205,16 +205,7 @@ class Runner:
 
         try:
             with trio.CancelScope(deadline=deadline) as scope:
-                run = agent.run(ctx, full_input)
-                if isinstance(run, RunStreamManager) and run.can_drain:
-                    await run.drain(forward, started=start)
-                else:
-                    async with run as events:
-                        start()
-                        async for event in events:
-                            await forward(event)
-                            if terminal is not None:
-                                break
+                await forward_run(agent.run(ctx, full_input), forward, started=start)
             if terminal is None:
                 if scope.cancelled_caught:
                     terminal = RunFailed(TimedOut(timeout or 0.0))
@@ -238,7 +229,7 @@ class Runner:
         try:
             await send(terminal)
         except (trio.BrokenResourceError, trio.ClosedResourceError):
-            return
+            return  # noqa: ASYNC910 - the consumer has gone; the run passed checkpoints before
 
 
 @attrs.frozen

@@ -48,17 +48,18 @@ async def execute_tool_call(
         trio.Cancelled: the surrounding scope was cancelled; nothing else escapes.
     """
     if tool is None:
-        return ToolResult(call.call_id, f"unknown tool: {call.name}", is_error=True)
+        # No checkpoint on the error paths: the driver's step, which asked for this call, began with one.
+        return ToolResult(call.call_id, f"unknown tool: {call.name}", is_error=True)  # noqa: ASYNC910
     name = tool.name
     try:
         arguments = parse_arguments(call.arguments)
     except json.JSONDecodeError as exc:
-        return _error(call, f"invalid arguments for tool {name!r}: not valid JSON ({exc})")
+        return _error(call, f"invalid arguments for tool {name!r}: not valid JSON ({exc})")  # noqa: ASYNC910
     except ValueError as exc:
-        return _error(call, f"invalid arguments for tool {name!r}: {exc}")
+        return _error(call, f"invalid arguments for tool {name!r}: {exc}")  # noqa: ASYNC910
     problems = () if checked else validate(arguments, tool.parameters)
     if problems:
-        return _error(call, f"invalid arguments for tool {name!r}: " + "; ".join(problems))
+        return _error(call, f"invalid arguments for tool {name!r}: " + "; ".join(problems))  # noqa: ASYNC910
 
     tool_ctx = ToolContext(ctx, call.call_id, name)
     timeout: float | None = getattr(tool, "timeout", None)
@@ -71,9 +72,9 @@ async def execute_tool_call(
             if output is None:
                 return _error(call, f"tool {name} timed out after {timeout:g} s")
     except ToolError as exc:
-        return _error(call, str(exc) or f"tool {name} failed")
+        return _error(call, str(exc) or f"tool {name} failed")  # noqa: ASYNC910
     except Exception as exc:
-        return _error(call, f"tool {name} raised {_describe(exc)}")
+        return _error(call, f"tool {name} raised {_describe(exc)}")  # noqa: ASYNC910
     if not isinstance(output, ToolOutput):
         return _error(call, f"tool {name} returned {type(output).__name__}, not a ToolOutput")
     try:

@@ -8,6 +8,7 @@
 See ``docs/testing.md``.
 """
 
+from ._stream import DEFAULT_KEEP_REQUESTS as DEFAULT_KEEP_REQUESTS
 from .function_model import FunctionModel as FunctionModel, TurnFunction as TurnFunction
 from .script import (
     DEFAULT_USAGE as DEFAULT_USAGE,
@@ -36,6 +37,7 @@ from .simulation import (
 )
 
 __all__ = [
+    "DEFAULT_KEEP_REQUESTS",
     "DEFAULT_USAGE",
     "FunctionModel",
     "Pause",

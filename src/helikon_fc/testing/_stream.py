@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import re
+from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable
 from types import TracebackType
 from typing import assert_never
 
-import attrs
 import trio
 
 from ..core import (
@@ -83,33 +83,60 @@ async def _wait(seconds: float) -> None:
         await trio.lowlevel.checkpoint()
 
 
-@attrs.define
-class RequestLog:
-    """The requests a fake model received in one trio run, and so the index of the next turn."""
+DEFAULT_KEEP_REQUESTS = 100
+"""How many of its latest requests a fake model keeps by default (each holds its whole conversation)."""
 
-    requests: list[ModelRequest] = attrs.field(factory=list)
+
+class RequestLog:
+    """How many requests a fake model received in one trio run (so the index of the next turn), and the latest ones.
+
+    Only the last `keep` requests are kept (all when `keep` is `None`), so a long-lived trio run
+    that uses a fake model for thousands of runs does not hold every conversation it ever saw.
+    """
+
+    __slots__ = ("count", "requests")
+
+    def __init__(self, keep: int | None = DEFAULT_KEEP_REQUESTS) -> None:
+        self.count = 0
+        self.requests: deque[ModelRequest] = deque(maxlen=keep)
 
     def record(self, request: ModelRequest) -> int:
         """Log `request`; returns its turn index (0 for the first)."""
         self.requests.append(request)
-        return len(self.requests) - 1
+        self.count += 1
+        return self.count - 1
+
+
+def keep_requests_checked(owner: str, keep: int | None) -> int | None:
+    """`keep` if it is a valid ``keep_requests`` argument (an int of at least 0, or `None`).
+
+    Raises:
+        TypeError: `keep` is not an int or `None`.
+        ValueError: `keep` is negative.
+    """
+    if keep is not None and (not isinstance(keep, int) or isinstance(keep, bool)):
+        raise TypeError(f"{owner}: keep_requests must be an int or None, got {keep!r}")
+    if keep is not None and keep < 0:
+        raise ValueError(f"{owner}: keep_requests must be at least 0 (or None to keep all), got {keep}")
+    return keep
 
 
 class PerRunLog:
     """A `RequestLog` per trio run (so every `trio.run` starts a script from the top); remembers the latest."""
 
-    __slots__ = ("_latest", "_var")
+    __slots__ = ("_keep", "_latest", "_var")
 
-    def __init__(self, label: str) -> None:
+    def __init__(self, label: str, keep: int | None = DEFAULT_KEEP_REQUESTS) -> None:
         self._var: trio.lowlevel.RunVar[RequestLog] = trio.lowlevel.RunVar(label)
-        self._latest = RequestLog()
+        self._keep = keep
+        self._latest = RequestLog(keep)
 
     def current(self) -> RequestLog:
         """The log of the running trio run (created on first use)."""
         try:
             return self._var.get()
         except LookupError:
-            log = RequestLog()
+            log = RequestLog(self._keep)
             self._var.set(log)
             self._latest = log
             return log

@@ -8,7 +8,7 @@ from typing import TypeAlias
 
 from ..core import ModelRequest
 from ..models.protocol import ModelStream
-from ._stream import PerRunLog, TurnStream
+from ._stream import DEFAULT_KEEP_REQUESTS, PerRunLog, TurnStream, keep_requests_checked
 from .script import ScriptedTurn
 
 TurnFunction: TypeAlias = Callable[[ModelRequest], ScriptedTurn | Awaitable[ScriptedTurn]]
@@ -29,12 +29,16 @@ class FunctionModel:
 
     __slots__ = ("_fn", "_log", "_name")
 
-    def __init__(self, fn: TurnFunction, *, name: str = "function") -> None:
+    def __init__(
+        self, fn: TurnFunction, *, name: str = "function", keep_requests: int | None = DEFAULT_KEEP_REQUESTS
+    ) -> None:
         if not callable(fn):
             raise TypeError(f"FunctionModel needs a callable, got {fn!r}")
         self._fn = fn
         self._name = name
-        self._log = PerRunLog(f"helikon_fc.testing.FunctionModel:{name}")
+        self._log = PerRunLog(
+            f"helikon_fc.testing.FunctionModel:{name}", keep_requests_checked(f"FunctionModel {name!r}", keep_requests)
+        )
 
     @property
     def name(self) -> str:
@@ -43,7 +47,7 @@ class FunctionModel:
 
     @property
     def requests(self) -> tuple[ModelRequest, ...]:
-        """The requests received in the latest trio run that used the model, in order."""
+        """The latest requests of the latest trio run that used the model, in order (see ``keep_requests``)."""
         return tuple(self._log.latest.requests)
 
     def stream(self, request: ModelRequest) -> ModelStream:
@@ -58,7 +62,7 @@ class FunctionModel:
                     f"FunctionModel {self._name!r}: the function returned {turn!r} for turn {turn_index};"
                     " return a turn built with reply(), call_tools(), fail(), raw() or broken()"
                 )
-            return turn_index, turn
+            return turn_index, turn  # noqa: ASYNC910 - `TurnStream.__aenter__` checkpoints right after
 
         return TurnStream(open_turn)
 

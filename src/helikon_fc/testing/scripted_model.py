@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 from ..core import ModelFailureKind, ModelRequest
 from ..models.protocol import ModelError, ModelStream
-from ._stream import PerRunLog, TurnStream
+from ._stream import DEFAULT_KEEP_REQUESTS, PerRunLog, TurnStream, keep_requests_checked
 from .script import ScriptedTurn
 
 
@@ -36,7 +36,8 @@ class ScriptedModel:
 
     Build the turns with `reply`, `call_tools`, `fail`, `raw` and `broken`. Each request takes the
     next turn; asking past the end raises `ScriptExhausted`. Requests that share the model take
-    turns in the order they call it. Every request is recorded in `requests`.
+    turns in the order they call it. The latest requests are recorded in `requests` (the last
+    ``keep_requests``, default 100; `None` keeps every one).
 
     The position in the script lives in the trio run: every ``trio.run`` (every `simulate`, every
     pytest-trio test) starts from the first turn, so one model (and one agent) can serve many tests.
@@ -47,7 +48,13 @@ class ScriptedModel:
 
     __slots__ = ("_log", "_name", "_turns")
 
-    def __init__(self, turns: Iterable[ScriptedTurn], *, name: str = "scripted") -> None:
+    def __init__(
+        self,
+        turns: Iterable[ScriptedTurn],
+        *,
+        name: str = "scripted",
+        keep_requests: int | None = DEFAULT_KEEP_REQUESTS,
+    ) -> None:
         self._turns = tuple(turns)
         for index, turn in enumerate(self._turns):
             if not isinstance(turn, ScriptedTurn):
@@ -56,7 +63,8 @@ class ScriptedModel:
                     " fail(), raw() or broken()"
                 )
         self._name = name
-        self._log = PerRunLog(f"helikon_fc.testing.ScriptedModel:{name}")
+        keep = keep_requests_checked(f"ScriptedModel {name!r}", keep_requests)
+        self._log = PerRunLog(f"helikon_fc.testing.ScriptedModel:{name}", keep)
 
     @property
     def name(self) -> str:
@@ -70,17 +78,20 @@ class ScriptedModel:
 
     @property
     def requests(self) -> tuple[ModelRequest, ...]:
-        """The requests received in the latest trio run that used the model, in order (exhausted ones included)."""
+        """The latest requests (see ``keep_requests``) of the latest trio run that used the model, in order.
+
+        Requests past the end of the script are included.
+        """
         return tuple(self._log.latest.requests)
 
     def stream(self, request: ModelRequest) -> ModelStream:
         """Answer `request` with the next turn of the script; see the `Model` protocol."""
 
-        async def open_turn() -> tuple[int, ScriptedTurn]:
+        async def open_turn() -> tuple[int, ScriptedTurn]:  # noqa: ASYNC124 - `TurnStream` awaits it (see FunctionModel)
             turn_index = self._log.current().record(request)
             if turn_index >= len(self._turns):
                 raise ScriptExhausted(self._name, turn_index, len(self._turns))
-            return turn_index, self._turns[turn_index]
+            return turn_index, self._turns[turn_index]  # noqa: ASYNC910 - `TurnStream.__aenter__` checkpoints right after
 
         return TurnStream(open_turn)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar, overload
@@ -10,11 +11,12 @@ import attrs
 import trio
 import trio.testing
 
-from ..agents.protocol import Agent
 from ..core import AgentError, AgentEvent
 from ..shell.config import RunConfig
 from ..shell.context import RunContext
+from ..shell.function_tool import sync_tools_inline
 from ..shell.input import AgentInput
+from ..shell.protocol import Agent
 from ..shell.results import RunError, RunResult, RunResultStreaming
 from ..shell.runner import Runner
 
@@ -42,13 +44,23 @@ class Simulation:
 
 @overload
 def simulate(
-    agent: Agent[None], input: str | AgentInput, ctx: None = None, config: RunConfig | None = None
+    agent: Agent[None],
+    input: str | AgentInput,
+    ctx: None = None,
+    config: RunConfig | None = None,
+    *,
+    deterministic: bool = True,
 ) -> Simulation: ...
 
 
 @overload
 def simulate(
-    agent: Agent[Ctx], input: str | AgentInput, ctx: RunContext[Ctx], config: RunConfig | None = None
+    agent: Agent[Ctx],
+    input: str | AgentInput,
+    ctx: RunContext[Ctx],
+    config: RunConfig | None = None,
+    *,
+    deterministic: bool = True,
 ) -> Simulation: ...
 
 
@@ -57,11 +69,15 @@ def simulate(
     input: str | AgentInput,
     ctx: RunContext[Any] | None = None,
     config: RunConfig | None = None,
+    *,
+    deterministic: bool = True,
 ) -> Simulation:
     """Run `agent` on `input` to its end in a fresh ``trio.run`` with virtual time; return what happened.
 
     Latencies, tool sleeps and timeouts cost no real time: the run uses
-    ``trio.testing.MockClock(autojump_threshold=0)``, which jumps the clock whenever every task waits.
+    ``trio.testing.MockClock(autojump_threshold=0)``, which jumps the clock whenever every task waits,
+    and runs sync function tools inline (`sync_tools_inline`), since a worker thread would look idle
+    to the clock.
 
     Args:
         agent: any `Agent` (usually one whose model is a `ScriptedModel` or `FunctionModel`).
@@ -69,6 +85,9 @@ def simulate(
         ctx: the run context; a fresh ``RunContext.ephemeral(None)`` when `None`.
         config: when given, the run goes through ``Runner(config)`` (which honours `timeout`);
             otherwise ``agent.run`` is called directly.
+        deterministic: run under `deterministic_scheduling`, so concurrent branches interleave the
+            same way every time. `False` leaves trio's scheduler alone (its order of simultaneous
+            wake-ups then varies from run to run).
 
     Raises:
         RuntimeError: called from inside a trio run (use ``await run_simulated(...)`` there).
@@ -78,11 +97,18 @@ def simulate(
             "simulate() starts its own trio.run, so it cannot be called from inside trio;"
             " in an async test use `await run_simulated(...)` with the autojump_clock fixture"
         )
-    with deterministic_scheduling():
-        return trio.run(_run, agent, input, ctx, config, clock=trio.testing.MockClock(autojump_threshold=0))
+    clock = trio.testing.MockClock(autojump_threshold=0)
+    with deterministic_scheduling() if deterministic else _nothing(), sync_tools_inline():
+        return trio.run(_run, agent, input, ctx, config, clock=clock)
+
+
+@contextmanager
+def _nothing() -> Iterator[None]:
+    yield
 
 
 _SCHEDULER_SEED = 0
+_SCHEDULER_LOCK = threading.Lock()
 
 
 @contextmanager
@@ -96,6 +122,11 @@ def deterministic_scheduling() -> Iterator[None]:
     same events every run, so for the duration of the run it switches on the deterministic mode
     trio keeps for reproducible tests (each batch of runnable tasks is put in task-creation order,
     then shuffled by a seeded random source), and restores trio's settings afterwards.
+
+    trio keeps that mode in process-wide globals (its hook for Hypothesis, which has no public
+    name): this is the one place helikon_fc touches them. While the block runs it holds a
+    process-wide lock, so simulations in several threads take turns instead of overwriting each
+    other's settings; pass ``simulate(..., deterministic=False)`` to leave trio alone.
     """
     from trio._core import _run as scheduler  # trio offers this hook to Hypothesis; it has no public name
 
@@ -103,15 +134,16 @@ def deterministic_scheduling() -> Iterator[None]:
     if rng is None or not hasattr(scheduler, "_ALLOW_DETERMINISTIC_SCHEDULING"):  # pragma: no cover
         yield  # a trio without the hook: tests/testing/test_simulate_determinism.py will say so
         return
-    saved_state = rng.getstate()
-    saved_flag = scheduler._ALLOW_DETERMINISTIC_SCHEDULING
-    rng.seed(_SCHEDULER_SEED)
-    setattr(scheduler, "_ALLOW_DETERMINISTIC_SCHEDULING", True)  # noqa: B010 - the module declares it Final
-    try:
-        yield
-    finally:
-        setattr(scheduler, "_ALLOW_DETERMINISTIC_SCHEDULING", saved_flag)  # noqa: B010
-        rng.setstate(saved_state)
+    with _SCHEDULER_LOCK:
+        saved_state = rng.getstate()
+        saved_flag = scheduler._ALLOW_DETERMINISTIC_SCHEDULING
+        rng.seed(_SCHEDULER_SEED)
+        setattr(scheduler, "_ALLOW_DETERMINISTIC_SCHEDULING", True)  # noqa: B010 - the module declares it Final
+        try:
+            yield
+        finally:
+            setattr(scheduler, "_ALLOW_DETERMINISTIC_SCHEDULING", saved_flag)  # noqa: B010
+            rng.setstate(saved_state)
 
 
 @overload
@@ -146,7 +178,8 @@ async def run_simulated(
             "run_simulated() needs virtual time: run it under trio.testing.MockClock"
             " (in pytest-trio, take the autojump_clock fixture), or call simulate() from sync code"
         )
-    return await _run(agent, input, ctx, config)
+    with sync_tools_inline():
+        return await _run(agent, input, ctx, config)
 
 
 async def _run(
@@ -169,5 +202,5 @@ async def _run(
             run = Runner(config).run(agent, run_ctx, agent_input)
         result = await RunResultStreaming(run).collect()
     except RunError as failure:
-        return Simulation(events=failure.events, result=None, error=failure.error, elapsed=elapsed())
+        return Simulation(events=failure.events, result=None, error=failure.error, elapsed=elapsed())  # noqa: ASYNC910 - `collect` awaited
     return Simulation(events=result.events, result=result, error=None, elapsed=elapsed())

@@ -1,0 +1,90 @@
+"""`LoopDefinition`: everything the driver needs to run one model loop, as one frozen value.
+
+An `LlmAgent` builds its definition once, when it is built, and hands it to the driver on every
+run; the driver reads nothing else of the agent. So the shell runs model loops without knowing the
+agent types layered on top of it, and what a run depends on is visible in one place (a durable
+run can record it, a test can build one directly).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
+from typing import Any
+
+import attrs
+
+from ..core import HandoffCollision, HandoffTarget, ModelSettings, OutputSchema, ToolDef
+from ..models.protocol import Model
+from .config import RunConfig
+from .context import RunContext
+from .protocol import Agent
+from .tool import Tool, tool_def
+
+Instructions = str | Callable[[RunContext[Any]], str] | None
+"""A system prompt: a string, a callable of the run context (rendered once per run), or none."""
+
+
+def _frozen_resolvers(value: Mapping[str, Callable[[], Agent[Any]]]) -> Mapping[str, Callable[[], Agent[Any]]]:
+    return MappingProxyType(dict(value))
+
+
+@attrs.frozen(kw_only=True)
+class LoopDefinition:
+    """What one model loop is: the model, its prompt, the tools and handoffs it offers, its limits.
+
+    Attributes:
+        name: the agent's name (events, ``AssistantMessage.agent``).
+        model: the `Model` that takes the turns.
+        instructions: the system prompt (see `Instructions`).
+        tools: the tools the model may call, names unique.
+        handoff_targets: the handoffs the model may take, as the core describes them.
+        resolvers: for each handoff target's agent name, how to find that agent when the handoff happens.
+        settings: the model settings of every request.
+        output_schema: the structured-output schema of the final turn, or `None` for plain text.
+        run_config: the agent's own `RunConfig`; a config installed on the run context wins over it.
+        tool_defs: the tools as the model sees them (derived).
+        tools_by_name: the tools by name, read-only (derived).
+        collision: the first transfer-tool name claimed twice, which stops a run from starting (derived).
+    """
+
+    name: str
+    model: Model
+    instructions: Instructions = None
+    tools: tuple[Tool[Any], ...] = ()
+    handoff_targets: tuple[HandoffTarget, ...] = ()
+    resolvers: Mapping[str, Callable[[], Agent[Any]]] = attrs.field(
+        factory=dict, converter=_frozen_resolvers, eq=False, repr=False
+    )
+    settings: ModelSettings = ModelSettings()
+    output_schema: OutputSchema | None = None
+    run_config: RunConfig | None = None
+    tool_defs: tuple[ToolDef, ...] = attrs.field(
+        init=False, eq=False, repr=False, default=attrs.Factory(lambda self: tuple(map(tool_def, self.tools)), True)
+    )
+    tools_by_name: Mapping[str, Tool[Any]] = attrs.field(
+        init=False,
+        eq=False,
+        repr=False,
+        default=attrs.Factory(lambda self: MappingProxyType({t.name: t for t in self.tools}), True),
+    )
+    collision: HandoffCollision | None = attrs.field(
+        init=False,
+        eq=False,
+        repr=False,
+        default=attrs.Factory(lambda self: first_collision(self.tools, self.handoff_targets), True),
+    )
+
+
+def first_collision(tools: tuple[Tool[Any], ...], targets: tuple[HandoffTarget, ...]) -> HandoffCollision | None:
+    """The first transfer-tool name claimed twice (by two handoffs, or by a handoff and a tool)."""
+    claims: dict[str, list[str]] = {}
+    for tool in tools:
+        claims.setdefault(tool.name, []).append(f"tool {tool.name}")
+    for target in targets:
+        claims.setdefault(target.tool_name, []).append(target.agent)
+    for target in targets:
+        owners = claims[target.tool_name]
+        if len(owners) > 1:
+            return HandoffCollision(target.tool_name, tuple(owners))
+    return None
