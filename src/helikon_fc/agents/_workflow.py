@@ -237,7 +237,7 @@ def open_workflow_stream(
                 durable, agent=name, pattern=pattern, fingerprint_=fingerprint, input=input or AgentInput(())
             )
         except (IncompatibleRunError, RecordLogError) as exc:
-            return RunFailed(OtherError(str(exc)))
+            return RunFailed(OtherError(str(exc)))  # noqa: ASYNC910 - reading the log was a store call
         if point.finished is not None:
             marks = durable.marks
 

@@ -228,5 +228,5 @@ async def run_exists(store: RunStore, run_id: str) -> bool:
     try:
         summary = await store.run_summary(run_id)
     except RunNotFound:
-        return False
+        return False  # noqa: ASYNC910 - the store call that raised is a checkpoint
     return summary.records > 0

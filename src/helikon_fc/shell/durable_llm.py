@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 import attrs
+import trio
 
 from ..core import (
     AgentEvent,
@@ -112,6 +113,7 @@ class LlmRecording:
 
     async def start(self, send: Send) -> StartPoint:
         """Replay the recorded events (marked as replays) and say where the loop begins."""
+        await trio.lowlevel.checkpoint()
         point = self.point
         marks = self.durable.marks
         for event in point.replayed:
@@ -138,7 +140,7 @@ class LlmRecording:
         deltas = self._deltas
         deltas.clear()
 
-        async def forward(event: AgentEvent) -> None:
+        async def forward(event: AgentEvent) -> None:  # noqa: ASYNC910 - a pass-through per event, as `sender`
             deltas.append(event)
             await send(event)
 
@@ -177,7 +179,7 @@ class LlmRecording:
         """The round the recorded results belong to is over."""
         self._done_results = {}
 
-    async def finish(self, terminal: AgentEvent) -> None:
+    async def finish(self, terminal: AgentEvent) -> None:  # noqa: ASYNC910 - only after a step's checkpoint
         """Write the terminal event (unless the run had finished before: then it is recorded already)."""
         if self.point.finished is None:
             await self.recorder.finish(terminal, self.ctx.actions.escalated)
