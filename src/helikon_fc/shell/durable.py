@@ -123,23 +123,40 @@ def definition_fingerprint(pattern: str, definition: JsonValue) -> str:
 
 
 class RunRecorder:
-    """Appends one run's records to its store, numbering them; concurrent writers (the tool calls
-    of one round) are serialised so seqs stay contiguous."""
+    """Appends one run's records to its store, numbering them.
 
-    __slots__ = ("_lock", "_next", "durable")
+    Concurrent writers (the tool calls of one round) are serialised so seqs stay contiguous, and
+    coalesced: records queued while a write is in flight go out together in the next transaction,
+    and each writer returns once its own records are stored.
+    """
+
+    __slots__ = ("_lock", "_next", "_pending", "_queued", "_status", "_written", "durable")
 
     def __init__(self, durable: Durability, next_seq: int) -> None:
         self.durable = durable
         self._next = next_seq
         self._lock = trio.Lock()
+        self._pending: list[RunRecordBody] = []
+        self._queued = 0
+        self._written = 0
+        self._status: RunStatus = "running"
 
     async def write(self, *bodies: RunRecordBody, status: RunStatus = "running") -> None:
-        """Append `bodies` in one store transaction, setting the run's status."""
+        """Store `bodies` (in one transaction with whatever else is queued), setting the run's status."""
+        self._pending.extend(bodies)
+        self._queued += len(bodies)
+        mine = self._queued
+        if status != "running":
+            self._status = status
         async with self._lock:
+            if self._written >= mine:
+                return  # an earlier writer's transaction took these along
+            batch, self._pending = self._pending, []
             seq = self._next
-            records = [RunRecord(seq + i, record_kind(body), to_json(body)) for i, body in enumerate(bodies)]
-            await self.durable.store.append_run_records(self.durable.run_id, records, status)
+            records = [RunRecord(seq + i, record_kind(body), to_json(body)) for i, body in enumerate(batch)]
+            await self.durable.store.append_run_records(self.durable.run_id, records, self._status)
             self._next = seq + len(records)
+            self._written += len(batch)
             _CRASH.wrote()
 
     async def finish(self, terminal: AgentEvent, escalated: bool = False) -> None:
