@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 import trio
 import trio.testing
 from tests.shell.loop_fakes import drain
@@ -20,7 +21,7 @@ from helikon_fc import (
     TimedOut,
     UserMessage,
 )
-from helikon_fc.stores import MemoryStore
+from helikon_fc.stores import MemoryStore, StoreError
 from helikon_fc.testing import ScriptedModel, reply
 
 
@@ -72,3 +73,16 @@ async def test_a_timed_out_run_is_still_recorded(autojump_clock: trio.testing.Mo
     assert events[-1] == RunFailed(TimedOut(1))
     assert await session.items() == (UserMessage("hi"),)
     await store.aclose()
+
+
+async def test_a_session_that_cannot_be_read_fails_the_start_with_store_error() -> None:
+    """When the history cannot be read, the run does not start: `StoreError` is raised where the stream
+    is opened (as any failure to start is), and nothing is appended."""
+    store = MemoryStore()
+    session = store.session("alice")
+    await session.append([UserMessage("earlier")])
+    await store.aclose()
+    agent = LlmAgent(name="a", model=ScriptedModel([reply("ok")]))
+    with pytest.raises(StoreError, match="is closed"):
+        async with Runner().run(agent, RunContext.ephemeral(None, session=session), AgentInput.from_user_text("hi")):
+            pass  # pragma: no cover

@@ -130,6 +130,10 @@ async def test_bad_record_arguments_are_refused_before_anything_is_written(store
         await store.append_run_records("r1", records(0, 1), "done")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match=r"since must be a seq \(an int >= -1\), got -2"):
         await store.read_run_records("r1", since=-2)
+    with pytest.raises(TypeError, match=r"records\[0\].body must be a str, got dict"):
+        await store.append_run_records("r1", [RunRecord(0, "k", {})], "running")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"records\[0\].seq must be an int >= 0, got -1"):
+        await store.append_run_records("r1", [RunRecord(-1, "k", "{}")], "running")
     with pytest.raises(ValueError, match="run_id must be a non-empty str"):
         await store.create_run("", "triage")
     assert (await store.run_summary("r1")).records == 0

@@ -126,6 +126,9 @@ async def test_bad_arguments_are_refused_by_name(store: StoreBase) -> None:
         store.session(7)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match=r"since must be a watermark \(an int >= 0\) or None, got -1"):
         await store.session("alice").items(since=-1)
+    with pytest.raises(TypeError, match=r"items\[1\] must be an Item \(SystemMessage, UserMessage, .*\), got str"):
+        await store.session("alice").append([UserMessage("fine"), "not an item"])  # type: ignore[list-item]
+    assert await store.session("alice").items() == ()
 
 
 async def test_a_store_opens_on_first_use_and_refuses_calls_once_closed(backend: Backend) -> None:

@@ -14,7 +14,7 @@ import trio
 
 from ..core import Item
 from ..shell.storage import RunRecord, RunStatus, RunSummary, SessionSnapshot, StoreError
-from ._ops import StoreOps, check_id, check_records, check_since, check_status
+from ._ops import StoreOps, check_id, check_items, check_records, check_since, check_status
 
 T = TypeVar("T")
 S = TypeVar("S", bound="StoreBase")
@@ -39,9 +39,10 @@ class StoreSession:
         """Add `items` at the end in one transaction, all or none; return the watermark after them.
 
         Raises:
+            TypeError: an element of `items` is not an `Item` (nothing is written).
             StoreError: the write failed (nothing of it was kept; the session stays usable).
         """
-        batch = tuple(items)
+        batch = check_items(items)
         return await self._store._call(lambda ops: ops.append_items(self._session_id, batch))
 
     async def items(self, since: int | None = None) -> tuple[Item, ...]:
@@ -80,6 +81,10 @@ class StoreBase(abc.ABC):
     async def _run(self, fn: Callable[[], T]) -> T:
         """Run the blocking `fn` where this backend's operations run (inline, or in a worker thread)."""
 
+    async def _run_op(self, ops: StoreOps, fn: Callable[[], T]) -> T:
+        """Run `fn`, one operation on `ops` (a backend may group several into one transaction); `_run` by default."""
+        return await self._run(fn)
+
     # -- lifecycle ---------------------------------------------------------------------------------
 
     async def __aenter__(self: S) -> S:
@@ -110,7 +115,7 @@ class StoreBase(abc.ABC):
 
     async def _call(self, op: Callable[[StoreOps], T]) -> T:
         ops = self._ops if self._ops is not None and not self._closed else await self._ensure_open()
-        return await self._run(partial(op, ops))
+        return await self._run_op(ops, partial(op, ops))
 
     # -- sessions ----------------------------------------------------------------------------------
 

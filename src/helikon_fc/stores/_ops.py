@@ -8,6 +8,7 @@ once for all of them.
 from __future__ import annotations
 
 import abc
+import typing
 from collections.abc import Sequence
 
 from ..core import Item, WireFormatError, from_json, to_json
@@ -84,6 +85,19 @@ def decode_item(session_id: str, text: str) -> Item:
     return item
 
 
+ITEM_TYPES: tuple[type, ...] = typing.get_args(Item)
+
+
+def check_items(items: Sequence[Item]) -> tuple[Item, ...]:
+    """`items` as a tuple, each checked to be an `Item` (a str or a dict would be stored, then unreadable)."""
+    batch = tuple(items)
+    for index, item in enumerate(batch):
+        if not isinstance(item, ITEM_TYPES):
+            names = ", ".join(kind.__name__ for kind in ITEM_TYPES)
+            raise TypeError(f"items[{index}] must be an Item ({names}), got {type(item).__name__}")
+    return batch
+
+
 def check_id(argument: str, value: object) -> str:
     """`value` if it is a non-empty string, else a `TypeError` / `ValueError` naming `argument`."""
     if not isinstance(value, str):
@@ -116,6 +130,11 @@ def check_records(run_id: str, records: Sequence[RunRecord]) -> tuple[RunRecord,
     for index, record in enumerate(batch):
         if not isinstance(record, RunRecord):
             raise TypeError(f"records[{index}] must be a RunRecord, got {type(record).__name__}")
+        if isinstance(record.seq, bool) or not isinstance(record.seq, int) or record.seq < 0:
+            raise ValueError(f"records[{index}].seq must be an int >= 0, got {record.seq!r}")
+        for field in ("kind", "body"):
+            if not isinstance(getattr(record, field), str):
+                raise TypeError(f"records[{index}].{field} must be a str, got {type(getattr(record, field)).__name__}")
         if index and record.seq != batch[0].seq + index:
             raise ValueError(
                 f"run {run_id!r}: records must be numbered one after another; records[{index}].seq is "

@@ -124,7 +124,9 @@ class SqlOps(StoreOps):
 
     def append_items(self, session_id: str, items: Sequence[Item]) -> int:
         if not items:
-            return len(self.read_items(session_id, 0))
+            with self.transaction(write=False) as tx:
+                row = tx.one("SELECT next_seq FROM helikon_sessions WHERE session_id = ?", (session_id,))
+            return 0 if row is None else int(row[0])
         with self.transaction(write=True) as tx:
             tx.execute(
                 "INSERT INTO helikon_sessions (session_id, next_seq) VALUES (?, 0) ON CONFLICT (session_id) DO NOTHING",

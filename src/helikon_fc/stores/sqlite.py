@@ -6,17 +6,43 @@ import os
 import sqlite3
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Literal, TypeVar
+from functools import partial
+from typing import Any, Generic, Literal, TypeVar
 
 import trio
 
 from ..shell.storage import StoreError
 from ._base import StoreBase
+from ._ops import StoreOps
 from ._sql import Row, SqlOps, Tx
 
 T = TypeVar("T")
 
 Synchronous = Literal["full", "normal"]
+
+
+class _Pending(Generic[T]):
+    """One operation waiting for a batch: what to run, then what it gave (filled in the worker thread)."""
+
+    __slots__ = ("error", "finished", "fn", "taken", "value")
+
+    def __init__(self, fn: Callable[[], T]) -> None:
+        self.fn = fn
+        self.taken = False
+        self.finished = trio.Event()
+        self.value: T | None = None
+        self.error: Exception | None = None
+
+    def run(self) -> None:
+        try:
+            self.value = self.fn()
+        except Exception as exc:
+            self.error = exc
+
+    def result(self) -> T:
+        if self.error is not None:
+            raise self.error
+        return self.value  # type: ignore[return-value]  # set by run() when no error was
 
 
 class _SQLiteTx:
@@ -44,6 +70,7 @@ class _SQLiteOps(SqlOps):
 
     def __init__(self, path: str, busy_timeout: float, synchronous: Synchronous) -> None:
         self.where = f"SQLite database {path!r}"
+        self._in_batch = False
         try:
             self._conn = sqlite3.connect(path, timeout=busy_timeout, isolation_level=None, check_same_thread=False)
             self._conn.execute("PRAGMA journal_mode=WAL")
@@ -60,18 +87,51 @@ class _SQLiteOps(SqlOps):
     @contextmanager
     def transaction(self, *, write: bool) -> Iterator[Tx]:
         conn = self._conn
+        begin, commit = ("BEGIN IMMEDIATE" if write else "BEGIN"), ("COMMIT",)
+        undo: tuple[str, ...] = ("ROLLBACK",)
+        if self._in_batch:  # one operation of a batch: a savepoint inside the batch's transaction
+            begin, commit, undo = "SAVEPOINT op", ("RELEASE op",), ("ROLLBACK TO op", "RELEASE op")
         try:
-            conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+            conn.execute(begin)
             try:
                 yield _SQLiteTx(conn)
             except BaseException:
-                conn.execute("ROLLBACK")
+                for statement in undo:
+                    conn.execute(statement)
                 raise
-            conn.execute("COMMIT")
+            for statement in commit:
+                conn.execute(statement)
         except sqlite3.Error as exc:
-            if conn.in_transaction:
+            if conn.in_transaction and not self._in_batch:
                 conn.execute("ROLLBACK")
             raise StoreError(f"{self.where}: {exc}") from exc
+
+    def run_batch(self, batch: Sequence[_Pending[Any]]) -> None:
+        """Run every operation of `batch` in one transaction, each in a savepoint of its own (a failing
+        one is undone alone); if the commit fails, every operation that had succeeded fails with it."""
+        if len(batch) == 1:
+            batch[0].run()
+            return
+        try:
+            self._conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as exc:
+            for pending in batch:
+                pending.error = StoreError(f"{self.where}: {exc}")
+            return
+        self._in_batch = True
+        try:
+            for pending in batch:
+                pending.run()
+        finally:
+            self._in_batch = False
+        try:
+            self._conn.execute("COMMIT")
+        except sqlite3.Error as exc:
+            if self._conn.in_transaction:
+                self._conn.execute("ROLLBACK")
+            for pending in batch:
+                if pending.error is None:
+                    pending.error = StoreError(f"{self.where}: the commit failed, nothing was written: {exc}")
 
     def table_exists(self, tx: Tx, table: str) -> bool:
         return tx.one("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (table,)) is not None
@@ -91,7 +151,10 @@ class SQLiteStore(StoreBase):
     The store keeps one connection (WAL journal), used from trio worker threads one call at a time
     (a ``trio.CapacityLimiter(1)``); every write is one ``BEGIN IMMEDIATE`` transaction, so an
     append lands whole or not at all, even when the calling task is cancelled mid-write (the write
-    finishes first). Another process writing the same file makes a write wait up to `busy_timeout`.
+    finishes first). Operations that wait for the connection while another runs go together in the
+    next worker-thread trip, as one transaction with a savepoint each (group commit): each still
+    succeeds or fails on its own, and concurrent appends share a commit and a thread hop. Another
+    process writing the same file makes a write wait up to `busy_timeout`.
     The tables are created on first use; a file written by a newer helikon_fc is refused with
     `SchemaVersionError`.
 
@@ -122,6 +185,7 @@ class SQLiteStore(StoreBase):
         self._busy_timeout = float(busy_timeout)
         self._synchronous: Synchronous = synchronous
         self._limiter = trio.CapacityLimiter(1)
+        self._queue: list[_Pending[Any]] = []
 
     @property
     def path(self) -> str:
@@ -133,6 +197,37 @@ class SQLiteStore(StoreBase):
 
     async def _run(self, fn: Callable[[], T]) -> T:
         return await trio.to_thread.run_sync(fn, limiter=self._limiter)
+
+    async def _run_op(self, ops: StoreOps, fn: Callable[[], T]) -> T:
+        """Queue `fn`; whoever holds the connection next runs everything queued in one worker-thread
+        trip and one transaction (group commit), so concurrent appends share a commit and a thread hop."""
+        assert isinstance(ops, _SQLiteOps)
+        pending = _Pending(fn)
+        self._queue.append(pending)
+        try:
+            await self._limiter.acquire()
+        except BaseException as exc:  # cancelled while waiting for the connection
+            if not pending.taken:
+                self._queue.remove(pending)
+                raise
+            if not isinstance(exc, trio.Cancelled):
+                raise
+            with trio.CancelScope(shield=True):  # a batch in flight holds it: it lands whole, as a thread call would
+                await pending.finished.wait()
+            return pending.result()
+        try:
+            if not pending.taken:
+                batch, self._queue = self._queue, []
+                for queued in batch:
+                    queued.taken = True
+                try:
+                    await trio.to_thread.run_sync(partial(ops.run_batch, batch))
+                finally:
+                    for queued in batch:
+                        queued.finished.set()
+        finally:
+            self._limiter.release()
+        return pending.result()
 
     def __repr__(self) -> str:
         return f"SQLiteStore({self._path!r})"
