@@ -103,6 +103,7 @@ from helikon_fc.core import (
     Usage,
     UserMessage,
 )
+from helikon_fc.core.schema import SchemaError, compile_schema
 
 # Scalars
 
@@ -245,14 +246,27 @@ def model_settings() -> st.SearchStrategy[ModelSettings]:
     )
 
 
+def valid_schemas() -> st.SearchStrategy[JsonObject]:
+    """Schemas that compile: arbitrary JSON objects (mostly unknown keywords) and keyword schemas."""
+    return (json_objects() | json_schemas()).filter(_compiles)
+
+
+def _compiles(schema: JsonObject) -> bool:
+    try:
+        compile_schema(schema)
+    except SchemaError:
+        return False
+    return True
+
+
 def tool_defs() -> st.SearchStrategy[ToolDef]:
-    """Tool definitions with arbitrary JSON object schemas."""
-    return st.builds(ToolDef, names(), texts(), json_objects(), st.booleans())
+    """Tool definitions with arbitrary schemas that compile (ToolDef refuses the others)."""
+    return st.builds(ToolDef, names(), texts(), valid_schemas(), st.booleans())
 
 
 def output_schemas() -> st.SearchStrategy[OutputSchema]:
-    """Output schemas with arbitrary JSON object schemas."""
-    return st.builds(OutputSchema, names(), json_objects(), st.booleans())
+    """Output schemas with arbitrary schemas that compile (OutputSchema refuses the others)."""
+    return st.builds(OutputSchema, names(), valid_schemas(), st.booleans())
 
 
 def model_requests() -> st.SearchStrategy[ModelRequest]:

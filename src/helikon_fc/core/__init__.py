@@ -74,7 +74,14 @@ from .model import (
     ToolDef as ToolDef,
     assemble_response as assemble_response,
 )
-from .schema import parse_arguments as parse_arguments, strict_schema as strict_schema, validate as validate
+from .schema import (
+    CompiledSchema as CompiledSchema,
+    SchemaError as SchemaError,
+    compile_schema as compile_schema,
+    parse_arguments as parse_arguments,
+    strict_schema as strict_schema,
+    validate as validate,
+)
 from .states import (
     ApplyingHandoff as ApplyingHandoff,
     CallingModel as CallingModel,

@@ -13,6 +13,7 @@ from typing import TypeAlias, assert_never
 
 import attrs
 
+from .compiled_schema import CompiledSchema, SchemaError, compile_schema
 from .conversation import Conversation
 from .items import ToolCall
 from .json_value import JsonObject
@@ -41,21 +42,49 @@ class ToolDef:
 
     `strict` says the schema is in the strict form OpenAI's structured outputs require
     (every object closed with ``additionalProperties: false`` and every key required).
+    `compiled` is `parameters` compiled for checking, once, when the tool is defined.
+
+    Raises:
+        ValueError: `parameters` is not a valid JSON Schema, or has a ``$ref`` that does not resolve
+            inside it (remote references are never fetched).
     """
 
     name: str
     description: str
     parameters: JsonObject
     strict: bool = False
+    compiled: CompiledSchema = attrs.field(init=False, eq=False, repr=False)
+
+    @compiled.default
+    def _compile(self) -> CompiledSchema:
+        return _compile_for(f"tool {self.name!r}: parameters", self.parameters)
 
 
 @attrs.frozen
 class OutputSchema:
-    """The JSON Schema a structured-output turn must fit, with the name the provider shows the model."""
+    """The JSON Schema a structured-output turn must fit, with the name the provider shows the model.
+
+    `compiled` is `schema` compiled for checking, once, when the output schema is built.
+
+    Raises:
+        ValueError: `schema` is not a valid JSON Schema, or has a ``$ref`` that does not resolve inside it.
+    """
 
     name: str
     schema: JsonObject
     strict: bool = True
+    compiled: CompiledSchema = attrs.field(init=False, eq=False, repr=False)
+
+    @compiled.default
+    def _compile(self) -> CompiledSchema:
+        return _compile_for(f"output schema {self.name!r}", self.schema)
+
+
+def _compile_for(what: str, schema: JsonObject) -> CompiledSchema:
+    try:
+        return compile_schema(schema)
+    except SchemaError as exc:
+        raise SchemaError(f"{what}: {exc}") from None
 
 
 @attrs.frozen(kw_only=True)

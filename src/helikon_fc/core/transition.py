@@ -262,7 +262,7 @@ def _call_problem(call: ToolCall, tools: dict[str, ToolDef]) -> str | None:
         return f"invalid arguments for tool {call.name!r}: {exc}"
     except RecursionError:
         return f"invalid arguments for tool {call.name!r}: nested too deeply"
-    errors = validate(arguments, tool.parameters)
+    errors = validate(arguments, tool.compiled)
     if errors:
         return f"invalid arguments for tool {call.name!r}: " + "; ".join(errors)
     return None
@@ -400,7 +400,7 @@ def validate_output(text: str, schema: OutputSchema) -> tuple[JsonValue, tuple[s
         return None, (f"response was not valid JSON: {exc}",)
     except RecursionError:
         return None, ("response was not valid JSON: nested too deeply",)
-    return value, tuple(validate(value, schema.schema))
+    return value, tuple(validate(value, schema.compiled))
 
 
 def _repair_prompt(name: str, errors: tuple[str, ...]) -> str:

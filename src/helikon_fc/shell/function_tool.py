@@ -111,6 +111,12 @@ class FunctionTool(Generic[Ctx, P, R]):
         self.strict = strict
         self.timeout = timeout
         self.parameters = codec.schema(strict)
+        from ..core.schema import SchemaError, compile_schema  # here, so a bad schema is refused when decorated
+
+        try:
+            compile_schema(self.parameters)
+        except SchemaError as exc:
+            raise SchemaError(f"tool {name!r}: parameters: {exc}") from None
         self._codec = codec
         self._takes_context = takes_context
         self._is_async = is_async
