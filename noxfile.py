@@ -65,3 +65,4 @@ def bench(session: nox.Session) -> None:
     session.install("-e", ".[bench]")
     session.run("python", "-m", "bench", *session.posargs)
     session.run("python", "-m", "bench.stores", *[arg for arg in session.posargs if arg == "--quick"])
+    session.run("python", "-m", "bench.durable", *[arg for arg in session.posargs if arg == "--quick"])

@@ -130,8 +130,9 @@ def main() -> None:
     lines = [
         "# Durable runs: what recording costs",
         "",
-        f"One bench run ({script.MODEL_TURNS} model turns, {script.TOOL_CALLS} tool calls) with and without a store, "
-        f"median of {runs}; S3 = {n} concurrent runs with {script.LATENCY * 1000:.0f} ms model latency, best of {reps}.",
+        f"One bench run ({script.MODEL_TURNS} model turns, {script.TOOL_CALLS} tool calls) with and without a "
+        f"store, median of {runs}; S3 = {n} concurrent runs with {script.LATENCY * 1000:.0f} ms model latency, "
+        f"best of {reps}.",
         "",
         "| store | records per run | µs per run without | with | µs per record | S3 s without | with | ratio |",
         "|---|---|---|---|---|---|---|---|",
