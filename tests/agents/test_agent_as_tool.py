@@ -9,6 +9,7 @@ from tests.agents.workflow_fakes import FakeAgent, Timeline, drain
 from helikon_fc.agents.agent_as_tool import AgentAsTool
 from helikon_fc.agents.llm_agent import LlmAgent
 from helikon_fc.core import (
+    AgentUsage,
     MaxTurnsExceeded,
     RunCompleted,
     ToolOutputItem,
@@ -71,7 +72,13 @@ async def test_the_parent_reads_the_sub_agents_final_output_and_keeps_going() ->
     events = await drain(parent.run(RunContext.ephemeral(None), AgentInput.from_user_text("draft")))
     outputs = [e.item for e in events if isinstance(e, ToolOutputItem)]
     assert outputs == [ToolResult("call_0_0", SUMMARY)]
-    assert events[-1] == RunCompleted(Usage(input_tokens=20, output_tokens=10, requests=2))
+    # Issue 9: the sub-run's model call is part of the parent's cost (it reported 2 requests where 3 were made).
+    writer_usage = Usage(input_tokens=20, output_tokens=10, requests=2)
+    summarizer_usage = Usage(input_tokens=10, output_tokens=5, requests=1)
+    assert events[-1] == RunCompleted(
+        writer_usage + summarizer_usage,
+        (AgentUsage("writer", writer_usage), AgentUsage("summarizer", summarizer_usage)),
+    )
 
 
 async def test_the_sub_run_is_isolated_from_the_parent_session_and_state() -> None:

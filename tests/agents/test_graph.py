@@ -6,7 +6,7 @@ import json
 
 import pytest
 import trio
-from tests.agents.workflow_fakes import FakeAgent, Timeline, drain
+from tests.agents.workflow_fakes import FakeAgent, Timeline, completed_usage, drain
 
 from helikon_fc.agents.graph import GraphAgent, GraphBuildError, context_message
 from helikon_fc.core import (
@@ -143,7 +143,7 @@ async def test_one_sink_goes_through_verbatim(autojump_clock: trio.testing.MockC
     assert final.item.text == "summary(report | [spending]\nspending(report) | [income]\nincome(report))"
     assert final.item.agent == "finance_report"
     assert events[0] == RunStarted("finance_report")
-    assert events[-1] == RunCompleted(Usage(input_tokens=3, output_tokens=6, requests=3))
+    assert completed_usage(events) == Usage(input_tokens=3, output_tokens=6, requests=3)
 
 
 async def test_several_sinks_merge_into_a_sorted_key_json_object(autojump_clock: trio.testing.MockClock) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from tests.agents.workflow_fakes import FakeAgent, drain
+from tests.agents.workflow_fakes import FakeAgent, completed_usage, drain
 
 from helikon_fc.agents.loop import LoopAgent
 from helikon_fc.core import AgentUpdated, MaxIterationsExceeded, OtherError, RunCompleted, RunFailed, Usage
@@ -22,7 +22,7 @@ async def test_repeats_steps_in_order_until_an_escalate() -> None:
     events = await drain(loop.run(RunContext.ephemeral(None), INPUT))
     assert [e.agent for e in events if isinstance(e, AgentUpdated)] == ["drafter", "critic"] * 3
     assert drafter.runs == critic.runs == [3]
-    assert events[-1] == RunCompleted(Usage(input_tokens=6, output_tokens=12, requests=6))
+    assert completed_usage(events) == Usage(input_tokens=6, output_tokens=12, requests=6)
 
 
 async def test_a_mid_pass_escalate_stops_before_the_rest_of_the_pass() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import trio
-from tests.agents.workflow_fakes import FakeAgent, Timeline, drain
+from tests.agents.workflow_fakes import FakeAgent, Timeline, completed_usage, drain
 
 from helikon_fc.agents.parallel import ParallelAgent
 from helikon_fc.agents.sequential import SequentialAgent
@@ -94,7 +94,7 @@ async def test_success_ends_with_one_sorted_key_json_message(autojump_clock: tri
     assert last_message.item.text == '{"optimist":"yay","pessimist":"nay \\"no\\"","realist":"meh"}'
     assert json.loads(last_message.item.text) == {"optimist": "yay", "pessimist": 'nay "no"', "realist": "meh"}
     assert ctx.state.snapshot() == {"realist": "meh", "pessimist": 'nay "no"', "optimist": "yay"}
-    assert events[-1] == RunCompleted(Usage(input_tokens=3, output_tokens=6, requests=3))
+    assert completed_usage(events) == Usage(input_tokens=3, output_tokens=6, requests=3)
 
 
 async def test_each_branch_writes_state_under_its_key_defaulting_to_its_name() -> None:
@@ -117,7 +117,7 @@ async def test_a_sequential_step_can_be_a_parallel_agent() -> None:
     ctx = RunContext.ephemeral(None)
     events = await drain(pipe.run(ctx, INPUT))
     assert ctx.state.get("fan") == '{"a":"A","b":"B"}'
-    assert events[-1] == RunCompleted(Usage(input_tokens=3, output_tokens=6, requests=3))
+    assert completed_usage(events) == Usage(input_tokens=3, output_tokens=6, requests=3)
 
 
 async def test_interleaved_events_stay_attributable_to_their_branch(autojump_clock: trio.testing.MockClock) -> None:

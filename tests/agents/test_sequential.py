@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import trio
-from tests.agents.workflow_fakes import FakeAgent, Timeline, drain
+from tests.agents.workflow_fakes import FakeAgent, Timeline, completed_usage, drain
 
 from helikon_fc.agents.sequential import SequentialAgent
 from helikon_fc.core import (
@@ -90,7 +90,7 @@ async def test_one_outer_run_started_and_completed_with_summed_usage() -> None:
     assert [e for e in events if isinstance(e, TokenDelta)] == [TokenDelta("x"), TokenDelta("y")]
     assert [e.item.text for e in events if isinstance(e, MessageOutput)] == ["x", "y"]
     assert [e for e in events if isinstance(e, RunCompleted | RunFailed)] == [events[-1]]
-    assert events[-1] == RunCompleted(Usage(input_tokens=8, output_tokens=3, requests=2))
+    assert completed_usage(events) == Usage(input_tokens=8, output_tokens=3, requests=2)
 
 
 async def test_nests_inside_another_sequential() -> None:
@@ -100,7 +100,7 @@ async def test_nests_inside_another_sequential() -> None:
     ctx = RunContext.ephemeral(None)
     events = await drain(outer.run(ctx, INPUT))
     assert ctx.state.snapshot() == {"a": "A", "inner": "A", "b": "B"}
-    assert events[-1] == RunCompleted(Usage(input_tokens=2, output_tokens=4, requests=2))
+    assert completed_usage(events) == Usage(input_tokens=2, output_tokens=4, requests=2)
 
 
 async def test_depth_beyond_max_fails_before_any_step() -> None:

@@ -3,7 +3,7 @@ record of when each run started and ended (in trio's clock, so virtual under `Mo
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 
 import attrs
@@ -98,3 +98,14 @@ async def drain(stream: RunStream) -> list[AgentEvent]:
     """Every event of a run stream, in order."""
     async with stream as events:
         return [event async for event in events]
+
+
+def completed_usage(events: Sequence[AgentEvent]) -> Usage:
+    """The usage of a run's `RunCompleted` (its last event), checked to be the sum of its per-agent breakdown."""
+    last = events[-1]
+    assert isinstance(last, RunCompleted), last
+    breakdown = Usage()
+    for pair in last.usage_by_agent:
+        breakdown += pair.usage
+    assert breakdown == last.usage, last
+    return last.usage

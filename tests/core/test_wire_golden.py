@@ -14,6 +14,7 @@ from typing import get_args
 
 from helikon_fc.core import (
     AgentUpdated,
+    AgentUsage,
     ApplyingHandoff,
     ApprovalRequested,
     AssistantMessage,
@@ -157,7 +158,16 @@ SAMPLES: Mapping[str, tuple[object, ...]] = {
         PermissionDenied("delete_file", "plan mode allows read-only tools only"),
         RepairStarted(1),
         StructuredOutputFailed(("$.celsius: missing required field",), '{"city": "Oslo"}'),
-        RunCompleted(USAGE),
+        RunCompleted(
+            USAGE,
+            (
+                AgentUsage("triage", Usage(input_tokens=20, requests=1)),
+                AgentUsage(
+                    "billing",
+                    Usage(input_tokens=100, output_tokens=30, cached_input_tokens=64, reasoning_tokens=8, requests=1),
+                ),
+            ),
+        ),
         RunFailed(MaxTurnsExceeded(16)),
     ),
     "AgentError": (

@@ -506,7 +506,7 @@ def test_event_families_exist_with_their_fields() -> None:
         PermissionDenied: ["tool", "reason"],
         RepairStarted: ["attempt"],
         StructuredOutputFailed: ["schema_errors", "final_text"],
-        RunCompleted: ["usage"],
+        RunCompleted: ["usage", "usage_by_agent"],
         RunFailed: ["error"],
     }
     for cls, fields in expected.items():

@@ -6,8 +6,10 @@ The merge convention, the same for every workflow agent:
 - the outer stream starts with one `RunStarted(<workflow name>)` and ends with exactly one
   terminal event (`RunCompleted` with the summed usage, or `RunFailed`), last;
 - each child's own `RunStarted` becomes `AgentUpdated(<child name>)` (which agent is now active);
-- each child's terminal event is swallowed: `RunCompleted.usage` is folded into the total, and
-  `RunFailed.error` decides what the workflow does next;
+- each child's terminal event is swallowed: its usage counts on the workflow's `UsageMeter` (every
+  model call below counts as it is made; `run_child` settles what a custom agent only reports), so
+  the workflow's `RunCompleted` carries the usage of its whole subtree, by agent; `RunFailed.error`
+  decides what the workflow does next;
 - every other child event passes through unchanged and live;
 - where children run concurrently (parallel branches, graph nodes) their events interleave, and
   `Interleaving` keeps them attributable: an `AgentUpdated(<agent>)` goes out whenever the agent
@@ -39,7 +41,6 @@ from ..core import (
     Usage,
 )
 from ..core.records import RecordLogError
-from ..shell.config import RunConfig
 from ..shell.context import RunContext
 from ..shell.durable import IncompatibleRunError, definition_fingerprint, open_log
 from ..shell.input import AgentInput
@@ -84,10 +85,10 @@ def write_state(ctx: RunContext[Ctx], key: str, text: str) -> None:
 def depth_error(ctx: RunContext[Ctx]) -> MaxAgentDepthExceeded | None:
     """The error for running children one level below `ctx`, if that is deeper than allowed.
 
-    The limit is the context's run config (the one a `Runner` installs) or the default
-    `RunConfig().max_agent_depth`.
+    The limit is `RunContext.max_agent_depth`: the tightest of the limits in force above (which cross
+    every boundary, agent-as-tool included) and the context's run config (default 8).
     """
-    limit = (ctx.run_config or RunConfig()).max_agent_depth
+    limit = ctx.max_agent_depth
     depth = ctx.agent_depth + 1
     return MaxAgentDepthExceeded(depth, limit) if depth > limit else None
 
@@ -117,6 +118,7 @@ async def run_child(agent: Agent[Ctx], ctx: RunContext[Ctx], input: AgentInput, 
     outcome: ChildOutcome | None = None
     started = False
     emitting = False
+    ctx, slot = ctx.with_meter_slot()
     try:
         async with agent.run(ctx, input) as events:
             started = True
@@ -125,7 +127,8 @@ async def run_child(agent: Agent[Ctx], ctx: RunContext[Ctx], input: AgentInput, 
                     case RunStarted(agent=name):
                         event = AgentUpdated(name)
                     case RunCompleted(usage=usage):
-                        outcome = ChildSucceeded(text, usage)
+                        slot.settle(agent.name, usage)
+                        outcome = ChildSucceeded(text, slot.total)
                         continue
                     case RunFailed(error=error):
                         outcome = ChildFailed(error)
@@ -154,16 +157,20 @@ class Interleaving:
 
     Each child gets its own emitter (`emitter`). A child's `AgentUpdated` only records which agent
     is active in that child; before the child's next other event, if the outer stream last
-    announced a different agent, an `AgentUpdated` for this child's agent goes out first. A lock
-    keeps that announcement and the event together.
+    announced a different agent, an `AgentUpdated` for this child's agent goes out first. The
+    workflow's own events (`emit`) are announced the same way, as its `owner`'s, so a merged
+    message never follows the announcement of one of its branches (at any depth: a nested
+    workflow's announcement of itself reaches the outer one as a child's `AgentUpdated`). A lock
+    keeps each announcement and its event together.
     """
 
-    __slots__ = ("_announced", "_emit", "_lock")
+    __slots__ = ("_announced", "_emit", "_lock", "_owner")
 
-    def __init__(self, emit: Emit) -> None:
+    def __init__(self, emit: Emit, owner: str) -> None:
         self._emit = emit
+        self._owner = owner
         self._lock = trio.Lock()
-        self._announced: str | None = None
+        self._announced: str | None = owner  # the workflow's RunStarted announced it
 
     def emitter(self) -> Emit:
         """An emitter for one concurrent child."""
@@ -183,14 +190,17 @@ class Interleaving:
         return send
 
     async def emit(self, event: AgentEvent) -> None:
-        """Send an event of the workflow itself (announced as nobody's: the next child event re-announces)."""
+        """Send an event of the workflow itself, announcing the workflow first if a child was announced last."""
         async with self._lock:
-            self._announced = None
+            if self._announced != self._owner:
+                self._announced = self._owner
+                await self._emit(AgentUpdated(self._owner))
             await self._emit(event)
 
 
-Body: TypeAlias = Callable[[Emit], Awaitable[TerminalEvent]]
-"""A workflow's work: emits events as it goes and returns its terminal event."""
+Body: TypeAlias = Callable[[Emit, RunContext[Ctx]], Awaitable[TerminalEvent]]
+"""A workflow's work: emits events as it goes and returns its terminal event. It runs its children in the
+context it is given (the workflow's own: its usage meter and depth limit), not the one `run` was called with."""
 
 
 def workflow_fingerprint(
@@ -205,7 +215,7 @@ def workflow_fingerprint(
 def open_workflow_stream(
     name: str,
     ctx: RunContext[Ctx],
-    body: Body,
+    body: Body[Ctx],
     *,
     input: AgentInput | None = None,
     pattern: str = "workflow",
@@ -226,12 +236,15 @@ def open_workflow_stream(
     """
 
     async def guarded(emit: Emit) -> TerminalEvent:
-        too_deep = depth_error(ctx)
+        run_ctx = ctx.for_run()
+        too_deep = depth_error(run_ctx)
         if too_deep is not None:
             return RunFailed(too_deep)  # noqa: ASYNC910 - `emit_run` sent RunStarted (a channel send) just before
-        durable = ctx.durable
+        meter = run_ctx.meter
+        assert meter is not None
+        durable = run_ctx.durable
         if durable is None or fingerprint is None:
-            return await body(emit)
+            return meter.completed(await body(emit, run_ctx))
         try:
             recorder, point = await open_log(
                 durable, agent=name, pattern=pattern, fingerprint_=fingerprint, input=input or AgentInput(())
@@ -244,9 +257,9 @@ def open_workflow_stream(
             async def replaying(event: AgentEvent) -> None:
                 await emit(marks.mark(event))
 
-            await body(replaying)
-            return cast("TerminalEvent", point.finished.terminal)
-        terminal = await body(emit)
+            await body(replaying, run_ctx)  # the children replay their usage onto the meter
+            return meter.completed(cast("TerminalEvent", point.finished.terminal))
+        terminal = meter.completed(await body(emit, run_ctx))
         await recorder.finish(terminal)
         return terminal
 

@@ -41,9 +41,11 @@ class AgentAsTool(Generic[Ctx]):
     The sub-run is isolated (see `sub_run_context`): a fresh in-memory session and fresh state,
     so its turns never touch the parent's conversation, and its own `RunConfig` (`run_config`,
     or else the wrapped agent's own; the parent's ``max_turns`` and ``timeout`` do not cross).
-    What crosses: the user context, cancellation (a child token), and the nesting depth — a call
-    that would nest deeper than the parent context's ``max_agent_depth`` (its run config's, or
-    the default 8) is refused with an error result.
+    What crosses: the user context, cancellation (a child token), and the nesting depth with its
+    limit — a call that would nest deeper than ``max_agent_depth`` allows is refused with an error
+    result the parent's model reads. The limit is the tightest in force along the whole chain of
+    callers (a `Runner`'s config, each agent's own `run_config`, the default 8); a sub-run's own
+    config can tighten it for the levels below, never loosen it.
 
     A sub-run that fails becomes an error result the parent's model reads
     (``"agent <name> failed: <error>"``); the parent run goes on.
@@ -100,9 +102,9 @@ class AgentAsTool(Generic[Ctx]):
         """The context the sub-run gets: the one place that decides what crosses the boundary.
 
         Crosses: the user value, cancellation (a child token: cancelling the parent cancels the
-        sub-run, never the reverse), the depth (one deeper). Fresh: session, state, escalate signal.
-        The sub-run's config is `run_config`. Tracer and permission settings cross here too once
-        the run context carries them.
+        sub-run, never the reverse), the depth (one deeper) and the depth limit in force.
+        Fresh: session, state, escalate signal. The sub-run's config is `run_config`. Tracer and
+        permission settings cross here too once the run context carries them.
         """
         return parent.isolated_child().with_run_config(self.run_config)
 

@@ -102,13 +102,13 @@ class GraphAgent(Generic[Ctx]):
         """Run the wavefront; see `GraphAgent`."""
         agents = dict(self.nodes)
 
-        async def body(emit: Emit) -> TerminalEvent:
+        async def body(emit: Emit, ctx: RunContext[Ctx]) -> TerminalEvent:
             wave = self.wavefront
             texts: dict[str, str] = {}
             failures: dict[str, AgentError] = {}
             total = Usage()
             reports_in, reports = trio.open_memory_channel[tuple[str, ChildOutcome]](math.inf)
-            merged = Interleaving(emit)
+            merged = Interleaving(emit, self.name)
 
             async def run_node(key: str, node_input: AgentInput) -> None:
                 child = child_context(ctx.subagent_child(), ctx, key)

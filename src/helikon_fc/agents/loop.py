@@ -66,7 +66,7 @@ class LoopAgent(Generic[Ctx]):
     def run(self, ctx: RunContext[Ctx], input: AgentInput) -> RunStream:
         """Run the passes; see `LoopAgent`."""
 
-        async def body(emit: Emit) -> TerminalEvent:
+        async def body(emit: Emit, ctx: RunContext[Ctx]) -> TerminalEvent:
             total = Usage()
             for iteration in range(self.max_iterations):
                 for index, (key, agent) in enumerate(self.steps):

@@ -81,14 +81,14 @@ class ParallelAgent(Generic[Ctx]):
     def run(self, ctx: RunContext[Ctx], input: AgentInput) -> RunStream:
         """Run the branches concurrently; see `ParallelAgent`."""
 
-        async def body(emit: Emit) -> TerminalEvent:
+        async def body(emit: Emit, ctx: RunContext[Ctx]) -> TerminalEvent:
             counts = Counter(key for key, _ in self.branches)
             duplicates = sorted(key for key, count in counts.items() if count > 1)
             if duplicates:
                 message = f"duplicate parallel branch key(s): {', '.join(duplicates)}"
                 return RunFailed(OtherError(message))  # noqa: ASYNC910 - `emit_run` sent RunStarted just before
             outcomes: dict[str, ChildOutcome] = {}
-            merged = Interleaving(emit)
+            merged = Interleaving(emit, self.name)
 
             async def run_branch(key: str, agent: Agent[Ctx]) -> None:
                 child = child_context(ctx.subagent_child(), ctx, key)

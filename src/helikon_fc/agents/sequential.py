@@ -61,7 +61,7 @@ class SequentialAgent(Generic[Ctx]):
     def run(self, ctx: RunContext[Ctx], input: AgentInput) -> RunStream:
         """Run the steps in order; see `SequentialAgent`."""
 
-        async def body(emit: Emit) -> TerminalEvent:
+        async def body(emit: Emit, ctx: RunContext[Ctx]) -> TerminalEvent:
             total = Usage()
             for index, (key, agent) in enumerate(self.steps):
                 child = child_context(ctx.subagent_child(), ctx, f"{index}:{key}")

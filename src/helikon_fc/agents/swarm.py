@@ -106,7 +106,7 @@ class SwarmAgent(Generic[Ctx]):
         entry = self._meshed[self.entry]
         limit = self.max_handoffs
 
-        async def body(emit: Emit) -> TerminalEvent:
+        async def body(emit: Emit, ctx: RunContext[Ctx]) -> TerminalEvent:
             seen = 0
             exceeded = False
             outcome: ChildOutcome | None = None

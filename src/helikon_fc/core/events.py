@@ -14,7 +14,7 @@ import attrs
 from .errors import AgentError
 from .items import AssistantMessage, ToolCall, ToolResult
 from .json_value import JsonValue
-from .usage import Usage
+from .usage import AgentUsage, Usage
 
 # Lifecycle
 
@@ -153,9 +153,14 @@ class StructuredOutputFailed:
 
 @attrs.frozen
 class RunCompleted:
-    """The run succeeded; `usage` is its total, sub-runs included."""
+    """The run succeeded; `usage` is its total, sub-runs of every kind included.
+
+    `usage_by_agent` splits that total by the agent whose model made each call, in the order the
+    agents first called their models (the trio shell fills it; empty from `transition` alone).
+    """
 
     usage: Usage
+    usage_by_agent: tuple[AgentUsage, ...] = ()
 
 
 @attrs.frozen

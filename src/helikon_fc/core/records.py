@@ -135,6 +135,8 @@ class Resumption:
             may have come between writing them and delivering them, so they go out again.
         action: the kind of the last boundary's action (`None` without a boundary).
         response: a model answer recorded after the last boundary (feed it, do not call again).
+        answers: every model answer recorded, in order (their usage counts for the resumed run).
+        finished_calls: the call id of every tool call recorded as finished, in order.
         tool_results: the tool results recorded after the last boundary (do not run those again).
         escalated: whether the escalate signal was raised during the recorded part.
         finished: the `RunFinished` record, when the run ended.
@@ -148,6 +150,8 @@ class Resumption:
     redeliver: tuple[AgentEvent, ...] = ()
     action: ActionKind | None = None
     response: ModelResponse | None = None
+    answers: tuple[ModelResponse, ...] = ()
+    finished_calls: tuple[str, ...] = ()
     tool_results: tuple[ToolResult, ...] = ()
     escalated: bool = False
     finished: RunFinished | None = None
@@ -170,6 +174,8 @@ def restore(records: Sequence[RunRecordBody]) -> Resumption:
     last: Boundary | None = None
     after_last = False
     response: ModelResponse | None = None
+    answers: list[ModelResponse] = []
+    finished_calls: list[str] = []
     results: list[ToolResult] = []
     escalated = False
     finished: RunFinished | None = None
@@ -185,9 +191,11 @@ def restore(records: Sequence[RunRecordBody]) -> Resumption:
                 conversation.extend(record.appends)
             case ModelAnswered():
                 replayed.extend(record.deltas)
+                answers.append(record.response)
                 response, after_last = record.response, True
             case ToolFinished():
                 results.append(record.result)
+                finished_calls.append(record.result.call_id)
                 escalated = escalated or record.escalated
                 after_last = True
             case RunFinished():
@@ -208,6 +216,8 @@ def restore(records: Sequence[RunRecordBody]) -> Resumption:
         redeliver=redeliver,
         action=last.action if last is not None else None,
         response=response,
+        answers=tuple(answers),
+        finished_calls=tuple(finished_calls),
         tool_results=tuple(results),
         escalated=escalated,
         finished=finished,

@@ -34,3 +34,11 @@ class Usage:
             reasoning_tokens=self.reasoning_tokens + other.reasoning_tokens,
             requests=self.requests + other.requests,
         )
+
+
+@attrs.frozen
+class AgentUsage:
+    """What one agent's own model calls cost within a run (`RunCompleted.usage_by_agent`)."""
+
+    agent: str
+    usage: Usage

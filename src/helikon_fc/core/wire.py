@@ -49,7 +49,7 @@ from .states import (
     TransitionInput,
     TransitionOutcome,
 )
-from .usage import Usage
+from .usage import AgentUsage, Usage
 
 __all__ = ["WireFormatError", "from_json", "to_json"]
 
@@ -92,6 +92,7 @@ _RENAMES: Mapping[type, Mapping[str, str]] = {HandoffItem: {"from_agent": "from"
 
 _PLAIN_CLASSES: tuple[type, ...] = (
     Usage,
+    AgentUsage,
     ModelSettings,
     ToolDef,
     OutputSchema,

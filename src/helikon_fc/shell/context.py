@@ -16,9 +16,11 @@ import trio
 from ..core import Item, JsonValue
 from .config import RunConfig
 from .durable import Durability
+from .metering import UsageMeter
 from .storage import Session, SessionSnapshot
 
 Ctx = TypeVar("Ctx")
+_DEFAULT_CONFIG = RunConfig()
 Ctx_co = TypeVar("Ctx_co", covariant=True)
 
 
@@ -200,6 +202,12 @@ class RunContext(Generic[Ctx]):
     run_config: RunConfig | None = None
     durable: Durability | None = None
     """Where the run records itself (set by ``Runner(config, store=...)``); `None` for a run that is not recorded."""
+    depth_limit: int | None = None
+    """The deepest level a run below this one may start at: the tightest ``max_agent_depth`` in force
+    in the runs above (`None` until a run sets one). It crosses every boundary, `AgentAsTool` included,
+    and only ever tightens; see `for_run`."""
+    meter: UsageMeter | None = attrs.field(default=None, eq=False, repr=False)
+    """The usage meter of the run this context belongs to (`None` outside any run); see `for_run`."""
 
     @classmethod
     def ephemeral(cls, user: Ctx, *, session: Session | None = None) -> RunContext[Ctx]:
@@ -225,6 +233,28 @@ class RunContext(Generic[Ctx]):
         """The id the run is recorded under, or `None` when it is not recorded."""
         return self.durable.run_id if self.durable is not None else None
 
+    def for_run(self, own: RunConfig | None = None) -> RunContext[Ctx]:
+        """The context a run that starts in this one works in (what its tools and children see).
+
+        It has the run's own `UsageMeter` (a child of the one in force, so the run's usage also counts
+        for every run above it) and the run's depth limit: the tighter of the one in force
+        (`depth_limit`) and its config's ``max_agent_depth`` (the installed `run_config`, else `own`,
+        the agent's own). A limit set higher below never loosens one above.
+        """
+        limit = _tightest(self.depth_limit, self.run_config or own)
+        meter = self.meter.child() if self.meter is not None else UsageMeter()
+        return attrs.evolve(self, depth_limit=limit, meter=meter)
+
+    def with_meter_slot(self) -> tuple[RunContext[Ctx], UsageMeter]:
+        """This context with a fresh meter below the one in force, for one child run; and that meter."""
+        slot = self.meter.child() if self.meter is not None else UsageMeter()
+        return attrs.evolve(self, meter=slot), slot
+
+    @property
+    def max_agent_depth(self) -> int:
+        """The deepest level a child of a run in this context may start at (see `limit_depth`)."""
+        return _tightest(self.depth_limit, self.run_config)
+
     def handoff_child(self) -> RunContext[Ctx]:
         """The context a handoff target runs in: everything shared, one level deeper (not recorded
         until given a child id: see `helikon_fc.shell.durable.child_context`)."""
@@ -243,9 +273,19 @@ class RunContext(Generic[Ctx]):
 
     def isolated_child(self) -> RunContext[Ctx]:
         """The context of an agent-as-tool sub-run: the user value, cancellation and depth cross;
-        it gets a fresh in-memory session, fresh state and signals, and no run config."""
+        it gets a fresh in-memory session, fresh state and signals, and no run config. The depth
+        limit in force crosses too, so a sub-run can never nest deeper than its callers allow."""
         return RunContext(
             self.user,
             cancel_token=self.cancel_token.child(),
             agent_depth=self.agent_depth + 1,
+            depth_limit=self.max_agent_depth,
+            meter=self.meter,
         )
+
+
+def _tightest(depth_limit: int | None, config: RunConfig | None) -> int:
+    """The tighter of a depth limit in force and a config's; the default (8) when neither is set."""
+    if config is None:
+        return depth_limit if depth_limit is not None else _DEFAULT_CONFIG.max_agent_depth
+    return config.max_agent_depth if depth_limit is None else min(depth_limit, config.max_agent_depth)

@@ -163,6 +163,16 @@ async def drive(definition: LoopDefinition, ctx: RunContext[Any], input: AgentIn
     """
     await trio.lowlevel.checkpoint()
     config = ctx.run_config or definition.run_config or _DEFAULT_CONFIG
+    ctx = ctx.for_run(definition.run_config)  # what its tools, sub-runs and handoffs see
+    meter = ctx.meter
+    assert meter is not None
+    return meter.completed(await _loop(definition, config, ctx, input, send))
+
+
+async def _loop(
+    definition: LoopDefinition, config: RunConfig, ctx: RunContext[Any], input: AgentInput, send: Send
+) -> TerminalEvent:
+    """The loop of `drive`; a `RunCompleted` it returns is completed with the run's meter."""
     name, instructions = definition.name, definition.instructions
     if callable(instructions):
         try:
@@ -181,13 +191,15 @@ async def drive(definition: LoopDefinition, ctx: RunContext[Any], input: AgentIn
         config.max_turns,
         definition.output_schema,
         ctx.agent_depth,
-        config.max_agent_depth,
+        ctx.max_agent_depth,
     )
     tctx = _context_with(fixed, conversation)
     limit = config.parallel_tool_call_limit
     limiter = trio.CapacityLimiter(limit) if limit is not None else None
     tools = definition.tools_by_name
     model = definition.model
+    meter = ctx.meter
+    assert meter is not None
 
     try:
         recording = await LlmRecording.open(definition, ctx, ctx.durable, input) if ctx.durable is not None else None
@@ -198,6 +210,8 @@ async def drive(definition: LoopDefinition, ctx: RunContext[Any], input: AgentIn
         state, step, resumed = initial_state(), cast("TransitionInput", Start()), False
     else:
         point = await recording.start(send)
+        for answered in recording.point.answers:  # the recorded model calls count as if made now
+            meter.add(name, _one_call(answered.usage))
         if recording.finished_terminal is not None and not isinstance(point.state, ApplyingHandoff):
             return cast("TerminalEvent", recording.finished_terminal)
         # (a finished run that handed off goes on into the handoff: the target replays its own events)
@@ -230,13 +244,14 @@ async def drive(definition: LoopDefinition, ctx: RunContext[Any], input: AgentIn
                         await recording.finish(answer)
                     return answer
                 assert type(answer) is ModelResponse
+                meter.add(name, _one_call(answer.usage))
                 if recording is not None:
                     recording.answered(answer)
                 step = answer
             case ExecuteTools(calls=calls):
                 step = ToolResults(await execute_tools(calls, tools, ctx, limiter, recording))
             case PerformHandoff(target=target, transcript=transcript):
-                terminal = await hand_off(definition, target, transcript, state.usage, ctx, send)
+                terminal = await hand_off(definition, target, transcript, ctx, send)
                 if recording is not None:
                     await recording.finish(terminal)
                     if recording.finished_terminal is not None:
@@ -390,14 +405,13 @@ async def hand_off(
     definition: LoopDefinition,
     target: str,
     transcript: Conversation,
-    usage: Usage,
     ctx: RunContext[Any],
     send: Send,
 ) -> TerminalEvent:
     """Run the handoff target on `transcript` one level deeper; forward its events; return its terminal.
 
     The target's `RunStarted` is dropped (the `HandoffItem` and `AgentUpdated` already announced it);
-    its `RunCompleted` is replaced by one carrying this run's usage plus the target's.
+    its usage counts on this run's meter (see `UsageMeter.settle`), which completes the terminal.
     """
     await trio.lowlevel.checkpoint()
     resolve = definition.resolvers.get(target)
@@ -407,33 +421,45 @@ async def hand_off(
         successor = resolve()
     except Exception as exc:
         return RunFailed(OtherError(f"handoff target {target!r} could not be resolved: {type(exc).__name__}: {exc}"))
-    forward = _HandoffForward(usage, send)
+    forward = _HandoffForward(send)
+    child_ctx, slot = ctx.handoff_child().with_meter_slot()
     try:
-        child = child_context(ctx.handoff_child(), ctx, handoff_segment(target))
+        child = child_context(child_ctx, ctx, handoff_segment(target))
         await forward_run(successor.run(child, AgentInput.from_items(transcript)), forward)
     except RunError as exc:
         return RunFailed(exc.error)
-    if forward.terminal is None:
+    terminal = forward.terminal
+    if terminal is None:
         return RunFailed(OtherError(f"handoff target {target!r} ended its stream without a terminal event"))
-    return forward.terminal
+    if type(terminal) is RunCompleted:
+        slot.settle(successor.name, terminal.usage)
+    return terminal
+
+
+def _one_call(usage: Usage) -> Usage:
+    """One model call's usage as the loop counts it: one request, whatever the provider said (as `transition`)."""
+    return Usage(
+        input_tokens=usage.input_tokens,
+        output_tokens=usage.output_tokens,
+        cached_input_tokens=usage.cached_input_tokens,
+        reasoning_tokens=usage.reasoning_tokens,
+        requests=1,
+    )
 
 
 class _HandoffForward:
-    """Passes a handoff target's events on: its `RunStarted` dropped, its terminal kept (usage summed)."""
+    """Passes a handoff target's events on: its `RunStarted` dropped, its terminal kept."""
 
-    __slots__ = ("_send", "_usage", "terminal")
+    __slots__ = ("_send", "terminal")
 
-    def __init__(self, usage: Usage, send: Send) -> None:
-        self._usage = usage
+    def __init__(self, send: Send) -> None:
         self._send = send
         self.terminal: TerminalEvent | None = None
 
     async def __call__(self, event: AgentEvent) -> None:  # noqa: ASYNC910 - a pass-through per event, as `sender`
         if type(event) is RunStarted:
             return  # noqa: ASYNC910
-        if type(event) is RunCompleted:
-            self.terminal = RunCompleted(self._usage + event.usage)
-        elif type(event) is RunFailed:
+        if type(event) is RunCompleted or type(event) is RunFailed:
             self.terminal = event
         elif self.terminal is None:
             await self._send(event)

@@ -16,6 +16,7 @@ have kept from the consumer (`Resumption.redeliver`), not the re-asked ones.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import attrs
@@ -23,11 +24,13 @@ import trio
 
 from ..core import (
     AgentEvent,
+    AgentUsage,
     Conversation,
     ExecutingTools,
     JsonValue,
     LoopState,
     ModelResponse,
+    RunCompleted,
     Start,
     ToolCall,
     ToolResult,
@@ -36,12 +39,23 @@ from ..core import (
     initial_state,
     to_json,
 )
-from ..core.records import ActionKind, Boundary, ModelAnswered, Resumption, RunRecordBody, ToolFinished, action_kind
+from ..core.records import (
+    ActionKind,
+    Boundary,
+    ModelAnswered,
+    Resumption,
+    RunFinished,
+    RunOpened,
+    RunRecordBody,
+    ToolFinished,
+    action_kind,
+)
 from .context import RunContext
 from .definition import LoopDefinition
-from .durable import Durability, RunRecorder, definition_fingerprint, open_log, run_exists
+from .durable import Durability, RunRecorder, decode_records, definition_fingerprint, open_log, run_exists
 from .input import AgentInput
 from .run_stream import Send
+from .storage import RunRecord
 
 
 def llm_definition(agent: LoopDefinition) -> JsonValue:
@@ -128,12 +142,34 @@ class LlmRecording:
                 redeliver = ()
         if point.escalated:
             self.ctx.actions.escalate()
+        await self._count_finished_sub_runs()
         conversation = Conversation(point.conversation)
         if point.state is None:
             return StartPoint(initial_state(), Start(), conversation)
         if point.response is not None:
             return StartPoint(point.state, point.response, conversation)
         return StartPoint(point.state, Start(), conversation, resumed=True, redeliver=redeliver)
+
+    async def _count_finished_sub_runs(self) -> None:
+        """Count on this run's meter the usage of the agent-as-tool sub-runs of recorded tool calls.
+
+        Their calls are not made again, so their sub-runs are not entered again: the usage their
+        `RunFinished` records is added instead (a sub-run that failed recorded none).
+        """
+        meter = self.ctx.meter
+        if meter is None:
+            return
+        store = self.durable.store
+        for call_id in self.point.finished_calls:
+            child = self.durable.child(f"tool:{call_id}").run_id
+            if not await run_exists(store, child):
+                continue
+            records = await store.read_run_records(child)
+            last = decode_records(child, records[-1:])
+            terminal = last[0].terminal if last and isinstance(last[0], RunFinished) else None
+            if isinstance(terminal, RunCompleted):
+                for part in terminal.usage_by_agent or (AgentUsage(records_agent(records), terminal.usage),):
+                    meter.add(part.agent, part.usage)
 
     def collecting(self, send: Send) -> Send:
         """`send` that also keeps the model's delta events, to record them with the model's answer."""
@@ -180,8 +216,12 @@ class LlmRecording:
         self._done_results = {}
 
     async def finish(self, terminal: AgentEvent) -> None:  # noqa: ASYNC910 - only after a step's checkpoint
-        """Write the terminal event (unless the run had finished before: then it is recorded already)."""
+        """Write the terminal event, with the usage of the run's whole subtree as its meter has it
+        (unless the run had finished before: then it is recorded already)."""
         if self.point.finished is None:
+            meter = self.ctx.meter
+            if meter is not None and isinstance(terminal, RunCompleted):
+                terminal = meter.completed(terminal)
             await self.recorder.finish(terminal, self.ctx.actions.escalated)
 
     @property
@@ -189,6 +229,12 @@ class LlmRecording:
         """The recorded terminal event of a run that had finished, or `None`."""
         finished = self.point.finished
         return finished.terminal if finished is not None else None
+
+
+def records_agent(records: Sequence[RunRecord]) -> str:
+    """The agent a run's records belong to (from its opening record), or ``""``."""
+    first = decode_records("", records[:1]) if records and records[0].kind == "run_opened" else []
+    return first[0].agent if first and isinstance(first[0], RunOpened) else ""
 
 
 def handoff_segment(target: str) -> str:

@@ -10,8 +10,9 @@ The exceptions::
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
+from types import MappingProxyType
 from typing import Generic, TypeVar
 
 import attrs
@@ -76,7 +77,8 @@ class RunResult(Generic[T_co]):
         final_output: the text of the last `MessageOutput` (``""`` if there was none), or for
             `RunResultStreaming.collect_typed` the decoded value.
         events: every event of the run, in order, `RunStarted` first and `RunCompleted` last.
-        usage: the run's total usage, from `RunCompleted`.
+        usage: the run's total usage, from `RunCompleted`: every model call made on its behalf,
+            sub-runs of every kind (handoffs, workflow children, agent-as-tool calls) included.
     """
 
     final_output: T_co
@@ -88,6 +90,17 @@ class RunResult(Generic[T_co]):
         """The id the run was recorded under (from its `RunStarted`), or `None` for a run not recorded."""
         first = self.events[0] if self.events else None
         return first.run_id if isinstance(first, RunStarted) else None
+
+    @property
+    def usage_by_agent(self) -> Mapping[str, Usage]:
+        """`usage` split by the agent whose model made each call (read-only), in the order they first called.
+
+        Example: a writer that asked a summarizer through `AgentAsTool` twice shows both,
+        ``{"writer": Usage(requests=3, ...), "summarizer": Usage(requests=2, ...)}``.
+        """
+        last = self.events[-1] if self.events else None
+        pairs = last.usage_by_agent if isinstance(last, RunCompleted) else ()
+        return MappingProxyType({pair.agent: pair.usage for pair in pairs})
 
     @staticmethod
     def from_events(events: Iterable[AgentEvent]) -> RunResult[str]:
