@@ -11,7 +11,7 @@ from tests.durable.scenario import build
 
 from helikon_fc import AgentInput, RunContext, Runner
 from helikon_fc.core import AgentEvent, AgentUpdated, RunCompleted, RunFailed, RunStarted, Usage, from_json
-from helikon_fc.core.records import RunRecordBody
+from helikon_fc.core.records import RunFinished, RunRecordBody
 from helikon_fc.shell.storage import RunRecord, RunStore
 
 RUN_ID = "crash-run"
@@ -27,8 +27,9 @@ class Outcome:
 
     @property
     def terminal(self) -> AgentEvent | None:
+        """The last event if it is terminal (`settled`), else `None`."""
         last = self.events[-1] if self.events else None
-        return last if isinstance(last, RunCompleted | RunFailed) else None
+        return settled(last) if isinstance(last, RunCompleted | RunFailed) else None
 
 
 async def run_once(store: RunStore, *, resume: bool, replay: bool = False) -> Outcome:
@@ -98,12 +99,24 @@ async def crash_after(store: RunStore, writes: int) -> tuple[Outcome, int]:
     return Outcome(tuple(events), tuple(effects)), crashing.writes
 
 
+def settled(event: AgentEvent | None) -> AgentEvent | None:
+    """`event` with a `RunCompleted`'s per-agent usage in agent order: the order agents first called
+    their models depends on how concurrent runs interleave, which a resume changes; the split does not."""
+    if isinstance(event, RunCompleted):
+        return attrs.evolve(event, usage_by_agent=tuple(sorted(event.usage_by_agent, key=lambda part: part.agent)))
+    return event
+
+
 async def logs(store: RunStore) -> dict[str, list[RunRecordBody]]:
-    """Every run's records in `store`, decoded, by run id."""
+    """Every run's records in `store`, decoded, by run id (terminals `settled`)."""
     found: dict[str, list[RunRecordBody]] = {}
     for summary in await store.runs():
         records = await store.read_run_records(summary.run_id)
-        found[summary.run_id] = [from_json(RunRecordBody, record.body) for record in records]
+        bodies: list[RunRecordBody] = [from_json(RunRecordBody, record.body) for record in records]
+        found[summary.run_id] = [
+            attrs.evolve(body, terminal=settled(body.terminal)) if isinstance(body, RunFinished) else body
+            for body in bodies
+        ]
     return found
 
 
@@ -123,7 +136,7 @@ def without_announcements(events: Sequence[AgentEvent]) -> list[str]:
     """The events as JSON, without `AgentUpdated` (re-announced freely by interleaving) and without
     the `RunStarted` of the run (a resumed stream starts with its own)."""
     return [
-        json.dumps(json.loads(_wire(event)), sort_keys=True)
+        json.dumps(json.loads(_wire(settled(event))), sort_keys=True)
         for event in events
         if not isinstance(event, AgentUpdated | RunStarted)
     ]
