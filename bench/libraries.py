@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-SCENARIOS = ("S1", "S2", "S3", "S4", "S5", "S6", "S7", "S8")
+SCENARIOS = ("S1", "S2", "S3", "S4", "S5", "S6", "S7", "S8", "S9")
 
 TITLES = {
     "S1": "S1 single turn",
@@ -15,6 +15,7 @@ TITLES = {
     "S6": "S6 pure transition",
     "S7": "S7 graph scheduling (MockClock)",
     "S8": "S8 10,000 concurrent S2 runs: memory",
+    "S9": "S9 one model call over real HTTP to a local OpenAI-compatible server: TTFT and total",
 }
 
 
@@ -38,6 +39,7 @@ class Library:
 
 _NO_CORE = "no pure transition function: the loop is not a separate value"
 _NO_DAG = "not scripted: S7 runs under trio's MockClock (virtual time); asyncio peers have no equivalent"
+_NO_S9 = "its OpenAI model is langchain-openai's, which the bench extra does not install"
 _NO_S8 = (
     "not run for peers (time budget: 10,000 concurrent runs take minutes to hours here); S3 gives their memory "
     "per run at 2,000"
@@ -83,7 +85,7 @@ LIBRARIES: tuple[Library, ...] = (
         "bench.scenarios.peer_langgraph",
         "langgraph",
         "langgraph",
-        {"S6": _NO_CORE, "S7": _NO_DAG, "S8": _NO_S8},
+        {"S6": _NO_CORE, "S7": _NO_DAG, "S8": _NO_S8, "S9": _NO_S9},
     ),
 )
 

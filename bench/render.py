@@ -79,6 +79,22 @@ class Results:
             out[size] = (median(values), min(values), max(values))
         return out
 
+    def latency(self, lib: str, variant: str | None = None) -> dict[str, float] | None:
+        """S9: median, min and max TTFT and the median total over every call of every round, in ms."""
+        rs = self.rounds(lib, "S9")
+        if variant is not None:
+            rs = [r["variants"][variant] for r in rs if variant in r.get("variants", {})]
+        if not rs:
+            return None
+        ttft = [v for r in rs for v in r["ttft_ms"]]
+        return {
+            "ttft": median(ttft),
+            "ttft_min": min(ttft),
+            "ttft_max": max(ttft),
+            "total": median(v for r in rs for v in r["total_ms"]),
+            "calls": len(ttft),
+        }
+
     def why_not(self, lib: str, scenario: str) -> str:
         library = BY_KEY[lib]
         if not library.supports(scenario):
@@ -169,6 +185,17 @@ def targets(res: Results) -> list[tuple[str, str, str, bool | None]]:
                 f"{h8['kib_per_run']:.1f} vs {f8['kib_per_run']:.1f} KiB/run",
                 f"{r:.2f}x",
                 r <= 2,
+            )
+        )
+    h9, f9 = res.latency(HELIKON), res.latency(FLOOR)
+    if h9 and f9:
+        d = h9["ttft"] - f9["ttft"]
+        rows.append(
+            (
+                "S9 OpenAIModel TTFT within 1 ms of the raw openai SDK (local HTTP server)",
+                f"{h9['ttft']:.2f} vs {f9['ttft']:.2f} ms",
+                f"{d:+.2f} ms",
+                d <= 1.0,
             )
         )
     s7 = res.rounds(HELIKON, "S7")
@@ -292,6 +319,8 @@ def _section(res: Results, scenario: str) -> list[str]:
             )
         elif scenario == "S7":
             rows.extend(_graph_rows(res, lib.key))
+        elif scenario == "S9":
+            rows.extend(_latency_rows(res, lib.key))
     headers = {
         "S1": ["library", "µs/run", "min", "max", "x trio floor", "x helikon_fc"],
         "S2": ["library", "µs/run", "min", "max", "µs/model turn", "x trio floor", "x helikon_fc"],
@@ -322,10 +351,35 @@ def _section(res: Results, scenario: str) -> list[str]:
         ],
     }
     headers["S8"] = headers["S3"]
+    headers["S9"] = ["library", "calls", "TTFT ms", "min", "max", "total ms", "TTFT - raw SDK on trio (ms)"]
     lines = _table(headers[scenario], rows) if rows else ["(no results)"]
     if missing:
         lines += ["", "Not measured:", *missing]
     return lines
+
+
+def _latency_rows(res: Results, lib: str) -> list[list[str]]:
+    floor = res.latency(FLOOR)
+    variants = sorted({v for r in res.rounds(lib, "S9") for v in r.get("variants", {})})
+    rows = []
+    for variant in (None, *variants):
+        t = res.latency(lib, variant)
+        if t is None:
+            continue
+        label = BY_KEY[lib].label + ("" if lib != FLOOR else " (raw openai SDK)") + (f", {variant}" if variant else "")
+        delta = f"{t['ttft'] - floor['ttft']:+.2f}" if floor else "-"
+        rows.append(
+            [
+                label,
+                str(t["calls"]),
+                f"{t['ttft']:.2f}",
+                f"{t['ttft_min']:.2f}",
+                f"{t['ttft_max']:.2f}",
+                f"{t['total']:.2f}",
+                delta,
+            ]
+        )
+    return rows
 
 
 def _graph_rows(res: Results, lib: str) -> list[list[str]]:

@@ -1,6 +1,7 @@
 """Shared by the examples: pick the scripted simulator model, or a real one when asked and configured.
 
-Every example runs offline by default. To run one against a real model::
+Every example runs offline by default, and a failed run ends in one line on stderr and a non-zero
+exit status, never a traceback. To run one against a real model::
 
     OPENAI_API_KEY=sk-... python examples/budget_assistant.py --model openai:gpt-5-mini
     python examples/budget_assistant.py --model openai:llama3 --base-url http://127.0.0.1:8000/v1
@@ -12,42 +13,81 @@ import argparse
 import functools
 import os
 import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
 
-from helikon_fc import Model
+import trio
+
+from helikon_fc import Model, RunError
 
 
 def pick_model(scripted: Model, argv: list[str] | None = None) -> Model:
-    """The model an example runs on: `scripted` unless a real one is configured.
+    """The model an example runs on: `scripted`, unless the command line asks for a real one.
 
-    A real model is used when ``OPENAI_API_KEY`` is set or ``--base-url`` names a server (local
-    servers need no key); ``--model openai:<name>`` chooses it (default ``openai:gpt-5-mini``).
-    Otherwise the scripted simulator answers, and a note on stderr says so (once per process,
-    however many agents the example builds).
+    ``--model PROVIDER:NAME`` chooses a real model (``openai:<name>`` for Chat Completions,
+    ``openai-responses:<name>`` for the Responses API); it needs ``OPENAI_API_KEY`` or a
+    ``--base-url`` (a local OpenAI-compatible server needs no key). Without ``--model`` the
+    scripted simulator answers, and a note on stderr says so (once per process, however many
+    agents the example builds). A provider that does not exist, a ``--base-url`` without
+    ``--model``, or a real model with no way to authenticate is an error (exit 2), never a silent
+    fall-back to the simulator.
 
     Args:
         scripted: the simulator model scripted for this example.
-        argv: the command-line arguments (default ``sys.argv[1:]``).
+        argv: the command-line arguments (default ``sys.argv[1:]`` when the example is the running
+            script; an example imported by another program, such as ``helikon run``, stays scripted).
     """
+    if argv is None and not _run_as_example():
+        return scripted  # imported (by `helikon run`, a test): the command line is not ours to read
     real = _real_model(tuple(sys.argv[1:] if argv is None else argv))
     if real is None:
         return scripted
     from helikon_fc.openai import OpenAIModel  # imported only when a real model is wanted
 
-    name, base_url = real
-    return OpenAIModel.chat(name, base_url=base_url)
+    provider, name, base_url = real
+    build = OpenAIModel.chat if provider == "openai" else OpenAIModel.responses
+    return build(name, base_url=base_url)
+
+
+def run_example(main: Callable[[], Awaitable[None]]) -> None:
+    """Run an example's `main` under trio: a failed run prints one line on stderr and exits 1, Ctrl-C exits 130.
+
+    Never a traceback for a run that failed: the failure is data (`RunError.error`), shown in one line.
+    """
+    try:
+        trio.run(main)
+    except RunError as exc:
+        print(f"run failed: {exc}", file=sys.stderr)
+        raise SystemExit(1) from None
+    except KeyboardInterrupt:
+        raise SystemExit(130) from None
+
+
+def _run_as_example() -> bool:
+    """Whether the running script is one of the examples (not a program that imported one)."""
+    return Path(sys.argv[0]).resolve().parent == Path(__file__).resolve().parent
+
+
+_PROVIDERS = ("openai", "openai-responses")
 
 
 @functools.cache
-def _real_model(argv: tuple[str, ...]) -> tuple[str, str | None] | None:
-    """The real model's ``(name, base_url)`` the arguments ask for, or `None` for the simulator."""
-    parser = argparse.ArgumentParser(description="Run this example on the simulator or a real model.")
-    parser.add_argument("--model", default="openai:gpt-5-mini", help="provider:name, e.g. openai:gpt-5-mini")
+def _real_model(argv: tuple[str, ...]) -> tuple[str, str, str | None] | None:
+    """The real model's ``(provider, name, base_url)`` the arguments ask for, or `None` for the simulator."""
+    parser = argparse.ArgumentParser(description="Run this example on the simulator, or on a real model.")
+    parser.add_argument("--model", default=None, help="PROVIDER:NAME, e.g. openai:gpt-5-mini (default: the simulator)")
     parser.add_argument("--base-url", default=None, help="an OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1")
     args = parser.parse_args(argv)
-    if not os.environ.get("OPENAI_API_KEY") and args.base_url is None:
-        print("[helikon] OPENAI_API_KEY is not set: running on the scripted simulator model.", file=sys.stderr)
+    if args.model is None:
+        if args.base_url is not None:
+            parser.error("--base-url says where the model is: add --model openai:<name>")
+        print("[helikon] no --model given: running on the scripted simulator model.", file=sys.stderr)
         return None
     provider, _, name = str(args.model).partition(":")
-    if provider != "openai" or not name:
-        parser.error(f"--model must look like openai:<name>, got {args.model!r}")
-    return name, args.base_url
+    if not name:
+        parser.error(f"--model must look like PROVIDER:NAME (e.g. openai:gpt-5-mini), got {args.model!r}")
+    if provider not in _PROVIDERS:
+        parser.error(f"--model: unknown provider {provider!r}; known: {', '.join(_PROVIDERS)}")
+    if args.base_url is None and not os.environ.get("OPENAI_API_KEY"):
+        parser.error(f"--model {args.model}: set OPENAI_API_KEY, or point --base-url at a local server")
+    return provider, name, args.base_url

@@ -6,9 +6,8 @@ OPENAI_API_KEY=sk-... python examples/agent_as_tool.py --model openai:gpt-5-mini
 
 from __future__ import annotations
 
-import trio
 from _events import EventPrinter
-from _support import pick_model
+from _support import pick_model, run_example
 
 from helikon_fc import AgentAsTool, AgentInput, LlmAgent, RunContext, RunResultStreaming
 from helikon_fc.testing import ScriptedModel, call, call_tools, reply
@@ -53,4 +52,4 @@ async def main() -> None:
 
 
 if __name__ == "__main__":
-    trio.run(main)
+    run_example(main)

@@ -1,4 +1,4 @@
-"""The seed's budget assistant: an agent with two typed tools, run to completion with `collect()`.
+"""A budget assistant: an agent with two typed tools, run to completion with `collect()`.
 
 python examples/budget_assistant.py            # offline, on the scripted simulator
 OPENAI_API_KEY=sk-... python examples/budget_assistant.py --model openai:gpt-5-mini
@@ -7,8 +7,7 @@ OPENAI_API_KEY=sk-... python examples/budget_assistant.py --model openai:gpt-5-m
 from __future__ import annotations
 
 import attrs
-import trio
-from _support import pick_model
+from _support import pick_model, run_example
 
 from helikon_fc import AgentInput, LlmAgent, RunContext, RunResultStreaming, ToolContext, ToolError, function_tool
 from helikon_fc.testing import ScriptedModel, call, call_tools, reply
@@ -72,4 +71,4 @@ async def main() -> None:
 
 
 if __name__ == "__main__":
-    trio.run(main)
+    run_example(main)

@@ -1,4 +1,4 @@
-"""The seed's finance report graph: spending and income run concurrently; summary waits for both.
+"""A finance report graph: spending and income run concurrently; summary waits for both.
 
     python examples/graph_report.py                         # offline, on the scripted simulator
     OPENAI_API_KEY=sk-... python examples/graph_report.py --model openai:gpt-5-mini
@@ -9,9 +9,8 @@ Each node's final text lands in ``state[node]``, and reaches its successors as a
 
 from __future__ import annotations
 
-import trio
 from _events import EventPrinter
-from _support import pick_model
+from _support import pick_model, run_example
 
 from helikon_fc import AgentInput, GraphAgent, LlmAgent, RunContext, RunResultStreaming, function_tool
 from helikon_fc.testing import ScriptedModel, call, call_tools, reply
@@ -95,4 +94,4 @@ async def main() -> None:
 
 
 if __name__ == "__main__":
-    trio.run(main)
+    run_example(main)

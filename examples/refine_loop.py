@@ -6,9 +6,8 @@ OPENAI_API_KEY=sk-... python examples/refine_loop.py --model openai:gpt-5-mini
 
 from __future__ import annotations
 
-import trio
 from _events import EventPrinter
-from _support import pick_model
+from _support import pick_model, run_example
 
 from helikon_fc import (
     AgentInput,
@@ -75,4 +74,4 @@ async def main() -> None:
 
 
 if __name__ == "__main__":
-    trio.run(main)
+    run_example(main)

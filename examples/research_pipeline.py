@@ -6,9 +6,8 @@ OPENAI_API_KEY=sk-... python examples/research_pipeline.py --model openai:gpt-5-
 
 from __future__ import annotations
 
-import trio
 from _events import EventPrinter
-from _support import pick_model
+from _support import pick_model, run_example
 
 from helikon_fc import AgentInput, LlmAgent, RunContext, RunResultStreaming, SequentialAgent, function_tool
 from helikon_fc.testing import ScriptedModel, call, call_tools, reply
@@ -67,4 +66,4 @@ async def main() -> None:
 
 
 if __name__ == "__main__":
-    trio.run(main)
+    run_example(main)

@@ -1,4 +1,4 @@
-"""The seed's live loop: match on the event stream as the run unfolds, printing tokens as they arrive.
+"""The live loop: match on the event stream as the run unfolds, printing tokens as they arrive.
 
 python examples/streaming_tokens.py            # offline, on the scripted simulator
 OPENAI_API_KEY=sk-... python examples/streaming_tokens.py --model openai:gpt-5-mini
@@ -7,13 +7,15 @@ OPENAI_API_KEY=sk-... python examples/streaming_tokens.py --model openai:gpt-5-m
 from __future__ import annotations
 
 import trio
-from _support import pick_model
+from _support import pick_model, run_example
 
 from helikon_fc import (
+    AgentError,
     AgentInput,
     LlmAgent,
     RunCompleted,
     RunContext,
+    RunError,
     RunFailed,
     TokenDelta,
     ToolCallItem,
@@ -56,6 +58,7 @@ agent = LlmAgent(
 async def main() -> None:
     ctx = RunContext.ephemeral(None)
     input = AgentInput.from_user_text("Where did my money go this month?")
+    failure: AgentError | None = None
     async with agent.run(ctx, input) as events:
         async for event in events:
             match event:
@@ -70,10 +73,13 @@ async def main() -> None:
                 case RunCompleted(usage=usage):
                     print(f"\n[done: {usage.requests} model calls, {usage.total_tokens} tokens]")
                 case RunFailed(error=error):
-                    raise SystemExit(f"\nrun failed: {error}")
+                    failure = error
                 case _:
                     pass
+    if failure is not None:
+        print()
+        raise RunError(failure, ())  # run_example prints it in one line and exits 1
 
 
 if __name__ == "__main__":
-    trio.run(main)
+    run_example(main)

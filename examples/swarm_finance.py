@@ -1,4 +1,4 @@
-"""The seed's support swarm: triage, budgeting and investing hand off among themselves until one answers.
+"""A support swarm: triage, budgeting and investing hand off among themselves until one answers.
 
 python examples/swarm_finance.py                        # offline, on the scripted simulator
 OPENAI_API_KEY=sk-... python examples/swarm_finance.py --model openai:gpt-5-mini
@@ -6,9 +6,8 @@ OPENAI_API_KEY=sk-... python examples/swarm_finance.py --model openai:gpt-5-mini
 
 from __future__ import annotations
 
-import trio
 from _events import EventPrinter
-from _support import pick_model
+from _support import pick_model, run_example
 
 from helikon_fc import AgentInput, LlmAgent, RunContext, RunResultStreaming, SwarmAgent, function_tool
 from helikon_fc.testing import ScriptedModel, call, call_tools, reply
@@ -77,4 +76,4 @@ async def main() -> None:
 
 
 if __name__ == "__main__":
-    trio.run(main)
+    run_example(main)

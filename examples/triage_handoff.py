@@ -1,4 +1,4 @@
-"""The seed's triage example: a triage agent hands the question to the right specialist, who answers.
+"""Triage with handoffs: a triage agent hands the question to the right specialist, who answers.
 
 python examples/triage_handoff.py                       # offline, on the scripted simulator
 OPENAI_API_KEY=sk-... python examples/triage_handoff.py --model openai:gpt-5-mini
@@ -6,9 +6,8 @@ OPENAI_API_KEY=sk-... python examples/triage_handoff.py --model openai:gpt-5-min
 
 from __future__ import annotations
 
-import trio
 from _events import EventPrinter
-from _support import pick_model
+from _support import pick_model, run_example
 
 from helikon_fc import AgentInput, Handoff, LlmAgent, RunContext, RunResultStreaming
 from helikon_fc.testing import ScriptedModel, call, call_tools, reply
@@ -56,4 +55,4 @@ async def main() -> None:
 
 
 if __name__ == "__main__":
-    trio.run(main)
+    run_example(main)

@@ -14,21 +14,31 @@ import json
 from collections.abc import Callable
 
 from hypothesis import strategies as st
+from properties.permission_strategies import (
+    permission_configs,
+    permission_rules,
+    policy_verdicts,
+    tool_effects,
+)
 from properties.reference import ADD, ANSWER, BILLING, SUPPORT, WEATHER, Answer, make_ctx
 
 from helikon_fc.core import (
     AgentError,
     AgentEvent,
     AgentUpdated,
+    Allow,
     ApplyingHandoff,
     ApprovalRequested,
+    Ask,
     AssistantMessage,
     BranchFailure,
     CallingModel,
     CallModel,
     Cancelled,
     Compacting,
+    ConsultPolicy,
     Conversation,
+    Deny,
     Done,
     ExecuteTools,
     ExecutingTools,
@@ -43,6 +53,7 @@ from helikon_fc.core import (
     HandoffItem,
     HandoffTarget,
     HookDenied,
+    HookFailed,
     InvalidTransition,
     Item,
     JsonObject,
@@ -71,7 +82,12 @@ from helikon_fc.core import (
     OutputSchema,
     ParallelFailed,
     PerformHandoff,
+    PermissionConfig,
+    PermissionDecision,
     PermissionDenied,
+    PermissionGranted,
+    PermissionRule,
+    PolicyVerdict,
     Reasoning,
     ReasoningDelta,
     RepairingOutput,
@@ -92,6 +108,7 @@ from helikon_fc.core import (
     ToolCallItem,
     ToolDef,
     ToolFailed,
+    ToolInfo,
     ToolOutputItem,
     ToolResult,
     ToolResults,
@@ -197,6 +214,7 @@ def usages() -> st.SearchStrategy[Usage]:
         cached_input_tokens=counts(),
         reasoning_tokens=counts(),
         requests=counts(),
+        unreported_requests=counts(),
     )
 
 
@@ -335,6 +353,7 @@ def _leaf_errors() -> st.SearchStrategy[AgentError]:
         st.builds(Cancelled, texts()),
         st.builds(GuardrailTripped, names(), json_values()),
         st.builds(HookDenied, names(), texts()),
+        st.builds(HookFailed, names(), texts()),
         st.builds(ToolFailed, names(), texts()),
         st.builds(SessionFailed, texts()),
         st.builds(NotImplementedPhase, st.sampled_from(["compaction", "approval"])),
@@ -370,7 +389,10 @@ def agent_events() -> st.SearchStrategy[AgentEvent]:
         st.builds(AgentUpdated, names()),
         st.builds(GuardrailTriggered, names(), json_values()),
         st.builds(ApprovalRequested, names(), names(), texts()),
-        st.builds(PermissionDenied, names(), texts()),
+        st.builds(PermissionDenied, names(), texts(), st.none() | names(), st.none() | texts()),
+        st.builds(
+            PermissionGranted, names(), names(), texts(), st.none() | texts(), st.booleans(), st.none() | texts()
+        ),
         st.builds(RepairStarted, st.just(1)),
         st.builds(StructuredOutputFailed, st.lists(texts(), max_size=3).map(tuple), texts()),
         st.builds(RunCompleted, usages()),
@@ -548,9 +570,14 @@ def tool_call_shapes(draw: st.DrawFn, call_id: str) -> ToolCall:
 
 @st.composite
 def call_batches(draw: st.DrawFn, prefix: str) -> tuple[ToolCall, ...]:
-    """1-3 calls with ids unique under `prefix` (see `tool_call_shapes`)."""
+    """1-3 calls (see `tool_call_shapes`) with ids under `prefix`; a call may reuse an earlier call's id, as
+    some models and proxies do within one response."""
     count = draw(st.integers(min_value=1, max_value=3))
-    return tuple(draw(tool_call_shapes(f"{prefix}_{index}")) for index in range(count))
+    ids: list[str] = []
+    for index in range(count):
+        fresh = f"{prefix}_{index}"
+        ids.append(draw(st.sampled_from([fresh, *ids])) if ids else fresh)
+    return tuple(draw(tool_call_shapes(call_id)) for call_id in ids)
 
 
 def structured_answers() -> st.SearchStrategy[str]:
@@ -620,6 +647,21 @@ def tool_calling_scripts(draw: st.DrawFn, length: int) -> tuple[ModelResponse, .
     return tuple(responses)
 
 
+def permission_decisions() -> st.SearchStrategy[PermissionDecision]:
+    """Any permission decision."""
+    return st.one_of(
+        st.builds(Allow, texts(), st.none() | texts(), st.none() | texts(), st.booleans()),
+        st.builds(Deny, texts(), st.none() | texts()),
+        st.builds(Ask, texts(), texts(), st.none() | names()),
+        st.just(ConsultPolicy()),
+    )
+
+
+def tool_infos() -> st.SearchStrategy[ToolInfo]:
+    """Any tool description."""
+    return st.builds(ToolInfo, names(), tool_effects(), st.booleans())
+
+
 WIRE_TYPES: tuple[tuple[str, object, Callable[[], st.SearchStrategy[object]]], ...] = (
     ("Item", Item, items),
     ("ModelEvent", ModelEvent, model_events),
@@ -640,5 +682,10 @@ WIRE_TYPES: tuple[tuple[str, object, Callable[[], st.SearchStrategy[object]]], .
     ("TransitionCtx", TransitionCtx, transition_ctxs),
     ("TransitionOutcome", TransitionOutcome, transition_outcomes),
     ("RunRecordBody", RunRecordBody, run_records),
+    ("PermissionRule", PermissionRule, permission_rules),
+    ("PolicyVerdict", PolicyVerdict, policy_verdicts),
+    ("PermissionDecision", PermissionDecision, permission_decisions),
+    ("PermissionConfig", PermissionConfig, permission_configs),
+    ("ToolInfo", ToolInfo, tool_infos),
 )
 """Every type the wire format covers, with the strategy that generates its values."""

@@ -148,16 +148,31 @@ class LoopMachine(RuleBasedStateMachine):
             self.reference.phase = "done"
 
     @precondition(lambda self: self.reference.phase == "loop" and bool(self.ctx.tools))
-    @rule(valid=st.integers(min_value=0, max_value=2), invalid=st.integers(min_value=0, max_value=2), usage=USAGES)
-    def model_calls_tools(self, valid: int, invalid: int, usage: Usage) -> None:
-        good = tuple(ToolCall(self.call_id(), "add", json.dumps({"a": n, "b": 1})) for n in range(valid))
-        bad = tuple(ToolCall(self.call_id(), "add", '{"a": "x"}') for _ in range(invalid))
-        calls = good + bad or (ToolCall(self.call_id(), "nope", "{}"),)
+    @rule(
+        valid=st.integers(min_value=0, max_value=2),
+        invalid=st.integers(min_value=0, max_value=2),
+        reuse=st.booleans(),
+        usage=USAGES,
+    )
+    def model_calls_tools(self, valid: int, invalid: int, reuse: bool, usage: Usage) -> None:
+        """With `reuse`, every call of the response has one id (as some models send); the machine must then run
+        the valid ones as ``ID``, ``ID#2``, ... in call order."""
+        shared = self.call_id() if reuse else None
+
+        def next_id() -> str:
+            return shared if shared is not None else self.call_id()
+
+        good = tuple(ToolCall(next_id(), "add", json.dumps({"a": n, "b": 1})) for n in range(valid))
+        bad = tuple(ToolCall(next_id(), "add", '{"a": "x"}') for _ in range(invalid))
+        calls = good + bad or (ToolCall(next_id(), "nope", "{}"),)
         self.step(ModelResponse(tool_calls=calls, usage=usage))
         self.reference.spend(usage)
         if good:
             self.reference.phase = "tools"
-            self.reference.pending = tuple(call.call_id for call in good)
+            ids = [call.call_id for call in good]
+            if shared is not None:
+                ids = [shared if index == 0 else f"{shared}#{index + 1}" for index in range(len(good))]
+            self.reference.pending = tuple(ids)
         else:
             self.reference.next_turn()
 

@@ -15,6 +15,7 @@ from helikon_fc.core import (
     Conversation,
     ExecuteTools,
     ExecutingTools,
+    ModelResponse,
     ToolCall,
     ToolCallItem,
     ToolOutputItem,
@@ -70,3 +71,22 @@ def test_only_valid_calls_to_real_tools_are_executed(ctx: TransitionCtx, script:
             for call in step.outcome.next_action.calls:
                 assert call.name in tools
                 assert validate(parse_arguments(call.arguments), tools[call.name].parameters) == []
+
+
+@given(ctx=CTXS, script=SCRIPTS)
+def test_reused_call_ids_are_renamed_apart_and_no_call_is_dropped(
+    ctx: TransitionCtx, script: tuple[Answer, ...]
+) -> None:
+    """Each call of a response becomes one `ToolCallItem`, in the model's order with its name and arguments, under
+    an id no other call of the response has; the first call with an id keeps it."""
+    trace = drive(ctx, script)
+    for step in trace.steps:
+        if not isinstance(step.input, ModelResponse) or not step.input.tool_calls:
+            continue
+        made = step.input.tool_calls
+        items = [event.item for event in step.outcome.events if isinstance(event, ToolCallItem)]
+        assert [(item.name, item.arguments) for item in items] == [(call.name, call.arguments) for call in made]
+        ids = [item.call_id for item in items]
+        assert len(set(ids)) == len(ids)
+        firsts = {call.call_id: index for index, call in reversed(list(enumerate(made)))}
+        assert all(ids[index] == call_id for call_id, index in firsts.items())

@@ -37,3 +37,10 @@ def test_usage_addition_is_a_commutative_monoid(a: Usage, b: Usage, c: Usage) ->
     assert a + b == b + a
     assert a + Usage() == a
     assert (a + b).total_tokens == a.total_tokens + b.total_tokens
+
+
+@given(a=USAGES, b=USAGES)
+def test_unreported_requests_add_and_a_sum_is_reported_only_if_both_are(a: Usage, b: Usage) -> None:
+    """Unreported requests add like any count, so a total is fully reported exactly when every part is."""
+    assert (a + b).unreported_requests == a.unreported_requests + b.unreported_requests
+    assert (a + b).reported == (a.reported and b.reported)

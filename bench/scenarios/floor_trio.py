@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator
 import trio
 import trio.testing
 
-from .. import script
+from .. import http_fixture, script
 from ..graphs import random_graphs
 from ..measure import concurrent_runs, timed_batches
 from . import Options, check, main
@@ -180,7 +180,38 @@ def s7(options: Options) -> dict[str, object]:
     return {"graphs": rows}
 
 
-SCENARIOS = {"S1": s1, "S2": s2, "S3": s3, "S4": s4, "S5": s5, "S7": s7, "S8": s8}
+# S9: the raw openai SDK on trio, one client for every call (what a shared client costs).
+
+
+async def _s9_calls(base_url: str, n: int) -> dict[str, object]:
+    from openai import AsyncOpenAI
+
+    timings = http_fixture.Timings()
+    async with AsyncOpenAI(api_key="sk-bench", base_url=base_url, max_retries=0) as client:
+        for _ in range(n):
+            timings.start()
+            parts: list[str] = []
+            stream = await client.chat.completions.create(
+                model=http_fixture.MODEL,
+                messages=[{"role": "user", "content": http_fixture.PROMPT}],
+                stream=True,
+                stream_options={"include_usage": True},
+            )
+            async with stream:
+                async for chunk in stream:
+                    if chunk.choices and chunk.choices[0].delta.content:
+                        timings.first_text()
+                        parts.append(chunk.choices[0].delta.content)
+            timings.done("".join(parts))
+    return timings.result()
+
+
+def s9(options: Options) -> dict[str, object]:
+    with http_fixture.serving() as base_url:
+        return trio.run(_s9_calls, base_url, http_fixture.calls(options.quick))
+
+
+SCENARIOS = {"S1": s1, "S2": s2, "S3": s3, "S4": s4, "S5": s5, "S7": s7, "S8": s8, "S9": s9}
 
 if __name__ == "__main__":
     main(SCENARIOS)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from functools import partial
 from types import TracebackType
 
 import trio
@@ -51,7 +52,7 @@ from helikon_fc.core import (
     transition,
 )
 
-from .. import script
+from .. import http_fixture, script
 from ..graphs import random_graphs
 from ..measure import concurrent_runs, timed_batches, timed_sync_batches
 from . import Options, check, main
@@ -373,7 +374,40 @@ def s7(options: Options) -> dict[str, object]:
     return {"graphs": rows}
 
 
-SCENARIOS = {"S1": s1, "S2": s2, "S3": s3, "S4": s4, "S5": s5, "S6": s6, "S7": s7, "S8": s8}
+# S9: OpenAIModel over real HTTP to a local OpenAI-compatible server.
+
+
+async def _s9_calls(base_url: str, n: int, *, client_per_call: bool) -> dict[str, object]:
+    """`n` calls of one `OpenAIModel` used bare (no ``async with``); `client_per_call` closes its client after each."""
+    from helikon_fc.openai import OpenAIModel
+
+    model = OpenAIModel.chat(http_fixture.MODEL, base_url=base_url, api_key="sk-bench")
+    request = ModelRequest(instructions=None, items=Conversation([UserMessage(http_fixture.PROMPT)]))
+    timings = http_fixture.Timings()
+    for _ in range(n):
+        timings.start()
+        parts: list[str] = []
+        async with model.stream(request) as events:
+            async for event in events:
+                if isinstance(event, ModelTextDelta):
+                    timings.first_text()
+                    parts.append(event.text)
+        timings.done("".join(parts))
+        if client_per_call:
+            await model.aclose()
+    await model.aclose()
+    return timings.result()
+
+
+def s9(options: Options) -> dict[str, object]:
+    n = http_fixture.calls(options.quick)
+    with http_fixture.serving() as base_url:
+        shared = trio.run(partial(_s9_calls, base_url, n, client_per_call=False))
+        per_call = trio.run(partial(_s9_calls, base_url, n, client_per_call=True))
+    return {**shared, "variants": {"a client per call (before issue 12)": per_call}}
+
+
+SCENARIOS = {"S1": s1, "S2": s2, "S3": s3, "S4": s4, "S5": s5, "S6": s6, "S7": s7, "S8": s8, "S9": s9}
 
 if __name__ == "__main__":
     main(SCENARIOS)

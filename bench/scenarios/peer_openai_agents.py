@@ -28,7 +28,7 @@ from openai.types.responses.response_usage import InputTokensDetails, OutputToke
 
 from agents import Agent, RunConfig, Runner, function_tool, set_tracing_disabled
 
-from .. import script
+from .. import http_fixture, script
 from ..measure import concurrent_runs, timed_batches
 from . import Options, check, main
 
@@ -302,7 +302,38 @@ def s8(options: Options) -> dict[str, object]:
     return asyncio.run(concurrent_runs(fan_out, n, 1, 0.0))
 
 
-SCENARIOS = {"S1": s1, "S2": s2, "S3": s3, "S4": s4, "S5": s5, "S8": s8}
+# S9: openai-agents' own Chat Completions model over real HTTP, one client for every call.
+
+
+async def _s9_calls(base_url: str, n: int) -> dict[str, object]:
+    from agents.models.interface import ModelTracing
+    from agents.models.openai_chatcompletions import OpenAIChatCompletionsModel
+    from openai import AsyncOpenAI
+
+    from agents import ModelSettings
+
+    timings = http_fixture.Timings()
+    async with AsyncOpenAI(api_key="sk-bench", base_url=base_url, max_retries=0) as client:
+        model = OpenAIChatCompletionsModel(model=http_fixture.MODEL, openai_client=client)
+        for _ in range(n):
+            timings.start()
+            parts: list[str] = []
+            async for event in model.stream_response(
+                None, http_fixture.PROMPT, ModelSettings(), [], None, [], ModelTracing.DISABLED
+            ):
+                if event.type == "response.output_text.delta":
+                    timings.first_text()
+                    parts.append(event.delta)
+            timings.done("".join(parts))
+    return timings.result()
+
+
+def s9(options: Options) -> dict[str, object]:
+    with http_fixture.serving() as base_url:
+        return asyncio.run(_s9_calls(base_url, http_fixture.calls(options.quick)))
+
+
+SCENARIOS = {"S1": s1, "S2": s2, "S3": s3, "S4": s4, "S5": s5, "S8": s8, "S9": s9}
 
 if __name__ == "__main__":
     main(SCENARIOS)

@@ -24,7 +24,7 @@ from pydantic_ai.messages import (
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall, DeltaToolCalls, FunctionModel
 from pydantic_ai.usage import RequestUsage
 
-from .. import script
+from .. import http_fixture, script
 from ..measure import concurrent_runs, timed_batches
 from . import Options, check, main
 
@@ -209,7 +209,43 @@ def s8(options: Options) -> dict[str, object]:
     return asyncio.run(concurrent_runs(fan_out, n, 1, 0.0))
 
 
-SCENARIOS = {"S1": s1, "S2": s2, "S3": s3, "S4": s4, "S5": s5, "S8": s8}
+# S9: pydantic-ai's OpenAIChatModel over real HTTP, one client for every call.
+
+
+async def _s9_calls(base_url: str, n: int) -> dict[str, object]:
+    from openai import AsyncOpenAI
+    from pydantic_ai.messages import ModelRequest, PartDeltaEvent, PartStartEvent, TextPart, TextPartDelta
+    from pydantic_ai.models import ModelRequestParameters
+    from pydantic_ai.models.openai import OpenAIChatModel
+    from pydantic_ai.providers.openai import OpenAIProvider
+
+    timings = http_fixture.Timings()
+    async with AsyncOpenAI(api_key="sk-bench", base_url=base_url, max_retries=0) as client:
+        model = OpenAIChatModel(http_fixture.MODEL, provider=OpenAIProvider(openai_client=client))
+        messages: list[Any] = [ModelRequest.user_text_prompt(http_fixture.PROMPT)]
+        for _ in range(n):
+            timings.start()
+            parts: list[str] = []
+            async with model.request_stream(messages, None, ModelRequestParameters()) as stream:
+                async for event in stream:
+                    text = ""
+                    if isinstance(event, PartStartEvent) and isinstance(event.part, TextPart):
+                        text = event.part.content
+                    elif isinstance(event, PartDeltaEvent) and isinstance(event.delta, TextPartDelta):
+                        text = event.delta.content_delta
+                    if text:
+                        timings.first_text()
+                        parts.append(text)
+            timings.done("".join(parts))
+    return timings.result()
+
+
+def s9(options: Options) -> dict[str, object]:
+    with http_fixture.serving() as base_url:
+        return asyncio.run(_s9_calls(base_url, http_fixture.calls(options.quick)))
+
+
+SCENARIOS = {"S1": s1, "S2": s2, "S3": s3, "S4": s4, "S5": s5, "S8": s8, "S9": s9}
 
 if __name__ == "__main__":
     main(SCENARIOS)

@@ -77,7 +77,7 @@ async def test_the_parent_reads_the_sub_agents_final_output_and_keeps_going() ->
     summarizer_usage = Usage(input_tokens=10, output_tokens=5, requests=1)
     assert events[-1] == RunCompleted(
         writer_usage + summarizer_usage,
-        (AgentUsage("writer", writer_usage), AgentUsage("summarizer", summarizer_usage)),
+        (AgentUsage("summarizer", summarizer_usage), AgentUsage("writer", writer_usage)),
     )
 
 

@@ -67,5 +67,5 @@ async def test_a_failing_step_fails_the_loop_at_once() -> None:
 
 def test_max_iterations_must_be_positive() -> None:
     """A loop that could never run is rejected when it is built."""
-    with pytest.raises(ValueError, match="max_iterations must be at least 1"):
+    with pytest.raises(ValueError, match="max_iterations must be an int >= 1"):
         LoopAgent[None]("refine", "", 0)

@@ -24,7 +24,7 @@ def _env() -> dict[str, str]:
 
 
 def test_python_m_helikon_fc_demo_runs_every_scenario_offline() -> None:
-    """`python -m helikon_fc demo` runs the four finance scenarios on the simulator, with no key and no network,
+    """`python -m helikon_fc demo` runs the seven finance scenarios on the simulator, with no key and no network,
     and exits 0."""
     done = subprocess.run(
         [sys.executable, "-m", "helikon_fc", "demo", "--fast"],
@@ -37,8 +37,16 @@ def test_python_m_helikon_fc_demo_runs_every_scenario_offline() -> None:
     assert done.returncode == 0, done.stderr
     out = done.stdout
     assert done.stderr == ""
-    assert "4/4 scenarios completed" in out
-    for title in ("Triage with handoffs", "The support swarm", "The spending/income graph", "Research, then write"):
+    assert "7/7 scenarios ran as intended" in out
+    for title in (
+        "Triage with handoffs",
+        "The support swarm",
+        "The spending/income graph",
+        "Research, then write",
+        "Two checks at once",
+        "A typed plan",
+        "Stop!",
+    ):
         assert title in out
     assert not ANSI.search(out)
 
@@ -52,7 +60,7 @@ def test_the_console_script_is_installed_and_runs() -> None:
         [str(script), "demo", "triage"], capture_output=True, text=True, timeout=120, env=_env(), check=False
     )
     assert done.returncode == 0, done.stderr
-    assert "1/1 scenarios completed" in done.stdout
+    assert "1/1 scenarios ran as intended" in done.stdout
 
 
 def test_the_demo_shows_agents_handoffs_tool_calls_tokens_and_usage() -> None:
@@ -69,7 +77,7 @@ def test_the_demo_shows_agents_handoffs_tool_calls_tokens_and_usage() -> None:
     assert "investing specialist: Keep three months of expenses" in text
     assert "summary: October: $4,900 in" in text
     assert "writer: Keep your emergency fund" in text
-    assert "done - usage: 20 input + 10 output tokens, 2 model requests" in text
+    assert "done - simulated usage: 20 input + 10 output tokens, 2 model requests" in text
 
 
 def test_summary_starts_after_both_graph_predecessors_in_the_demo() -> None:
@@ -93,7 +101,7 @@ def test_colour_is_ansi_only_when_asked() -> None:
 
 def test_main_selects_scenarios_and_rejects_unknown_ones(capsys: pytest.CaptureFixture[str]) -> None:
     """`helikon demo <scenario>` runs only those; an unknown scenario is a usage error (exit 2)."""
-    assert scenario_keys() == ("triage", "swarm", "graph", "pipeline")
+    assert scenario_keys() == ("triage", "swarm", "graph", "pipeline", "parallel", "typed", "cancel")
     assert main(["demo", "--fast", "--no-color", "pipeline"]) == 0
     out = capsys.readouterr().out
     assert "Research, then write" in out and "Triage" not in out
@@ -122,5 +130,40 @@ def test_a_closed_pipe_ends_the_demo_quietly() -> None:
     stderr = demo.stderr.read().decode()
     demo.stderr.close()
     assert demo.wait(timeout=60) in (0, 141)
-    assert first.startswith(b"== 1/4")
+    assert first.startswith(b"== 1/7")
     assert "Traceback" not in stderr
+
+
+def _lines_of(text: str, agent: str) -> list[int]:
+    return [number for number, line in enumerate(text.splitlines()) if line.startswith(f"  {agent}: ")]
+
+
+def test_concurrent_branches_visibly_interleave_in_the_demo() -> None:
+    """In the parallel and graph scenarios the two concurrent agents' streamed lines alternate: concurrency
+    you can see, each line naming its agent."""
+    for scenario, (first, second) in (("parallel", ("rates", "subscriptions")), ("graph", ("spending", "income"))):
+        out = io.StringIO()
+        assert run_demo(out, fast=True, only=[scenario]) == 0
+        text = out.getvalue()
+        a, b = _lines_of(text, first), _lines_of(text, second)
+        assert len(a) >= 2 and len(b) >= 2, text
+        assert min(a) < max(b) and min(b) < max(a), text  # neither agent's lines all come before the other's
+
+
+def test_the_typed_scenario_shows_the_sub_agent_call_and_one_repair() -> None:
+    """The typed plan calls its calculator agent as a tool, misses a field once, is repaired, and completes."""
+    out = io.StringIO()
+    assert run_demo(out, fast=True, only=["typed"]) == 0
+    text = out.getvalue()
+    assert '-> calculator {"input":"How long to save $5,000 at $400 a month?"}' in text
+    assert text.index("structured output invalid; repair attempt 1") < text.index('"months_to_goal": 13}')
+    assert "done - simulated usage" in text
+
+
+def test_the_cancel_scenario_ends_cancelled_and_counts_as_intended() -> None:
+    """The stop scenario is cancelled mid-tool: it ends with the cancellation, which is what it is meant to do."""
+    out = io.StringIO()
+    assert run_demo(out, fast=True, only=["cancel"]) == 0
+    text = out.getvalue()
+    assert text.index("(the user presses stop after 1.5 s)") < text.index("failed: stopped by the user")
+    assert "1/1 scenarios ran as intended" in text

@@ -79,7 +79,15 @@ _OPENAI_FIXTURES: dict[Scenario, str] = {
     Scenario.CANCEL_AFTER_STOP_REASON: "held_open_after_stop",
     Scenario.FRAGMENTED_TOOL_NAME: "tool_call_fragmented",
     Scenario.TOOL_CALL_CLEAN_STOP: "parallel_tool_calls",
+    Scenario.NO_USAGE_REPORTED: "no_usage",
 }
+
+_WHOLE_FIXTURES: dict[Scenario, str] = {
+    Scenario.CLEAN_STOP: "whole_text",
+    Scenario.TOOL_CALL_CLEAN_STOP: "whole_tool_calls",
+    Scenario.NO_USAGE_REPORTED: "whole_no_usage",
+}
+_NOT_STREAMED = "a whole (stream: false) body has no stream to cut, fail, cancel or fragment part-way"
 
 
 @attrs.frozen
@@ -115,6 +123,26 @@ class OpenAISubject:
         yield Run(model, REQUEST, cancel, exchange)
 
 
+@attrs.frozen
+class OpenAIWholeSubject:
+    """`OpenAIModel.chat(stream=False)`: one whole completion per call, for servers that cannot stream tool calls."""
+
+    @property
+    def name(self) -> str:
+        """``openai.chat.whole``."""
+        return "openai.chat.whole"
+
+    def declines(self) -> Mapping[Scenario, str]:
+        """Every scenario about what happens part-way through a stream."""
+        return {scenario: _NOT_STREAMED for scenario in Scenario if scenario not in _WHOLE_FIXTURES}
+
+    @contextlib.asynccontextmanager
+    async def run(self, scenario: Scenario, wire: WireServer) -> AsyncIterator[Run]:
+        """Queue the scenario's whole-body fixture and point a fresh non-streaming model at the server."""
+        exchange = wire.enqueue("chat", _WHOLE_FIXTURES[scenario])
+        yield Run(OpenAIModel.chat("gpt-5-mini", base_url=wire.base_url, stream=False), REQUEST, None, exchange)
+
+
 _HELD = Usage(input_tokens=7, output_tokens=2)
 
 _SCRIPTS: dict[Scenario, ScriptedTurn] = {
@@ -128,6 +156,9 @@ _SCRIPTS: dict[Scenario, ScriptedTurn] = {
         ModelTextDelta("All done"), ModelUsage(_HELD), pause(math.inf), ModelFinish(FinishReason.STOP)
     ),
     Scenario.TOOL_CALL_CLEAN_STOP: call_tools(call("get_weather", city="Paris"), call("get_time")),
+    Scenario.NO_USAGE_REPORTED: raw(
+        ModelTextDelta("Hello"), ModelUsage(Usage(requests=1, unreported_requests=1)), ModelFinish(FinishReason.STOP)
+    ),
 }
 
 
@@ -162,4 +193,9 @@ class ScriptedSubject:
         yield Run(model, REQUEST, cancel)
 
 
-SUBJECTS: tuple[Subject, ...] = (OpenAISubject("chat"), OpenAISubject("responses"), ScriptedSubject())
+SUBJECTS: tuple[Subject, ...] = (
+    OpenAISubject("chat"),
+    OpenAISubject("responses"),
+    OpenAIWholeSubject(),
+    ScriptedSubject(),
+)

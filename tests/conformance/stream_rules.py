@@ -73,6 +73,7 @@ class Scenario(enum.Enum):
     CANCEL_AFTER_STOP_REASON = ("cancel_after_stop_reason", Ending.CANCELLED, None, None)
     FRAGMENTED_TOOL_NAME = ("fragmented_tool_name", Ending.STOP, "get_weather", FinishReason.TOOL_CALLS)
     TOOL_CALL_CLEAN_STOP = ("tool_call_clean_stop", Ending.STOP, "get_weather", FinishReason.TOOL_CALLS)
+    NO_USAGE_REPORTED = ("no_usage_reported", Ending.STOP, None, FinishReason.STOP)
 
     @property
     def ending(self) -> Ending:
@@ -172,6 +173,10 @@ def floor_failures(trace: Trace, scenario: Scenario) -> list[str]:
         failures.append(f"no tool-call delta named {scenario.tool_name!r}")
     if scenario is Scenario.CANCEL_AFTER_STOP_REASON and not any(isinstance(e, ModelUsage) for e in events):
         failures.append("a cancel after the stop reason must have seen the usage first")
+    if scenario is Scenario.NO_USAGE_REPORTED and not any(
+        isinstance(e, ModelUsage) and not e.usage.reported for e in events
+    ):
+        failures.append("a turn without a usage report must say so with a usage whose reported is False")
     finish = next((event for event in events if isinstance(event, ModelFinish)), None)
     if finish is not None and scenario.finish_reason is not None and finish.reason is not scenario.finish_reason:
         failures.append(f"finish reason {finish.reason} differs from the declared {scenario.finish_reason}")

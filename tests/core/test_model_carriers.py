@@ -8,12 +8,14 @@ from helikon_fc.core import (
     ModelFinish,
     ModelReasoningDelta,
     ModelResponse,
+    ModelSettings,
     ModelTextDelta,
     ModelToolCallDelta,
     ModelUsage,
     ToolCall,
     Usage,
     assemble_response,
+    from_json,
 )
 
 
@@ -56,3 +58,18 @@ def test_usage_adds_field_by_field() -> None:
     assert (a + b).total_tokens == 33
     other: object = 1
     assert a.__add__(other) is NotImplemented  # type: ignore[operator]
+
+
+def test_a_usage_document_written_before_unreported_requests_still_reads() -> None:
+    """A stored Usage without the newer field reads back with unreported_requests=0 (fully reported)."""
+    old = '{"input_tokens":3,"output_tokens":2,"cached_input_tokens":0,"reasoning_tokens":0,"requests":1}'
+    usage = from_json(Usage, old)
+    assert (usage, usage.reported) == (Usage(input_tokens=3, output_tokens=2, requests=1), True)
+
+
+def test_settings_drop_tool_choice_after_turn_zero_only_when_asked() -> None:
+    """for_turn keeps tool_choice on turn 0 and by default; first-turn-only drops it from turn 1 on."""
+    forced = ModelSettings(tool_choice="required")
+    once = ModelSettings(tool_choice="required", tool_choice_first_turn_only=True)
+    assert [forced.for_turn(t).tool_choice for t in (0, 1, 5)] == ["required"] * 3
+    assert [once.for_turn(t).tool_choice for t in (0, 1, 5)] == ["required", None, None]

@@ -15,16 +15,22 @@ from typing import get_args
 from helikon_fc.core import (
     AgentUpdated,
     AgentUsage,
+    Allow,
     ApplyingHandoff,
     ApprovalRequested,
+    Ask,
     AssistantMessage,
+    BashRule,
     BranchFailure,
     CallingModel,
     CallModel,
     Cancelled,
     Compacting,
+    ConsultPolicy,
     Conversation,
+    Deny,
     Done,
+    EditRule,
     ExecuteTools,
     ExecutingTools,
     Failed,
@@ -32,12 +38,15 @@ from helikon_fc.core import (
     FinalOutput,
     FinishReason,
     GraphFailed,
+    Guard,
+    GuardAction,
     GuardrailTriggered,
     GuardrailTripped,
     HandoffCollision,
     HandoffItem,
     HandoffTarget,
     HookDenied,
+    HookFailed,
     InvalidTransition,
     MaxAgentDepthExceeded,
     MaxHandoffsExceeded,
@@ -60,7 +69,16 @@ from helikon_fc.core import (
     OutputSchema,
     ParallelFailed,
     PerformHandoff,
+    PermissionConfig,
     PermissionDenied,
+    PermissionGranted,
+    PermissionMode,
+    PolicyAllow,
+    PolicyAsk,
+    PolicyDeny,
+    PolicyReplace,
+    PolicyRule,
+    ReadRule,
     Reasoning,
     ReasoningDelta,
     RepairingOutput,
@@ -80,10 +98,13 @@ from helikon_fc.core import (
     ToolCallDelta,
     ToolCallItem,
     ToolDef,
+    ToolEffect,
     ToolFailed,
+    ToolInfo,
     ToolOutputItem,
     ToolResult,
     ToolResults,
+    ToolRule,
     TransitionCtx,
     TransitionOutcome,
     TurnStarted,
@@ -100,7 +121,9 @@ ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = Path(__file__).resolve().parent / "golden"
 DOC = ROOT / "docs" / "wire-format.md"
 
-USAGE = Usage(input_tokens=120, output_tokens=30, cached_input_tokens=64, reasoning_tokens=8, requests=2)
+USAGE = Usage(
+    input_tokens=120, output_tokens=30, cached_input_tokens=64, reasoning_tokens=8, requests=2, unreported_requests=1
+)
 CALL = ToolCall("call_1", "get_weather", '{"city": "Oslo"}')
 RESULT = ToolResult("call_1", "12°C and sunny")
 SCHEMA = OutputSchema(
@@ -155,17 +178,18 @@ SAMPLES: Mapping[str, tuple[object, ...]] = {
         AgentUpdated("billing"),
         GuardrailTriggered("input_policy", {"reason": "off topic", "score": 0.93}),
         ApprovalRequested("call_3", "delete_file", '{"path": "/tmp/x"}'),
-        PermissionDenied("delete_file", "plan mode allows read-only tools only"),
+        PermissionDenied("delete_file", "plan mode allows read-only tools only", "call_3"),
+        PermissionGranted("call_1", "get_weather", "allowed by allow rule: tool(get_weather)", "tool(get_weather)"),
         RepairStarted(1),
         StructuredOutputFailed(("$.celsius: missing required field",), '{"city": "Oslo"}'),
         RunCompleted(
             USAGE,
             (
-                AgentUsage("triage", Usage(input_tokens=20, requests=1)),
                 AgentUsage(
                     "billing",
                     Usage(input_tokens=100, output_tokens=30, cached_input_tokens=64, reasoning_tokens=8, requests=1),
                 ),
+                AgentUsage("triage", Usage(input_tokens=20, requests=1)),
             ),
         ),
         RunFailed(MaxTurnsExceeded(16)),
@@ -190,6 +214,7 @@ SAMPLES: Mapping[str, tuple[object, ...]] = {
         GraphFailed((BranchFailure("fetch", ToolFailed("http_get", "connection refused")),), ("parse", "report")),
         GuardrailTripped("output_policy", {"matched": ["password"]}),
         HookDenied("on_run_start", "outside business hours"),
+        HookFailed("pre_tool_use", "RuntimeError: audit log unreachable"),
         ToolFailed("http_get", "connection refused"),
         SessionFailed("database is locked"),
         NotImplementedPhase("compaction"),
@@ -249,6 +274,19 @@ SAMPLES: Mapping[str, tuple[object, ...]] = {
         ToolFinished(result=RESULT),
         RunFinished(terminal=RunCompleted(USAGE)),
     ),
+    "PermissionRule": (ToolRule("get_weather"), BashRule("git"), ReadRule("src/**"), EditRule("*.md")),
+    "PolicyVerdict": (
+        PolicyAllow(),
+        PolicyDeny("outside business hours"),
+        PolicyAsk("Delete /tmp/x?"),
+        PolicyReplace('{"path": "/tmp/sandbox/x"}'),
+    ),
+    "PermissionDecision": (
+        Allow("allowed by allow rule: bash(git)", rule="bash(git)"),
+        Deny("denied by deny rule: Bash", rule="bash(curl)"),
+        Ask("destructive command requires approval", "recursive forced removal of /", guard="rm-root"),
+        ConsultPolicy(),
+    ),
     "values": (
         USAGE,
         REQUEST,
@@ -268,6 +306,16 @@ SAMPLES: Mapping[str, tuple[object, ...]] = {
             (ToolOutputItem(RESULT), TurnStarted(1)),
             CallModel(ModelRequest(instructions=None, items=Conversation([CALL, RESULT]))),
             (RESULT,),
+        ),
+        ToolInfo("Read", ToolEffect.READ_ONLY),
+        Guard("no-prod", BashRule("kubectl"), GuardAction.DENY, "never touch production"),
+        PolicyRule(ToolRule("delete_file"), PolicyAsk("Delete this file?")),
+        PermissionConfig(
+            mode=PermissionMode.ACCEPT_EDITS,
+            deny=(BashRule("curl"),),
+            allow=(BashRule("git"), ReadRule("src/**")),
+            guards=(Guard("no-prod", BashRule("kubectl"), GuardAction.DENY),),
+            policy=(PolicyRule(ToolRule("delete_file"), PolicyAsk("Delete this file?")),),
         ),
     ),
 }
@@ -292,14 +340,18 @@ event: AgentEvent = from_json(AgentEvent, text)     # RunStarted(agent='triage')
 - A class is a JSON object with one key per field, in declaration order. Fields with defaults are
   written too, so every document is complete.
 - A member of a union (`Item`, `ModelEvent`, `AgentEvent`, `AgentError`, `LoopState`,
-  `TransitionInput`, `NextAction`, and `RunRecordBody`, the durable run records of
-  `docs/durability.md`) always carries a snake_case `"type"` tag first (the class name
-  in snake_case), wherever it appears; `from_json` requires it. The other classes (`Usage`,
-  `ModelRequest`, `ModelSettings`, `ToolDef`, `OutputSchema`, `FinalOutput`, `BranchFailure`,
-  `HandoffTarget`, `TransitionCtx`, `TransitionOutcome`) have no tag.
+  `TransitionInput`, `NextAction`, `PermissionRule`, `PolicyVerdict`, `PermissionDecision`,
+  and `RunRecordBody`, the durable run records of `docs/durability.md`) always carries a
+  snake_case `"type"` tag first (the class name in snake_case), wherever it appears; `from_json`
+  requires it. The other classes (`Usage`, `ModelRequest`, `ModelSettings`, `ToolDef`,
+  `OutputSchema`, `FinalOutput`, `BranchFailure`, `HandoffTarget`, `TransitionCtx`,
+  `TransitionOutcome`, `ToolInfo`, `Guard`, `PolicyRule`, `PermissionConfig`) have no tag.
 - `HandoffItem` writes its fields `from_agent` / `to_agent` as `from` / `to`.
+- `Usage.unreported_requests` counts the model calls whose provider reported no usage (their tokens
+  are not in the totals); documents written before the field existed omit it and read as 0.
 - Tuples are JSON arrays and come back as tuples. A `Conversation` is an array of tagged items.
-- Enums (`FinishReason`, `ModelFailureKind`) are written by value: `"tool_calls"`, `"rate_limited"`.
+- Enums (`FinishReason`, `ModelFailureKind`, `ToolEffect`, `PermissionMode`, `GuardAction`) are
+  written by value: `"tool_calls"`, `"rate_limited"`, `"read_only"`.
 - `JsonValue` fields (`GuardrailTriggered.info`, `FinalOutput.value`, tool and output schemas) hold
   any JSON value and pass through unchanged; they must be JSON (finite numbers, string keys).
 - `from_json` is strict: an unknown or missing tag, a missing field, an unexpected field, a value

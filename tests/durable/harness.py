@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from typing import TypeVar, cast
 
 import attrs
 import trio
@@ -16,6 +17,8 @@ from helikon_fc.shell.storage import RunRecord, RunStore
 
 RUN_ID = "crash-run"
 PROMPT = "Build the monthly report."
+
+E = TypeVar("E", bound=AgentEvent | None)
 
 
 @attrs.frozen
@@ -99,11 +102,12 @@ async def crash_after(store: RunStore, writes: int) -> tuple[Outcome, int]:
     return Outcome(tuple(events), tuple(effects)), crashing.writes
 
 
-def settled(event: AgentEvent | None) -> AgentEvent | None:
+def settled(event: E) -> E:
     """`event` with a `RunCompleted`'s per-agent usage in agent order: the order agents first called
     their models depends on how concurrent runs interleave, which a resume changes; the split does not."""
     if isinstance(event, RunCompleted):
-        return attrs.evolve(event, usage_by_agent=tuple(sorted(event.usage_by_agent, key=lambda part: part.agent)))
+        parts = tuple(sorted(event.usage_by_agent, key=lambda part: part.agent))
+        return cast(E, attrs.evolve(event, usage_by_agent=parts))
     return event
 
 

@@ -35,6 +35,8 @@ class Expected:
     error: ModelFailureKind | None = None
     phase: Phase | None = None
     retry_after: float | None = None
+    stream: bool = True
+    """Whether the fixture is replayed by a streaming model (``False``: ``OpenAIModel.chat(stream=False)``)."""
 
 
 @attrs.frozen(kw_only=True)
@@ -64,6 +66,8 @@ def tc(call_id: str, name: str | None, args: str) -> ModelToolCallDelta:
     return ModelToolCallDelta(call_id, name, args)
 
 
+NOT_REPORTED = ModelUsage(Usage(requests=1, unreported_requests=1))
+"""The usage of a turn the server sent no usage for."""
 STOP = finish(FinishReason.STOP)
 TOOLS = finish(FinishReason.TOOL_CALLS)
 
@@ -73,6 +77,7 @@ _SHARED_ERRORS: dict[str, Expected] = {
     "rate_limited_short_429": Expected(error=ModelFailureKind.RATE_LIMITED, phase="enter", retry_after=0.02),
     "server_error_500": Expected(error=ModelFailureKind.UNAVAILABLE, phase="enter"),
     "context_length_400": Expected(error=ModelFailureKind.CONTEXT_LENGTH, phase="enter"),
+    "context_size_400_llamacpp": Expected(error=ModelFailureKind.CONTEXT_LENGTH, phase="enter"),
     "unauthorized_401": Expected(error=ModelFailureKind.REFUSED, phase="enter"),
     "refusal": Expected(error=ModelFailureKind.REFUSED, phase="iterate"),
 }
@@ -113,15 +118,35 @@ _SHARED_STREAMS: dict[str, Expected] = {
 
 CHAT: dict[str, Expected] = {
     **_SHARED_STREAMS,
-    "content_filter": Expected(events=(text("I can"), finish(FinishReason.CONTENT_FILTER))),
-    "unknown_finish": Expected(events=(text("ok"), finish(FinishReason.OTHER, "function_call"))),
+    "content_filter": Expected(events=(text("I can"), NOT_REPORTED, finish(FinishReason.CONTENT_FILTER))),
+    "unknown_finish": Expected(events=(text("ok"), NOT_REPORTED, finish(FinishReason.OTHER, "function_call"))),
     "truncated_before_stop": Expected(
         events=(text("The answer is"), text(" forty")), error=ModelFailureKind.TRANSPORT, phase="iterate"
     ),
-    "truncated_after_stop": Expected(events=(text("Done"), STOP)),
+    "truncated_after_stop": Expected(events=(text("Done"), NOT_REPORTED, STOP)),
     "ended_without_done": Expected(events=(text("Once upon a"), usage(5, 3), finish(FinishReason.LENGTH))),
     "error_mid_stream": Expected(events=(text("Partial"),), error=ModelFailureKind.UNAVAILABLE, phase="iterate"),
     "error_after_stop": Expected(events=(text("Complete"),), error=ModelFailureKind.UNAVAILABLE, phase="iterate"),
+    "no_usage": Expected(events=(text("Hello"), NOT_REPORTED, STOP)),
+    "length_then_context_overflow": Expected(
+        events=(text("Once upon a"),), error=ModelFailureKind.CONTEXT_LENGTH, phase="iterate"
+    ),
+    "whole_text": Expected(
+        events=(ModelReasoningDelta("The user wants a greeting."), text("Hi there."), usage(20, 9, reasoning=6), STOP),
+        stream=False,
+    ),
+    "whole_tool_calls": Expected(
+        events=(
+            tc("call_A1", "get_weather", '{"city": "Paris"}'),
+            tc("call_B2", "get_weather", '{"city": "Oslo"}'),
+            tc("call_C3", "get_time", ""),
+            usage(90, 40),
+            TOOLS,
+        ),
+        stream=False,
+    ),
+    "whole_no_usage": Expected(events=(text("Hello"), NOT_REPORTED, STOP), stream=False),
+    "whole_error_body": Expected(error=ModelFailureKind.UNAVAILABLE, phase="iterate", stream=False),
     **_SHARED_ERRORS,
 }
 
@@ -140,6 +165,8 @@ RESPONSES: dict[str, Expected] = {
     ),
     **_SHARED_ERRORS,
     "refusal": Expected(events=(usage(9, 8),), error=ModelFailureKind.REFUSED, phase="iterate"),
+    "no_usage": Expected(events=(text("Hello"), NOT_REPORTED, STOP)),
+    "not_found_404": Expected(error=ModelFailureKind.OTHER, phase="enter"),
 }
 
 HELD_OPEN = ("held_open", "held_open_after_stop")
@@ -148,23 +175,28 @@ HELD_OPEN = ("held_open", "held_open_after_stop")
 REQUEST = ModelRequest(instructions="Answer briefly.", items=Conversation([UserMessage("What's the weather?")]))
 
 
-def model_for(api: Api, wire: WireServer) -> OpenAIModel:
-    """A fresh model of `api` pointed at the wire server."""
-    builder = OpenAIModel.chat if api == "chat" else OpenAIModel.responses
-    return builder("gpt-5-mini", base_url=wire.base_url)
+def model_for(api: Api, wire: WireServer, *, stream: bool = True) -> OpenAIModel:
+    """A fresh model of `api` pointed at the wire server (`stream`: chat only)."""
+    if api == "chat":
+        return OpenAIModel.chat("gpt-5-mini", base_url=wire.base_url, stream=stream)
+    return OpenAIModel.responses("gpt-5-mini", base_url=wire.base_url)
 
 
-async def replay(api: Api, name: str, wire: WireServer, request: ModelRequest = REQUEST) -> Outcome:
+async def replay(
+    api: Api, name: str, wire: WireServer, request: ModelRequest = REQUEST, *, stream: bool = True
+) -> Outcome:
     """Serve fixture `name` and stream it through a fresh `OpenAIModel`, noting where any failure surfaced."""
     wire.enqueue(api, name)
-    model = model_for(api, wire)
+    model = model_for(api, wire, stream=stream)
     events: list[ModelEvent] = []
     phase: Phase = "enter"
     try:
-        async with model.stream(request) as stream:
+        async with model.stream(request) as answer:
             phase = "iterate"
-            async for event in stream:
+            async for event in answer:
                 events.append(event)
     except ModelError as error:
         return Outcome(events=tuple(events), error=error, phase=phase)
+    finally:
+        await model.aclose()
     return Outcome(events=tuple(events), error=None, phase=None)

@@ -20,6 +20,11 @@ hold directives on lines of their own:
 
 Any other body is sent whole with a ``Content-Length``. The server listens on 127.0.0.1 on an
 ephemeral port and serves the fixtures queued with `WireServer.enqueue` in order, one per request.
+
+`WireServer.quirks` makes it behave like a particular server (`tests/openai/openai_quirks.py`): a
+request the quirks reject gets their error response and leaves the queue as it was. The server
+also counts the connections open right now (`WireServer.open_connections`), so a test can see a
+client close its connections.
 """
 
 from __future__ import annotations
@@ -31,7 +36,7 @@ import select
 import socket
 import threading
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Literal
 
@@ -124,10 +129,16 @@ class _Handler(BaseHTTPRequestHandler):
 
     def handle(self) -> None:
         """Serve the connection; a client that hangs up between requests is not an error."""
+        wire = self.server.wire
+        with wire._lock:
+            wire.open_connections += 1
         try:
             super().handle()
         except (ConnectionResetError, BrokenPipeError):
             pass
+        finally:
+            with wire._lock:
+                wire.open_connections -= 1
 
     def do_POST(self) -> None:
         length = int(self.headers.get("Content-Length") or 0)
@@ -138,7 +149,13 @@ class _Handler(BaseHTTPRequestHandler):
             body = {"_unparseable": raw.decode("utf-8", "replace")}
         wire = self.server.wire
         headers = {k.lower(): v for k, v in self.headers.items()}
-        wire.requests.append(RecordedRequest(self.path, headers, body, int(self.client_address[1])))
+        recorded = RecordedRequest(self.path, headers, body, int(self.client_address[1]))
+        wire.requests.append(recorded)
+        rejected = wire.quirks(recorded) if wire.quirks is not None else None
+        if rejected is not None:
+            status, payload = rejected
+            self._send_whole(status, (("content-type", "application/json"),), json.dumps(payload).encode())
+            return
         exchange = wire.next_exchange()
         if exchange is None or self.path != PATHS[exchange.fixture.api]:
             expected = "nothing queued" if exchange is None else PATHS[exchange.fixture.api]
@@ -234,10 +251,16 @@ class _Handler(BaseHTTPRequestHandler):
                     return
 
 
+Quirks = Callable[[RecordedRequest], "tuple[int, object] | None"]
+"""A server's peculiarities: the error response (status, JSON body) a request gets instead, or `None`."""
+
+
 class WireServer:
     """The server: queue fixtures, point ``base_url`` at `base_url`, read what was requested."""
 
-    def __init__(self) -> None:
+    def __init__(self, quirks: Quirks | None = None) -> None:
+        self.quirks = quirks
+        self.open_connections = 0
         self._server = _Server(("127.0.0.1", 0), _Handler)
         self._server.wire = self
         self._queue: deque[Exchange] = deque()

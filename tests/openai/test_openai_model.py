@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import gc
+import time
 import warnings
+from collections.abc import Callable
 
 import openai
 import pytest
@@ -69,6 +71,13 @@ STRICT_WEATHER = {
     "required": ["city", "unit"],
     "additionalProperties": False,
 }
+
+
+async def wait_until(condition: Callable[[], bool], timeout: float = 10.0) -> None:
+    """Wait (real time) until the server thread's view satisfies `condition`."""
+    with trio.fail_after(timeout):
+        while not condition():
+            await trio.sleep(0.005)
 
 
 async def drain(model: Model, request: ModelRequest = REQUEST) -> list[ModelEvent]:
@@ -261,19 +270,52 @@ async def test_a_ready_client_is_used_and_left_open(wire: WireServer) -> None:
         assert [r.headers["authorization"] for r in wire.requests] == ["Bearer sk-test"] * 2
 
 
-async def test_async_with_shares_one_connection(wire: WireServer) -> None:
-    """Inside ``async with model:`` calls reuse one client's connection; used bare, each call has its own."""
+async def test_bare_calls_share_one_client_and_connection(wire: WireServer) -> None:
+    """Without ``async with``, every call in a run reuses the client the first call built (one connection)."""
     model = model_for("chat", wire)
-    async with model:
-        for _ in range(2):
-            wire.enqueue("chat", "text_stream")
-            await drain(model)
-    for _ in range(2):
+    for _ in range(3):
         wire.enqueue("chat", "text_stream")
         await drain(model)
-    ports = [request.client_port for request in wire.requests]
-    assert ports[0] == ports[1]
-    assert len({ports[1], ports[2], ports[3]}) == 3
+    assert len({request.client_port for request in wire.requests}) == 1
+    assert wire.open_connections == 1
+
+
+async def test_aclose_closes_the_connection_and_a_later_call_opens_another(wire: WireServer) -> None:
+    """``aclose()`` (and leaving ``async with``) closes the model's client now; the next call builds a new one."""
+    model = model_for("chat", wire)
+    async with model:
+        wire.enqueue("chat", "text_stream")
+        await drain(model)
+        assert wire.open_connections == 1
+    await wait_until(lambda: wire.open_connections == 0)
+    wire.enqueue("chat", "text_stream")
+    await drain(model)
+    first, second = (request.client_port for request in wire.requests)
+    assert first != second
+    await model.aclose()
+    await wait_until(lambda: wire.open_connections == 0)
+
+
+def test_the_client_is_closed_when_the_trio_run_ends(wire: WireServer) -> None:
+    """Used bare in two trio runs, a model builds a client per run and each run closes its own (no ResourceWarning)."""
+    model = model_for("chat", wire)
+
+    async def one_run() -> int:
+        wire.enqueue("chat", "text_stream")
+        await drain(model)
+        return wire.open_connections
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        during = [trio.run(one_run), trio.run(one_run)]
+        deadline = time.monotonic() + 10
+        while wire.open_connections and time.monotonic() < deadline:
+            time.sleep(0.01)
+        gc.collect()
+    assert during == [1, 1]
+    assert wire.open_connections == 0
+    assert len({request.client_port for request in wire.requests}) == 2
+    assert [w for w in caught if issubclass(w.category, ResourceWarning)] == []
 
 
 async def test_sdk_retries_are_off_by_default(wire: WireServer) -> None:
@@ -347,3 +389,14 @@ async def test_retrying_model_does_not_retry_context_length(api: Api, wire: Wire
         await drain(RetryingModel(model_for(api, wire)))
     assert raised.value.kind is ModelFailureKind.CONTEXT_LENGTH
     assert len(wire.requests) == 1
+
+
+async def test_a_model_dropped_mid_run_closes_its_client_at_once(wire: WireServer) -> None:
+    """A run that makes a model per request and drops it does not keep one open client per model until it ends."""
+    model = model_for("chat", wire)
+    wire.enqueue("chat", "text_stream")
+    await drain(model)
+    assert wire.open_connections == 1
+    del model
+    gc.collect()
+    await wait_until(lambda: wire.open_connections == 0)

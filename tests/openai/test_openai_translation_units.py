@@ -21,6 +21,7 @@ from helikon_fc.openai._chat_stream import ChatStreamTranslator
 from helikon_fc.openai._errors import error_from_exception, error_from_status, retry_after_seconds, stream_error
 from helikon_fc.openai._responses_stream import ResponsesStreamTranslator
 from helikon_fc.openai._sse import SseDecoder, SseFrame
+from helikon_fc.openai._turn import UNREPORTED
 
 
 def frames(lines: list[str]) -> list[SseFrame]:
@@ -135,7 +136,7 @@ def test_chat_call_without_an_id_gets_a_stable_fallback_id() -> None:
     events = translator.feed(chunk({"tool_calls": [{"index": 0, "function": {"name": "f", "arguments": "{}"}}]}))
     events += translator.feed(chunk({}, "tool_calls"))
     events += translator.end()
-    assert events == [ModelToolCallDelta("call_0", "f", "{}"), ModelFinish(FinishReason.TOOL_CALLS)]
+    assert events == [ModelToolCallDelta("call_0", "f", "{}"), UNREPORTED, ModelFinish(FinishReason.TOOL_CALLS)]
 
 
 def test_chat_name_repeated_on_every_fragment_is_not_doubled() -> None:
@@ -153,7 +154,7 @@ def test_chat_deltas_after_the_stop_reason_are_ignored() -> None:
     translator = ChatStreamTranslator()
     translator.feed(chunk({"content": "a"}, "stop"))
     assert translator.feed(chunk({"content": "late"})) == []
-    assert translator.end() == [ModelFinish(FinishReason.STOP)]
+    assert translator.end() == [UNREPORTED, ModelFinish(FinishReason.STOP)]
 
 
 def test_chat_end_without_stop_reason_is_a_transport_error() -> None:
@@ -190,7 +191,7 @@ def test_responses_unknown_incomplete_reason_is_other() -> None:
     translator.feed(None, json.dumps({"type": "response.output_text.delta", "delta": "x"}))
     payload = {"type": "response.incomplete", "response": {"incomplete_details": {"reason": "budget"}}}
     translator.feed(None, json.dumps(payload))
-    assert translator.end() == [ModelFinish(FinishReason.OTHER, "budget")]
+    assert translator.end() == [UNREPORTED, ModelFinish(FinishReason.OTHER, "budget")]
     assert translator.turn.answered
 
 

@@ -20,7 +20,7 @@ CASES = [
 @pytest.mark.parametrize(("api", "name", "expected"), CASES)
 async def test_fixture_replays_to_expected_stream(api: Api, name: str, expected: Expected, wire: WireServer) -> None:
     """The events, the failure kind, where it surfaced (entering or iterating) and the retry hint all match."""
-    outcome = await replay(api, name, wire)
+    outcome = await replay(api, name, wire, stream=expected.stream)
     assert outcome.events == expected.events
     assert (outcome.error.kind if outcome.error else None) is expected.error
     assert outcome.phase == expected.phase
@@ -47,3 +47,13 @@ async def test_fragmented_tool_calls_assemble_into_whole_calls(api: Api, wire: W
         ("call_C3", "get_time"),
     ]
     assert [json.loads(c.arguments or "{}") for c in response.tool_calls] == [{"city": "Paris"}, {"city": "Oslo"}, {}]
+
+
+async def test_a_whole_completion_assembles_like_its_stream(wire: WireServer) -> None:
+    """stream=False: the non-streamed completion folds into the same response as the streamed parallel calls."""
+    streamed = await replay("chat", "parallel_tool_calls", wire)
+    whole = await replay("chat", "whole_tool_calls", wire, stream=False)
+    assert assemble_response(whole.events) == assemble_response(streamed.events)
+    body = wire.requests[-1].body
+    assert body["stream"] is False
+    assert "stream_options" not in body

@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import dataclasses
+import datetime
 import enum
 import threading
-from typing import Literal
+import uuid
+from typing import Annotated, Literal, NotRequired, TypedDict
 
+import annotated_types as at
 import attrs
 import pytest
 import trio
 import trio.testing
 
-from helikon_fc.core import JsonObject
+from helikon_fc.core import JsonObject, ToolCall
 from helikon_fc.shell.context import RunContext
 from helikon_fc.shell.function_tool import (
     FunctionTool,
@@ -21,6 +25,7 @@ from helikon_fc.shell.function_tool import (
     to_tool_output,
 )
 from helikon_fc.shell.tool import Tool, ToolContext, ToolError, ToolOutput, tool_def
+from helikon_fc.shell.tool_exec import execute_tool_call
 
 
 @attrs.frozen
@@ -348,6 +353,10 @@ class Report:
         ([1, (2, 3)], ToolOutput([1, [2, 3]])),
         (Report(1.5, Unit.USD, ("a",)), ToolOutput({"total": 1.5, "unit": "usd", "tags": ["a"]})),
         (Unit.EUR, ToolOutput("eur")),
+        (datetime.datetime(2026, 3, 1, 9, 30, tzinfo=datetime.UTC), ToolOutput("2026-03-01T09:30:00+00:00")),
+        (datetime.date(2026, 3, 1), ToolOutput("2026-03-01")),
+        (datetime.time(9, 30), ToolOutput("09:30:00")),
+        (uuid.UUID(int=1), ToolOutput("00000000-0000-0000-0000-000000000001")),
     ],
 )
 def test_return_values_become_tool_output(value: object, expected: ToolOutput) -> None:
@@ -355,11 +364,28 @@ def test_return_values_become_tool_output(value: object, expected: ToolOutput) -
     assert to_tool_output(value) == expected
 
 
-@pytest.mark.parametrize("value", [object(), {1: "a"}, float("nan"), [1j]])
+@pytest.mark.parametrize(
+    "value",
+    [object(), {1: "a"}, float("nan"), [1j], b"abc", {"blob": b"abc"}, bytearray(b"x"), datetime.timedelta(1)],
+)
 def test_unencodable_return_values_raise_type_error(value: object) -> None:
-    """A value with no JSON form is a `TypeError` (which the model reads as an error result)."""
+    """A value with no JSON form is a `TypeError` (which the model reads as an error result); bytes included,
+    which are not silently base85-encoded into a string the model would read as a success."""
     with pytest.raises(TypeError, match="tool returned"):
         to_tool_output(value)
+
+
+async def test_a_tool_returning_bytes_is_an_error_result() -> None:
+    """The model reads an error result, not an encoded string, for a tool that returns bytes."""
+
+    @function_tool
+    def blob() -> bytes:
+        """Return raw bytes."""
+        return b"abc"
+
+    result = await execute_tool_call(blob, ToolCall("c1", "blob", "{}"), RunContext.ephemeral(None))
+    assert result.is_error
+    assert result.output == "tool blob raised TypeError: tool returned a value that is not JSON at $: bytes"
 
 
 async def test_async_tool_output_is_encoded() -> None:
@@ -494,3 +520,83 @@ def test_literal_parameters() -> None:
 
     expected: JsonObject = {"mode": {"type": "string", "enum": ["fast", "slow"]}}
     assert f.parameters["properties"] == expected
+
+
+# dataclasses, TypedDicts, datetimes, UUIDs and constraints in signatures
+
+
+@dataclasses.dataclass(frozen=True)
+class Booking:
+    """A booking."""
+
+    guest: str
+    nights: Annotated[int, at.Ge(1)] = 1
+
+
+class Options(TypedDict):
+    notify: bool
+    note: NotRequired[str]
+
+
+async def test_arguments_decode_into_the_python_values_the_function_expects() -> None:
+    """A dataclass, a TypedDict, a datetime and a UUID arrive as those Python values; the output is encoded back."""
+    seen: list[object] = []
+
+    @function_tool
+    def book(booking: Booking, options: Options, when: datetime.datetime, ref: uuid.UUID) -> Booking:
+        """Book a room."""
+        seen.extend([booking, options, when, ref])
+        return booking
+
+    arguments = (
+        '{"booking": {"guest": "Ada"}, "options": {"notify": true}, "when": "2026-03-01T09:30:00+00:00",'
+        ' "ref": "00000000-0000-0000-0000-000000000001"}'
+    )
+    result = await execute_tool_call(book, ToolCall("c1", "book", arguments), RunContext.ephemeral(None))
+    assert result.output == '{"guest":"Ada","nights":1}' and not result.is_error
+    assert seen == [
+        Booking("Ada"),
+        {"notify": True},
+        datetime.datetime(2026, 3, 1, 9, 30, tzinfo=datetime.UTC),
+        uuid.UUID(int=1),
+    ]
+
+
+async def test_a_constraint_in_a_signature_is_enforced() -> None:
+    """``Annotated[int, Ge(1)]`` reaches the schema and an argument below it is an error result; the tool never runs."""
+    ran: list[int] = []
+
+    @function_tool
+    def rest(nights: Annotated[int, at.Ge(1), "How many nights."]) -> str:
+        """Rest a while."""
+        ran.append(nights)
+        return "ok"
+
+    assert rest.parameters["properties"] == {
+        "nights": {"type": "integer", "minimum": 1, "description": "How many nights."}
+    }
+    result = await rest.invoke(_ctx(), {"nights": 1})
+    assert result == ToolOutput("ok")
+    with pytest.raises(ToolError, match=r"\$\.nights: must be >= 1, got 0"):
+        await rest.invoke(_ctx(), {"nights": 0})
+    assert ran == [1]
+
+
+def test_a_constraint_the_schema_cannot_carry_fails_at_decoration() -> None:
+    """An unsupported metadata object raises `TypeError` naming the tool and the parameter, at decoration time."""
+    with pytest.raises(TypeError, match=r"tool 'pick', parameter 'n': unsupported annotation metadata Predicate"):
+
+        @function_tool
+        def pick(n: Annotated[int, at.Predicate(lambda n: n % 2 == 0)]) -> int:
+            """Pick a number."""
+            return n
+
+
+def test_a_strict_tool_refuses_a_string_length_bound() -> None:
+    """Strict mode has no minLength/maxLength, so a strict tool with one fails at decoration, naming the path."""
+    with pytest.raises(TypeError, match=r"tool 'shout' cannot use strict mode: \$\.text: a string length bound"):
+
+        @function_tool(strict=True)
+        def shout(text: Annotated[str, at.MaxLen(5)]) -> str:
+            """Shout."""
+            return text.upper()

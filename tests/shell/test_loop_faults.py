@@ -216,7 +216,8 @@ async def test_a_run_on_an_already_cancelled_context() -> None:
     model = ScriptedModel([reply("never")])
     events = await drain(agent_with(model).run(ctx, QUESTION))
     assert kinds(events) == ["RunStarted", "RunFailed"]
-    assert events[-1] == RunFailed(Cancelled("run cancelled"))
+    assert isinstance(events[-1], RunFailed) and isinstance(events[-1].error, Cancelled)
+    assert "already cancelled (run cancelled)" in events[-1].error.reason
     assert model.requests == ()
 
 

@@ -23,7 +23,6 @@ from helikon_fc import (
     RunResult,
     RunResultStreaming,
     RunStarted,
-    StructuredOutputInvalid,
     TokenDelta,
     Usage,
 )
@@ -125,12 +124,24 @@ async def test_collect_typed_decodes_attrs_classes_and_plain_types() -> None:
 
 
 async def test_collect_typed_rejects_text_that_is_not_json() -> None:
-    """A last message that is not JSON raises `RunError(StructuredOutputInvalid)` carrying the text."""
+    """A last message that is not JSON raises `RunError(OtherError)` showing the text, and does not blame
+    a repair attempt that never ran."""
     events: list[AgentEvent] = [RunStarted("a"), message("about 80 left"), RunCompleted(USAGE)]
     with pytest.raises(RunError) as info:
         await RunResultStreaming(replay(events)).collect_typed(Budget)
-    assert isinstance(info.value.error, StructuredOutputInvalid)
-    assert info.value.error.final_text == "about 80 left"
+    assert isinstance(info.value.error, OtherError)
+    assert "'about 80 left'" in str(info.value)
+    assert "repair" not in str(info.value)
+
+
+async def test_collect_typed_on_an_agent_without_output_type_says_so() -> None:
+    """`collect_typed` on an agent built with no `output_type` says the agent has none and how to set it."""
+    agent = LlmAgent(name="plain", model=ScriptedModel([reply("You have $80 left.")]))
+    with pytest.raises(RunError) as info:
+        await RunResultStreaming(agent.run(ephemeral(), AgentInput.from_user_text("?"))).collect_typed(Budget)
+    text = str(info.value)
+    assert "no output_type" in text and "output_type=Budget" in text
+    assert "repair" not in text
 
 
 async def test_collect_typed_rejects_json_of_the_wrong_shape() -> None:

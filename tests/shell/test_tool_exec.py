@@ -205,6 +205,29 @@ async def test_a_tool_returning_something_else_than_tool_output(ctx: RunContext[
     assert result == ToolResult("call-1", "tool hand returned str, not a ToolOutput", is_error=True)
 
 
+async def test_a_tool_with_a_timeout_returning_none_is_not_a_timeout(
+    ctx: RunContext[str], autojump_clock: trio.testing.MockClock
+) -> None:
+    """A hand-written tool with a ``timeout`` whose `invoke` returns `None` in time broke the protocol; it did
+    not time out, and the model reads which."""
+
+    async def nothing(tool_ctx: ToolContext[str], arguments: JsonObject) -> ToolOutput:
+        return None  # type: ignore[return-value]
+
+    result = await execute_tool_call(tool(nothing, timeout=5), call('{"n": 1}'), ctx)
+    assert result == ToolResult("call-1", "tool hand returned NoneType, not a ToolOutput", is_error=True)
+
+
+async def test_a_function_tool_with_a_timeout_returning_none_answers_null(ctx: RunContext[str]) -> None:
+    """A function tool with a ``timeout`` whose function returns `None` answers ``null``."""
+
+    @function_tool(timeout=5)
+    def nothing() -> None:
+        """Do nothing."""
+
+    assert await execute_tool_call(nothing, call("", name="nothing"), ctx) == ToolResult("call-1", "null")
+
+
 async def test_output_that_is_not_json(ctx: RunContext[str]) -> None:
     """Output content that cannot be rendered as JSON is an error result."""
 

@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
+import dataclasses
+import datetime
 import enum
-from typing import Annotated, Any, Literal
+import uuid
+from typing import Annotated, Any, Literal, NotRequired, TypedDict
 
+import annotated_types as at
 import attrs
 import pytest
 
-from helikon_fc.core import JsonObject, JsonValue, OutputSchema, validate
+from helikon_fc import AgentInput, LlmAgent
+from helikon_fc.core import JsonObject, JsonValue, OutputSchema, RepairStarted, strict_schema, validate
+from helikon_fc.shell.context import RunContext
+from helikon_fc.shell.results import RunResultStreaming
 from helikon_fc.shell.type_schema import DecodeError, decode, output_schema_for, schema_for, strict_schema_for
+from helikon_fc.testing import ScriptedModel, reply
 
 
 class Color(enum.Enum):
@@ -210,9 +218,34 @@ def test_strict_schema_for_rejects_what_strict_mode_cannot_express(tp: object, f
     assert fragment in str(info.value)
 
 
-def test_output_schema_for_an_attrs_class_is_its_strict_schema() -> None:
-    """An attrs output type is sent as its strict schema, named after the class."""
-    assert output_schema_for(Point) == OutputSchema("Point", strict_schema_for(Point), strict=True)
+def test_output_schema_for_an_attrs_class_is_sent_as_its_strict_schema() -> None:
+    """An attrs output type is named after the class and, in strict form (what a provider sends), is its
+    strict schema."""
+    output = output_schema_for(Point)
+    assert output.name == "Point" and output.strict
+    assert strict_schema(output.schema) == strict_schema_for(Point)
+
+
+def test_output_fields_with_defaults_are_optional_and_nullable() -> None:
+    """As the docs say, a defaulted field may be left out of a structured answer, or be ``null``: both mean
+    the default. Nested classes included."""
+    schema = output_schema_for(Shape).schema
+    assert schema["required"] == ["points", "color"]
+    assert validate({"points": [{"x": 1}], "color": "red"}, schema) == []
+    assert validate({"points": [{"x": 1, "y": None}], "color": "red", "kind": None}, schema) == []
+    assert validate({"points": [{"y": 1}], "color": "red"}, schema) == ["$.points[0].x: missing required field"]
+    assert decode(Shape, {"points": [{"x": 1}], "color": "red"}) == Shape([Point(1)], Color.RED)
+
+
+async def test_an_agent_answer_leaving_out_a_defaulted_field_is_accepted_without_a_repair() -> None:
+    """An answer that omits a defaulted field completes the run at once and `collect_typed` fills the default."""
+    agent: LlmAgent[None] = LlmAgent(
+        name="reporter", model=ScriptedModel([reply('{"points": [{"x": 3}], "color": "blue"}')]), output_type=Shape
+    )
+    run = agent.run(RunContext.ephemeral(None), AgentInput.from_user_text("draw"))
+    result = await RunResultStreaming(run).collect_typed(Shape)
+    assert result.final_output == Shape([Point(3)], Color.BLUE)
+    assert not any(isinstance(event, RepairStarted) for event in result.events)
 
 
 def test_output_schema_for_a_non_object_type_wraps_it_under_value() -> None:
@@ -383,3 +416,171 @@ def test_decode_does_not_unwrap_an_object_type() -> None:
     assert decode(dict[str, int], {"value": 1}) == {"value": 1}
     with pytest.raises(DecodeError, match="unexpected field"):
         decode(Point, {"value": {"x": 1}})
+
+
+# dataclasses, TypedDicts, datetimes, UUIDs and constrained Annotated types
+
+
+@dataclasses.dataclass(frozen=True)
+class Trip:
+    """A trip to book."""
+
+    city: str
+    """Where to."""
+    start: datetime.date
+    nights: Annotated[int, at.Ge(1), at.Le(30)] = 1
+    tags: list[str] = dataclasses.field(default_factory=list, metadata={"description": "Labels."})
+
+
+class Search(TypedDict):
+    query: Annotated[str, at.MinLen(1), "What to look for."]
+    limit: NotRequired[Annotated[int, at.Interval(gt=0, le=100)]]
+
+
+class Flags(TypedDict, total=False):
+    verbose: bool
+
+
+def test_a_dataclass_is_a_closed_object_like_an_attrs_class() -> None:
+    """Fields with defaults or factories are optional; descriptions come from metadata and attribute docstrings."""
+    assert schema_for(Trip) == {
+        "title": "Trip",
+        "type": "object",
+        "properties": {
+            "city": {"type": "string", "description": "Where to."},
+            "start": {"type": "string", "format": "date"},
+            "nights": {"type": "integer", "minimum": 1, "maximum": 30},
+            "tags": {"type": "array", "items": {"type": "string"}, "description": "Labels."},
+        },
+        "required": ["city", "start"],
+        "additionalProperties": False,
+        "description": "A trip to book.",
+    }
+    assert decode(Trip, {"city": "Oslo", "start": "2026-03-01"}) == Trip("Oslo", datetime.date(2026, 3, 1))
+    assert decode(Trip, {"city": "Oslo", "start": "2026-03-01", "nights": None, "tags": ["x"]}).tags == ["x"]
+
+
+def test_a_typeddict_decodes_into_a_dict_without_its_absent_keys() -> None:
+    """Required keys are required, ``NotRequired`` (and ``total=False``) keys optional; absent or null stays absent."""
+    schema = schema_for(Search)
+    assert schema["required"] == ["query"]
+    assert schema["properties"] == {
+        "query": {"type": "string", "minLength": 1, "description": "What to look for."},
+        "limit": {"type": "integer", "exclusiveMinimum": 0, "maximum": 100},
+    }
+    assert decode(Search, {"query": "rent"}) == {"query": "rent"}
+    assert decode(Search, {"query": "rent", "limit": None}) == {"query": "rent"}
+    assert decode(Search, {"query": "rent", "limit": 5}) == {"query": "rent", "limit": 5}
+    assert schema_for(Flags)["required"] == []
+    with pytest.raises(DecodeError) as info:
+        decode(Search, {"limit": 5, "other": 1})
+    assert info.value.errors == ("$.query: missing required field", "$.other: unexpected field")
+
+
+@pytest.mark.parametrize(
+    ("tp", "schema", "text", "value"),
+    [
+        (
+            datetime.datetime,
+            {"type": "string", "format": "date-time"},
+            "2026-03-01T09:30:00Z",
+            datetime.datetime(2026, 3, 1, 9, 30, tzinfo=datetime.UTC),
+        ),
+        (datetime.date, {"type": "string", "format": "date"}, "2026-03-01", datetime.date(2026, 3, 1)),
+        (datetime.time, {"type": "string", "format": "time"}, "09:30:00", datetime.time(9, 30)),
+        (uuid.UUID, {"type": "string", "format": "uuid"}, "00000000-0000-0000-0000-000000000001", uuid.UUID(int=1)),
+    ],
+)
+def test_datetimes_and_uuids_are_formatted_strings(tp: type, schema: JsonObject, text: str, value: object) -> None:
+    """A datetime, date, time or UUID is a string with a ``format``, decoded into the Python value."""
+    assert schema_for(tp) == schema
+    assert decode(tp, text) == value
+    with pytest.raises(DecodeError) as info:
+        decode(tp, "soon")
+    assert info.value.errors[0].startswith("$: expected an ISO 8601") or info.value.errors == (
+        '$: expected a UUID, got "soon"',
+    )
+    with pytest.raises(DecodeError):
+        decode(tp, 20260301)
+
+
+@pytest.mark.parametrize(
+    ("tp", "keywords", "good", "bad", "problem"),
+    [
+        (Annotated[int, at.Ge(0)], {"minimum": 0}, 0, -1, "must be >= 0, got -1"),
+        (Annotated[int, at.Gt(0)], {"exclusiveMinimum": 0}, 1, 0, "must be > 0, got 0"),
+        (Annotated[float, at.Le(1.5)], {"maximum": 1.5}, 1.5, 2, "must be <= 1.5, got 2"),
+        (Annotated[float, at.Lt(1)], {"exclusiveMaximum": 1}, 0.5, 1.0, "must be < 1, got 1.0"),
+        (Annotated[float, at.MultipleOf(0.1)], {"multipleOf": 0.1}, 0.3, 0.35, "must be a multiple of 0.1, got 0.35"),
+        (Annotated[int, at.MultipleOf(5)], {"multipleOf": 5}, 15, 16, "must be a multiple of 5, got 16"),
+        (Annotated[str, at.MaxLen(3)], {"maxLength": 3}, "abc", "abcd", "must have at most 3 characters, got 4"),
+        (Annotated[list[int], at.MinLen(1)], {"minItems": 1}, [1], [], "must have at least 1 items, got 0"),
+        (Annotated[tuple[int, ...], at.Len(1, 2)], {"minItems": 1, "maxItems": 2}, [1], [1, 2, 3], "at most 2 items"),
+        (Annotated[dict[str, int], at.MaxLen(1)], {"maxProperties": 1}, {}, {"a": 1, "b": 2}, "at most 1 keys"),
+    ],
+)
+def test_annotated_types_constraints_are_in_the_schema_and_checked(
+    tp: object, keywords: JsonObject, good: JsonValue, bad: JsonValue, problem: str
+) -> None:
+    """An `annotated_types` bound becomes its JSON Schema keyword and is enforced when decoding; never dropped."""
+    schema = schema_for(tp)
+    assert {key: schema[key] for key in keywords} == keywords
+    decode(tp, good)
+    with pytest.raises(DecodeError) as info:
+        decode(tp, bad)
+    assert len(info.value.errors) == 1 and problem in info.value.errors[0]
+    assert validate(good, schema) == []
+
+
+def test_a_bound_on_an_optional_member_lets_none_through() -> None:
+    """``Annotated[int, Ge(0)] | None`` bounds the int and still accepts ``null``."""
+    tp = Annotated[int, at.Ge(0)] | None
+    assert decode(tp, None) is None
+    with pytest.raises(DecodeError):
+        decode(tp, -1)
+
+
+@pytest.mark.parametrize(
+    ("tp", "fragment"),
+    [
+        (Annotated[int, at.Predicate(lambda n: n > 0)], "unsupported annotation metadata Predicate"),
+        (Annotated[datetime.datetime, at.Timezone(None)], "unsupported annotation metadata Timezone"),
+        (Annotated[int, object()], "unsupported annotation metadata <object"),
+        (Annotated[str, at.Ge(1)], "unsupported constraint minimum=1 at $: str cannot have it"),
+        (Annotated[int, at.MaxLen(3)], "unsupported constraint maxLength=3 at $: int cannot have it"),
+        (Annotated[int | None, at.Ge(0)], "annotate the member: Annotated[int, Ge(0)] | None"),
+        (Annotated[int, at.Ge(datetime.date(2026, 1, 1))], "its limit must be an int or a float"),
+        (Annotated[float, at.MultipleOf(0)], "MultipleOf needs a positive number"),
+    ],
+)
+def test_metadata_that_cannot_be_honoured_is_refused_loudly(tp: object, fragment: str) -> None:
+    """A constraint the schema cannot carry is a `TypeError` when the schema is built, never silently dropped."""
+    with pytest.raises(TypeError) as info:
+        schema_for(tp)
+    assert fragment in str(info.value)
+
+
+def test_strict_mode_refuses_string_length_bounds_but_keeps_number_bounds() -> None:
+    """OpenAI's strict mode has no minLength/maxLength: refused by name; numeric bounds pass through."""
+    with pytest.raises(TypeError, match=r"\$\.query: a string length bound"):
+        strict_schema_for(Search)
+    properties = strict_schema_for(Trip)["properties"]
+    assert isinstance(properties, dict)
+    assert properties["nights"] == {"type": ["integer", "null"], "minimum": 1, "maximum": 30}
+
+
+def test_a_dataclass_output_type_round_trips_through_its_output_schema() -> None:
+    """A dataclass works as an output type: its answer validates against the output schema and decodes."""
+    output = output_schema_for(Trip)
+    answer: JsonValue = {"city": "Oslo", "start": "2026-03-01", "nights": 2}
+    assert validate(answer, output.schema) == []
+    assert decode(Trip, answer) == Trip("Oslo", datetime.date(2026, 3, 1), 2)
+
+
+def test_multiple_of_judges_a_large_whole_float_by_its_exact_value() -> None:
+    """``4.003617038919725e16`` is the integer 40036170389197248, a multiple of 3, though its shortest decimal
+    spelling (…250) is not: the decoder agrees with the schema check (found by the codec laws)."""
+    wire = 4.003617038919725e16
+    tp = Annotated[int, at.MultipleOf(3)]
+    assert validate(wire, schema_for(tp)) == []
+    assert decode(tp, wire) == 40036170389197248

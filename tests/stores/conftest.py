@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import itertools
 import sqlite3
+import uuid
 from collections.abc import AsyncIterator, Callable, Iterator
 
 import attrs
@@ -14,7 +14,6 @@ from tests.stores.postgres_server import PostgresServer, PostgresUnavailable, ru
 from helikon_fc.stores import MemoryStore, PostgresStore, SQLiteStore, StoreBase
 
 BACKENDS = ("memory", "sqlite", "postgres")
-_databases = itertools.count()
 
 
 @attrs.frozen
@@ -88,7 +87,7 @@ def postgres_dsn(postgres_server: PostgresServer) -> str:
 def fresh_database(server: PostgresServer) -> str:
     """The DSN of a new, empty schema on `server` (as good as a new database for a store, and a
     hundred times faster to make)."""
-    name = f"test_{next(_databases)}"
+    name = f"test_{uuid.uuid4().hex}"  # unique even if this module is imported twice (by pytest, and by name)
     with psycopg.connect(server.dsn(), autocommit=True) as conn:
         conn.execute(f"CREATE SCHEMA {name}".encode())
     return f"{server.dsn()}?options=-csearch_path%3D{name}"

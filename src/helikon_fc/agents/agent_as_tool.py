@@ -7,7 +7,8 @@ from typing import Any, Generic
 import attrs
 from typing_extensions import TypeVar
 
-from ..core import JsonObject
+from ..core import JsonObject, ToolEffect
+from ..shell import _checks
 from ..shell.config import RunConfig
 from ..shell.context import RunContext
 from ..shell.durable import child_context
@@ -57,12 +58,27 @@ class AgentAsTool(Generic[Ctx]):
         tool_name: the name the model calls (default: the agent's name).
         tool_description: shown to the model (default: the agent's description).
         run_config: the sub-run's config; `None` leaves the wrapped agent's own in force.
+        effect: what a call may change; a sub-agent may do anything, so `SIDE_EFFECT` by default
+            (`PLAN` mode refuses it).
     """
 
-    agent: Agent[Ctx]
-    tool_name: str | None = attrs.field(default=None, kw_only=True)
-    tool_description: str | None = attrs.field(default=None, kw_only=True)
-    run_config: RunConfig | None = attrs.field(default=None, kw_only=True)
+    agent: Agent[Ctx] = attrs.field(validator=_checks.field(_checks.require_agent))
+    tool_name: str | None = attrs.field(
+        default=None, kw_only=True, validator=_checks.field(_checks.optional(_checks.require_name))
+    )
+    tool_description: str | None = attrs.field(
+        default=None, kw_only=True, validator=_checks.field(_checks.optional(_checks.instance_of(str, "a string")))
+    )
+    run_config: RunConfig | None = attrs.field(
+        default=None,
+        kw_only=True,
+        validator=_checks.field(_checks.optional(_checks.instance_of(RunConfig, "a RunConfig or None"))),
+    )
+    effect: ToolEffect = attrs.field(
+        default=ToolEffect.SIDE_EFFECT,
+        kw_only=True,
+        validator=_checks.field(_checks.instance_of(ToolEffect, "a ToolEffect")),
+    )
 
     @property
     def name(self) -> str:

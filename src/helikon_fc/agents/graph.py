@@ -22,6 +22,7 @@ from ..core import (
     UserMessage,
 )
 from ..core.wavefront import Wavefront, find_cycle
+from ..shell import _checks
 from ..shell.context import RunContext
 from ..shell.durable import child_context
 from ..shell.input import AgentInput
@@ -43,7 +44,7 @@ Ctx = TypeVar("Ctx", default=None)
 
 
 class GraphBuildError(ValueError):
-    """A graph definition is not a valid DAG: empty, a duplicate or unknown node, or a cycle.
+    """A graph definition is not a valid DAG: empty, a duplicate or unknown node, an edge declared twice, or a cycle.
 
     Attributes:
         nodes: the nodes the problem is about (for a cycle, the nodes along it, the first repeated
@@ -87,9 +88,9 @@ class GraphAgent(Generic[Ctx]):
         edges: ``(predecessor, successor)`` key pairs.
     """
 
-    name: str
+    name: str = attrs.field(validator=_checks.field(_checks.require_name))
     description: str
-    nodes: tuple[tuple[str, Agent[Ctx]], ...]
+    nodes: tuple[tuple[str, Agent[Ctx]], ...] = attrs.field(validator=_checks.field(_checks.keyed_agents))
     edges: tuple[tuple[str, str], ...]
     wavefront: Wavefront = attrs.field(repr=False, eq=False)
 
@@ -171,6 +172,7 @@ class GraphBuilder(Generic[Ctx]):
 
     def name(self, name: str) -> GraphBuilder[Ctx]:
         """Set the graph's name (default ``"graph"``)."""
+        _checks.require_name("GraphBuilder.name", "name", name)
         return attrs.evolve(self, graph_name=name)
 
     def description(self, description: str) -> GraphBuilder[Ctx]:
@@ -178,19 +180,27 @@ class GraphBuilder(Generic[Ctx]):
         return attrs.evolve(self, graph_description=description)
 
     def node(self, key: str, agent: Agent[Ctx]) -> GraphBuilder[Ctx]:
-        """Add `agent` as the node `key` (its state key and its label in successors' context)."""
+        """Add `agent` as the node `key` (its state key and its label in successors' context).
+
+        Raises:
+            TypeError, ValueError: `key` is not a non-empty string, or `agent` is not an `Agent`.
+        """
+        _checks.require_name("GraphBuilder.node", "key", key)
+        _checks.require_agent("GraphBuilder.node", "agent", agent)
         return attrs.evolve(self, graph_nodes=(*self.graph_nodes, (key, agent)))
 
     def edge(self, before: str, after: str) -> GraphBuilder[Ctx]:
         """Make node `after` wait for node `before` (and receive its output as context)."""
+        _checks.require_name("GraphBuilder.edge", "before", before)
+        _checks.require_name("GraphBuilder.edge", "after", after)
         return attrs.evolve(self, graph_edges=(*self.graph_edges, (before, after)))
 
     def build(self) -> GraphAgent[Ctx]:
         """The graph, checked.
 
         Raises:
-            GraphBuildError: no nodes; a node key used twice; an edge naming an unknown node;
-                a cycle (the error names the nodes along it, e.g. ``a -> b -> a``).
+            GraphBuildError: no nodes; a node key used twice; an edge naming an unknown node; an
+                edge declared twice; a cycle (the error names the nodes along it, e.g. ``a -> b -> a``).
         """
         keys = [key for key, _ in self.graph_nodes]
         if not keys:
@@ -208,6 +218,13 @@ class GraphBuilder(Generic[Ctx]):
                     f"the nodes are {', '.join(map(repr, keys))}",
                     unknown,
                 )
+        declared: set[tuple[str, str]] = set()
+        for edge in self.graph_edges:
+            if edge in declared:
+                raise GraphBuildError(
+                    f"graph {self.graph_name!r} declares edge {edge[0]!r} -> {edge[1]!r} twice; each edge once", edge
+                )
+            declared.add(edge)
         cycle = find_cycle(keys, self.graph_edges)
         if cycle is not None:
             raise GraphBuildError(
@@ -217,6 +234,6 @@ class GraphBuilder(Generic[Ctx]):
             name=self.graph_name,
             description=self.graph_description,
             nodes=self.graph_nodes,
-            edges=tuple(dict.fromkeys(self.graph_edges)),
+            edges=self.graph_edges,
             wavefront=Wavefront.of(keys, self.graph_edges),
         )

@@ -10,12 +10,18 @@ import attrs
 from typing_extensions import TypeVar
 
 from ..core import HandoffTarget
+from ..shell import _checks
 from .protocol import Agent
 
 Ctx = TypeVar("Ctx", default=Any)
 """The user context type; `Any` when nothing (instructions, tools) pins it."""
 
 _NOT_ALNUM = re.compile(r"[^a-z0-9]+")
+
+
+def _callable(owner: str, argument: str, value: object) -> None:
+    if not callable(value):
+        raise TypeError(_checks.message(owner, argument, value, "a callable returning the target agent"))
 
 
 def slug(name: str) -> str:
@@ -44,13 +50,18 @@ class Handoff(Generic[Ctx]):
         resolve: returns the target agent; called when the handoff happens.
     """
 
-    agent_name: str
-    description: str
-    resolve: Callable[[], Agent[Ctx]] = attrs.field(eq=False, repr=False)
+    agent_name: str = attrs.field(validator=_checks.field(_checks.require_name))
+    description: str = attrs.field(validator=_checks.field(_checks.instance_of(str, "a string")))
+    resolve: Callable[[], Agent[Ctx]] = attrs.field(eq=False, repr=False, validator=_checks.field(_callable))
 
     @classmethod
     def to(cls, agent: Agent[Ctx]) -> Handoff[Ctx]:
-        """A handoff to `agent`, described by the agent's own description."""
+        """A handoff to `agent`, described by the agent's own description.
+
+        Raises:
+            TypeError: `agent` is not an `Agent` (for example its name, a string).
+        """
+        _checks.require_agent("Handoff.to", "agent", agent)
         return cls(agent_name=agent.name, description=agent.description, resolve=lambda: agent)
 
     @property

@@ -10,6 +10,7 @@ from typing_extensions import TypeVar
 
 from ..core import ModelSettings, OutputSchema
 from ..models.protocol import Model
+from ..shell import _checks
 from ..shell.config import RunConfig
 from ..shell.context import RunContext
 from ..shell.definition import LoopDefinition
@@ -30,6 +31,15 @@ def _tools(value: Iterable[Tool[Any]]) -> tuple[Tool[Any], ...]:
 
 def _handoffs(value: Iterable[Handoff[Any]]) -> tuple[Handoff[Any], ...]:
     return tuple(value)
+
+
+_HANDOFF = "a Handoff (e.g. Handoff.to(agent))"
+
+
+def _instructions(owner: str, argument: str, value: object) -> None:
+    """Instructions are a string or a callable of the run context returning one."""
+    if not (isinstance(value, str) or callable(value)):
+        raise TypeError(_checks.message(owner, argument, value, "a string, a callable (RunContext) -> str, or None"))
 
 
 @attrs.frozen(kw_only=True)
@@ -56,15 +66,25 @@ class LlmAgent(Generic[Ctx]):
             run context) wins over it.
     """
 
-    name: str = attrs.field(validator=attrs.validators.min_len(1))
-    model: Model
-    instructions: str | Callable[[RunContext[Ctx]], str] | None = None
-    description: str = ""
-    tools: tuple[Tool[Ctx], ...] = attrs.field(default=(), converter=_tools)
-    handoffs: tuple[Handoff[Ctx], ...] = attrs.field(default=(), converter=_handoffs)
+    name: str = attrs.field(validator=_checks.field(_checks.require_name))
+    model: Model = attrs.field(validator=_checks.field(_checks.require_model))
+    instructions: str | Callable[[RunContext[Ctx]], str] | None = attrs.field(
+        default=None, validator=_checks.field(_checks.optional(_instructions))
+    )
+    description: str = attrs.field(default="", validator=_checks.field(_checks.instance_of(str, "a string")))
+    tools: tuple[Tool[Ctx], ...] = attrs.field(
+        default=(), converter=_tools, validator=_checks.each(_checks.require_tool)
+    )
+    handoffs: tuple[Handoff[Ctx], ...] = attrs.field(
+        default=(), converter=_handoffs, validator=_checks.each(_checks.instance_of(Handoff, _HANDOFF))
+    )
     output_type: type[Any] | None = None
-    model_settings: ModelSettings | None = None
-    run_config: RunConfig | None = None
+    model_settings: ModelSettings | None = attrs.field(
+        default=None, validator=_checks.field(_checks.optional(_checks.instance_of(ModelSettings, "a ModelSettings")))
+    )
+    run_config: RunConfig | None = attrs.field(
+        default=None, validator=_checks.field(_checks.optional(_checks.instance_of(RunConfig, "a RunConfig or None")))
+    )
 
     # Built once per agent: the one value the driver runs (it reads nothing else of the agent).
     _definition: LoopDefinition = attrs.field(init=False, eq=False, repr=False)

@@ -5,9 +5,11 @@ from __future__ import annotations
 from typing import Generic
 
 import attrs
+import trio
 from typing_extensions import TypeVar
 
-from ..core import MaxIterationsExceeded, RunCompleted, RunFailed, TerminalEvent, Usage
+from ..core import MaxIterationsExceeded, OtherError, RunCompleted, RunFailed, TerminalEvent, Usage
+from ..shell import _checks
 from ..shell.context import RunContext
 from ..shell.durable import child_context
 from ..shell.input import AgentInput
@@ -25,9 +27,8 @@ from .protocol import Agent, RunStream
 Ctx = TypeVar("Ctx", default=None)
 
 
-def _at_least_one(instance: object, attribute: attrs.Attribute[int], value: int) -> None:
-    if value < 1:
-        raise ValueError(f"max_iterations must be at least 1, got {value}")
+def _at_least_one(owner: str, argument: str, value: object) -> None:
+    _checks.require_int(owner, argument, value, 1)
 
 
 @attrs.frozen
@@ -50,23 +51,31 @@ class LoopAgent(Generic[Ctx]):
         steps: ``(state key, agent)`` pairs, in running order.
     """
 
-    name: str
-    description: str = ""
-    max_iterations: int = attrs.field(default=10, validator=_at_least_one)
-    steps: tuple[tuple[str, Agent[Ctx]], ...] = attrs.field(default=(), kw_only=True)
+    name: str = attrs.field(validator=_checks.field(_checks.require_name))
+    description: str = attrs.field(default="", validator=_checks.field(_checks.instance_of(str, "a string")))
+    max_iterations: int = attrs.field(default=10, validator=_checks.field(_at_least_one))
+    steps: tuple[tuple[str, Agent[Ctx]], ...] = attrs.field(
+        default=(), kw_only=True, validator=_checks.field(_checks.keyed_agents)
+    )
 
     def then(self, agent: Agent[Ctx]) -> LoopAgent[Ctx]:
         """A copy with `agent` appended as a step, keyed by its name."""
+        _checks.require_agent("LoopAgent.then", "agent", agent)
         return self.then_keyed(agent.name, agent)
 
     def then_keyed(self, key: str, agent: Agent[Ctx]) -> LoopAgent[Ctx]:
         """A copy with `agent` appended as a step whose output is stored under `key`."""
+        _checks.require_name("LoopAgent.then_keyed", "key", key)
+        _checks.require_agent("LoopAgent.then_keyed", "agent", agent)
         return attrs.evolve(self, steps=(*self.steps, (key, agent)))
 
     def run(self, ctx: RunContext[Ctx], input: AgentInput) -> RunStream:
         """Run the passes; see `LoopAgent`."""
 
         async def body(emit: Emit, ctx: RunContext[Ctx]) -> TerminalEvent:
+            if not self.steps:
+                await trio.lowlevel.checkpoint()  # a run that ends at once still lets others run
+                return RunFailed(OtherError(_checks.empty_workflow("LoopAgent", self.name, "steps", ".then(agent)")))
             total = Usage()
             for iteration in range(self.max_iterations):
                 for index, (key, agent) in enumerate(self.steps):

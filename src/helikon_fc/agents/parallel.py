@@ -20,6 +20,7 @@ from ..core import (
     TerminalEvent,
     Usage,
 )
+from ..shell import _checks
 from ..shell.context import RunContext
 from ..shell.durable import child_context
 from ..shell.input import AgentInput
@@ -66,22 +67,32 @@ class ParallelAgent(Generic[Ctx]):
         branches: ``(state key, agent)`` pairs.
     """
 
-    name: str
-    description: str = ""
-    branches: tuple[tuple[str, Agent[Ctx]], ...] = attrs.field(default=(), kw_only=True)
+    name: str = attrs.field(validator=_checks.field(_checks.require_name))
+    description: str = attrs.field(default="", validator=_checks.field(_checks.instance_of(str, "a string")))
+    branches: tuple[tuple[str, Agent[Ctx]], ...] = attrs.field(
+        default=(), kw_only=True, validator=_checks.field(_checks.keyed_agents)
+    )
 
     def add(self, agent: Agent[Ctx]) -> ParallelAgent[Ctx]:
         """A copy with `agent` added as a branch, keyed by its name."""
+        _checks.require_agent("ParallelAgent.add", "agent", agent)
         return self.branch(agent.name, agent)
 
     def branch(self, key: str, agent: Agent[Ctx]) -> ParallelAgent[Ctx]:
         """A copy with `agent` added as a branch whose output is stored under `key`."""
+        _checks.require_name("ParallelAgent.branch", "key", key)
+        _checks.require_agent("ParallelAgent.branch", "agent", agent)
         return attrs.evolve(self, branches=(*self.branches, (key, agent)))
 
     def run(self, ctx: RunContext[Ctx], input: AgentInput) -> RunStream:
         """Run the branches concurrently; see `ParallelAgent`."""
 
         async def body(emit: Emit, ctx: RunContext[Ctx]) -> TerminalEvent:
+            if not self.branches:
+                await trio.lowlevel.checkpoint()  # a run that ends at once still lets others run
+                return RunFailed(
+                    OtherError(_checks.empty_workflow("ParallelAgent", self.name, "branches", ".add(agent)"))
+                )
             counts = Counter(key for key, _ in self.branches)
             duplicates = sorted(key for key, count in counts.items() if count > 1)
             if duplicates:

@@ -5,9 +5,11 @@ from __future__ import annotations
 from typing import Generic
 
 import attrs
+import trio
 from typing_extensions import TypeVar
 
-from ..core import RunCompleted, RunFailed, TerminalEvent, Usage
+from ..core import OtherError, RunCompleted, RunFailed, TerminalEvent, Usage
+from ..shell import _checks
 from ..shell.context import RunContext
 from ..shell.durable import child_context
 from ..shell.input import AgentInput
@@ -46,22 +48,32 @@ class SequentialAgent(Generic[Ctx]):
         steps: ``(state key, agent)`` pairs, in running order.
     """
 
-    name: str
-    description: str = ""
-    steps: tuple[tuple[str, Agent[Ctx]], ...] = attrs.field(default=(), kw_only=True)
+    name: str = attrs.field(validator=_checks.field(_checks.require_name))
+    description: str = attrs.field(default="", validator=_checks.field(_checks.instance_of(str, "a string")))
+    steps: tuple[tuple[str, Agent[Ctx]], ...] = attrs.field(
+        default=(), kw_only=True, validator=_checks.field(_checks.keyed_agents)
+    )
 
     def then(self, agent: Agent[Ctx]) -> SequentialAgent[Ctx]:
         """A copy with `agent` appended as a step, keyed by its name."""
+        _checks.require_agent("SequentialAgent.then", "agent", agent)
         return self.then_keyed(agent.name, agent)
 
     def then_keyed(self, key: str, agent: Agent[Ctx]) -> SequentialAgent[Ctx]:
         """A copy with `agent` appended as a step whose output is stored under `key`."""
+        _checks.require_name("SequentialAgent.then_keyed", "key", key)
+        _checks.require_agent("SequentialAgent.then_keyed", "agent", agent)
         return attrs.evolve(self, steps=(*self.steps, (key, agent)))
 
     def run(self, ctx: RunContext[Ctx], input: AgentInput) -> RunStream:
         """Run the steps in order; see `SequentialAgent`."""
 
         async def body(emit: Emit, ctx: RunContext[Ctx]) -> TerminalEvent:
+            if not self.steps:
+                await trio.lowlevel.checkpoint()  # a run that ends at once still lets others run
+                return RunFailed(
+                    OtherError(_checks.empty_workflow("SequentialAgent", self.name, "steps", ".then(agent)"))
+                )
             total = Usage()
             for index, (key, agent) in enumerate(self.steps):
                 child = child_context(ctx.subagent_child(), ctx, f"{index}:{key}")

@@ -11,6 +11,7 @@ from typing_extensions import TypeVar
 
 from ..core import HandoffItem, MaxHandoffsExceeded, RunCompleted, RunFailed, TerminalEvent
 from ..core.events import AgentEvent
+from ..shell import _checks
 from ..shell.context import RunContext
 from ..shell.durable import child_context
 from ..shell.input import AgentInput
@@ -78,7 +79,7 @@ class SwarmAgent(Generic[Ctx]):
         max_handoffs: the handoff budget, or `None` for none beyond ``max_agent_depth``.
     """
 
-    name: str
+    name: str = attrs.field(validator=_checks.field(_checks.require_name))
     description: str
     members: tuple[LlmAgent[Ctx], ...]
     entry: str
@@ -158,6 +159,7 @@ class SwarmBuilder(Generic[Ctx]):
 
     def name(self, name: str) -> SwarmBuilder[Ctx]:
         """Set the swarm's name (default ``"swarm"``)."""
+        _checks.require_name("SwarmBuilder.name", "name", name)
         return attrs.evolve(self, swarm_name=name)
 
     def description(self, description: str) -> SwarmBuilder[Ctx]:

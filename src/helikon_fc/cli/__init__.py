@@ -1,8 +1,11 @@
 """The ``helikon`` command line (also ``python -m helikon_fc``).
 
-``helikon demo`` runs the seed's personal-finance examples — triage with handoffs, the support
-swarm, the spending/income graph and a research-then-write pipeline — on the deterministic
-simulator (no API key, no network) and renders each event stream live in the terminal.
+- ``helikon run MODULE:ATTRIBUTE "prompt"`` runs any agent with a live view (or ``--json`` events);
+- ``helikon replay events.jsonl`` renders a recorded run;
+- ``helikon demo`` runs personal-finance agent systems on the simulator (no key, no network).
+
+Each subcommand is a `Command` in a module of ``helikon_fc.cli.commands``, registered in its `COMMANDS`.
+Exit statuses: 0 completed, 1 failed, 2 bad arguments, 130 cancelled (Ctrl-C).
 """
 
 from __future__ import annotations
@@ -11,36 +14,38 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
+from importlib import metadata
 
-from .demo import run_demo, scenario_keys
-from .runs import add_runs_parser, run_runs
+from .commands import COMMANDS
+from .terminal import EXIT_CANCELLED, EXIT_USAGE
 
 __all__ = ["main"]
 
 
-def _parser() -> argparse.ArgumentParser:
+def version() -> str:
+    """The installed helikon_fc's version (``"unknown"`` when run from a tree that is not installed)."""
+    try:
+        return metadata.version("helikon_fc")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def _parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
     parser = argparse.ArgumentParser(prog="helikon", description="helikon_fc: typed LLM agents on trio.")
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    demo = commands.add_parser(
-        "demo",
-        help="run the multi-agent finance demo on the simulator (no key, no network)",
-        description="Run the seed's finance examples on the simulator and render their event streams live.",
-    )
-    pace = demo.add_mutually_exclusive_group()
-    pace.add_argument("--fast", action="store_true", help="virtual time: finish instantly (default when not a TTY)")
-    pace.add_argument("--real-time", action="store_true", help="play latencies and token pacing in real time")
-    colour = demo.add_mutually_exclusive_group()
-    colour.add_argument("--color", action="store_true", help="ANSI colour even when stdout is not a TTY")
-    colour.add_argument("--no-color", action="store_true", help="no colour (also: the NO_COLOR variable)")
-    demo.add_argument(
-        "scenarios",
-        nargs="*",
-        choices=[*scenario_keys(), []],
-        metavar="SCENARIO",
-        help=f"which scenarios to run: {', '.join(scenario_keys())} (default: all)",
-    )
-    add_runs_parser(commands)
-    return parser
+    parser.add_argument("--version", action="version", version=f"helikon {version()}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    by_name: dict[str, argparse.ArgumentParser] = {}
+    for command in COMMANDS:
+        sub = subparsers.add_parser(
+            command.name,
+            help=command.help,
+            description=command.description,
+            epilog=command.epilog or None,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+        command.configure(sub)
+        by_name[command.name] = sub
+    return parser, by_name
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -49,21 +54,29 @@ def main(argv: Sequence[str] | None = None) -> int:
     Args:
         argv: the arguments (default: ``sys.argv[1:]``).
     """
-    parser = _parser()
-    args = parser.parse_args(argv)
-    if args.command == "runs":
-        return run_runs(args, sys.stdout, sys.stderr)
-    if args.command != "demo":
+    parser, subparsers = _parsers()
+    args, extras = parser.parse_known_args(argv)
+    if args.command is None:
         parser.print_help()
-        return 2
-    tty = sys.stdout.isatty()
-    color = args.color or (tty and not args.no_color and not os.environ.get("NO_COLOR"))
-    fast = args.fast or (not args.real_time and not tty)
+        return EXIT_USAGE
+    sub = subparsers[args.command]
+    if extras:  # reported with the subcommand's usage, not the top-level one
+        sub.error(f"unrecognized arguments: {' '.join(extras)}")
+    command = next(command for command in COMMANDS if command.name == args.command)
     try:
-        return run_demo(sys.stdout, color=color, fast=fast, only=args.scenarios)
+        return command.execute(args, sub)
     except KeyboardInterrupt:
-        return 130
+        return EXIT_CANCELLED
     except BrokenPipeError:  # the reader went away (`helikon demo | head`): stop quietly
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        return 141
+        return _reader_gone()
+    except BaseExceptionGroup as group:  # the same, raised inside a nursery (a live run, a cancel scenario)
+        if group.split(BrokenPipeError)[1] is not None:
+            raise
+        return _reader_gone()
+
+
+def _reader_gone() -> int:
+    """Stop writing to a stdout whose reader has gone, and exit as a process killed by SIGPIPE would."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    return 141

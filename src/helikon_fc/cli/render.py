@@ -3,6 +3,8 @@ with their arguments and results, streamed tokens, and the final usage."""
 
 from __future__ import annotations
 
+import zlib
+from collections.abc import Callable
 from typing import TextIO, assert_never
 
 from ..core import (
@@ -13,6 +15,7 @@ from ..core import (
     HandoffItem,
     MessageOutput,
     PermissionDenied,
+    PermissionGranted,
     ReasoningDelta,
     RepairStarted,
     RunCompleted,
@@ -40,15 +43,33 @@ _CODES = {
 
 
 def shorten(text: str, limit: int = 160) -> str:
-    """`text` on one line, cut to `limit` characters with an ellipsis."""
+    """`text` on one line, cut to at most `limit` characters at a word boundary, with an ellipsis.
+
+    A single word longer than the limit (a URL, a JSON blob without spaces) is cut inside it, since
+    there is no boundary to cut at.
+    """
     flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 3] + "..."
+    if len(flat) <= limit:
+        return flat
+    cut = flat[: limit - 3]
+    boundary = cut.rfind(" ")
+    if flat[len(cut)] != " " and boundary > 0:  # the cut fell inside a word: drop the partial word
+        cut = cut[:boundary]
+    return cut.rstrip(" ,;:") + "..."
 
 
 def describe_usage(usage: Usage) -> str:
     """``"120 input + 45 output tokens, 6 model requests"``."""
     plural = "" if usage.requests == 1 else "s"
     return f"{usage.input_tokens} input + {usage.output_tokens} output tokens, {usage.requests} model request{plural}"
+
+
+_AGENT_COLOURS = ("cyan", "magenta", "blue", "yellow", "green")
+
+
+def agent_colour(agent: str) -> str:
+    """A colour for `agent`'s name, the same on every run, so concurrent agents stay apart on screen."""
+    return _AGENT_COLOURS[zlib.crc32(agent.encode()) % len(_AGENT_COLOURS)]
 
 
 class EventRenderer:
@@ -58,16 +79,39 @@ class EventRenderer:
     `MessageOutput` that follows them only ends the line (it is printed in full only when no tokens
     were streamed for it, as for a workflow's merged output). Raw tool-call deltas are not shown:
     the complete call is, with its arguments, once the turn settles.
+
+    Concurrent agents (parallel branches, graph nodes) stay apart: each agent's name has its own
+    colour, and when the active agent changes mid-line the line ends and the next starts with the
+    new agent's name.
+
+    Args:
+        out: where to write.
+        color: ANSI colour on or off.
+        indent: put before every line.
+        simulated: the usage comes from the simulator, and the final line says so.
+        clock: seconds now (e.g. ``trio.current_time``); when given, the final line says how long the run took.
     """
 
-    def __init__(self, out: TextIO, *, color: bool = False, indent: str = "  ") -> None:
+    def __init__(
+        self,
+        out: TextIO,
+        *,
+        color: bool = False,
+        indent: str = "  ",
+        simulated: bool = False,
+        clock: Callable[[], float] | None = None,
+    ) -> None:
         self._out = out
         self._color = color
         self._indent = indent
+        self._simulated = simulated
+        self._clock = clock
+        self._started_at: float | None = None
+        self._streaming_agent: str | None = None
         self._agent = "?"
         self._announced: str | None = None
         self._streaming = False
-        self._streamed_any = False
+        self._streamed: set[str] = set()  # agents whose tokens were shown since their last message
         self._reasoning = False
 
     def paint(self, text: str, *styles: str) -> str:
@@ -87,7 +131,19 @@ class EventRenderer:
         """Say which agent is active, once, just before its first visible output."""
         if self._announced != self._agent:
             self._announced = self._agent
-            self.line(self._indent + self.paint("active agent: ", "dim") + self.paint(self._agent, "bold", "cyan"))
+            self.line(self._indent + self.paint("active agent: ", "dim") + self._name(self._agent))
+
+    def _name(self, agent: str) -> str:
+        return self.paint(agent, "bold", agent_colour(agent))
+
+    def _elapsed(self) -> str:
+        if self._clock is None or self._started_at is None:
+            return ""
+        return f" in {self._clock() - self._started_at:.2f} s"
+
+    def _usage(self, usage: Usage) -> str:
+        label = "simulated usage" if self._simulated else "usage"
+        return f" - {label}: {describe_usage(usage)}"
 
     def _break(self) -> None:
         if self._streaming or self._reasoning:
@@ -105,18 +161,23 @@ class EventRenderer:
         match event:
             case RunStarted(agent=agent):
                 self._agent = self._announced = agent
-                self.line(pad + self.paint("run ", "dim") + self.paint(agent, "bold", "cyan"))
+                if self._clock is not None and self._started_at is None:
+                    self._started_at = self._clock()
+                self.line(pad + self.paint("run ", "dim") + self._name(agent))
             case AgentUpdated(agent=agent):
                 self._agent = agent
             case TurnStarted():
                 pass
             case TokenDelta(text=text):
-                if not self._streaming:
+                if not self._streaming or self._streaming_agent != self._agent:
+                    if self._streaming:  # another agent's line was going: the prefix below says who this is
+                        self._announced = self._agent
                     self._break()
                     self._announce()
-                    self._write(pad + self.paint(f"{self._agent}: ", "bold", "blue"))
+                    self._write(pad + self._name(self._agent) + ": ")
                     self._streaming = True
-                self._streamed_any = True
+                    self._streaming_agent = self._agent
+                self._streamed.add(self._agent)
                 self._write(text)
             case ReasoningDelta(text=text):
                 if not self._reasoning:
@@ -128,13 +189,13 @@ class EventRenderer:
             case ToolCallDelta():
                 pass
             case MessageOutput(item=item):
-                if not self._streamed_any and item.text:
+                who = item.agent or self._agent
+                if who not in self._streamed and item.text:
                     if item.agent != self._agent:
                         self._announce()
-                    who = item.agent or self._agent
-                    self.line(pad + self.paint(f"{who}: ", "bold", "blue") + item.text)
+                    self.line(pad + self._name(who) + ": " + item.text)
                 self._break()
-                self._streamed_any = False
+                self._streamed.discard(who)
             case ToolCallItem(item=call):
                 self._announce()
                 arguments = call.arguments.strip() or "{}"
@@ -160,15 +221,18 @@ class EventRenderer:
             case PermissionDenied(tool=tool, reason=reason):
                 self._announce()
                 self.line(pad + self.paint(f"permission denied for {tool}: {reason}", "red"))
+            case PermissionGranted(tool=tool, approved=approved):
+                if approved:
+                    self.line(pad + self.paint(f"approved: {tool}", "green"))
             case RepairStarted(attempt=attempt):
                 self.line(pad + self.paint(f"structured output invalid; repair attempt {attempt}", "yellow"))
             case StructuredOutputFailed(schema_errors=errors):
                 self.line(pad + self.paint("structured output failed: " + "; ".join(errors), "red"))
             case RunCompleted(usage=usage):
                 self.line(
-                    pad + self.paint("done", "green", "bold") + self.paint(f" - usage: {describe_usage(usage)}", "dim")
+                    pad + self.paint("done", "green", "bold") + self.paint(self._elapsed() + self._usage(usage), "dim")
                 )
             case RunFailed(error=error):
-                self.line(pad + self.paint(f"failed: {error}", "red", "bold"))
+                self.line(pad + self.paint(f"failed{self._elapsed()}: {error}", "red", "bold"))
             case _:
                 assert_never(event)

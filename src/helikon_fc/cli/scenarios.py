@@ -1,4 +1,4 @@
-"""The seed's personal-finance examples as offline scenarios: every model is a scripted fake, so the
+"""Personal-finance agent systems as offline scenarios: every model is a scripted fake, so the
 demo needs no key and no network, and runs the same every time."""
 
 from __future__ import annotations
@@ -6,10 +6,13 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import attrs
+import trio
 
+from ..agents.agent_as_tool import AgentAsTool
 from ..agents.graph import GraphAgent
 from ..agents.handoff import Handoff
 from ..agents.llm_agent import LlmAgent
+from ..agents.parallel import ParallelAgent
 from ..agents.protocol import Agent
 from ..agents.sequential import SequentialAgent
 from ..agents.swarm import SwarmAgent
@@ -30,10 +33,13 @@ class Scenario:
     shows: str
     agent: Agent[None]
     question: str
+    cancel_after: float | None = None
+    """Seconds after which the user cancels the run (``ctx.cancel``); the scenario then ends cancelled."""
 
 
-def _model(name: str, *turns: ScriptedTurn) -> Model:
-    return PacedModel(ScriptedModel(turns, name=name))
+def _model(real: Model | None, name: str, *turns: ScriptedTurn) -> Model:
+    """`real` when the demo runs on a real model; else the scripted `turns`, paced like a live stream."""
+    return real if real is not None else PacedModel(ScriptedModel(turns, name=name))
 
 
 # Tools: deterministic stand-ins for a ledger. Async on purpose: a sync tool runs in a worker thread, and
@@ -94,18 +100,19 @@ def _route(request_text: str) -> str:
     return "investing specialist" if "invest" in request_text.lower() else "budgeting specialist"
 
 
-def triage_handoff() -> Scenario:
+def triage_handoff(model: Model | None = None) -> Scenario:
     """A triage agent that always hands off to the budgeting or the investing specialist."""
     budgeting = LlmAgent[None](
         name="budgeting specialist",
         description="Answers questions about monthly budgets and cutting spending.",
-        model=_model("budgeting", reply("Track every expense for a month, then cap your top two categories.")),
+        model=_model(model, "budgeting", reply("Track every expense for a month, then cap your top two categories.")),
         instructions="You are a budgeting specialist. Give concrete, friendly advice.",
     )
     investing = LlmAgent[None](
         name="investing specialist",
         description="Answers questions about investing, portfolios, and retirement.",
         model=_model(
+            model,
             "investing",
             reply(
                 "Keep three months of expenses as an emergency fund first. Then put the $5,000 into a low-cost, "
@@ -123,7 +130,7 @@ def triage_handoff() -> Scenario:
 
     triage = LlmAgent[None](
         name="triage",
-        model=PacedModel(FunctionModel(triage_turn, name="triage")),
+        model=model or PacedModel(FunctionModel(triage_turn, name="triage")),
         instructions="Classify the user's personal-finance question and transfer to the right specialist. "
         "Do not answer yourself - always hand off.",
         handoffs=(Handoff.to(budgeting), Handoff.to(investing)),
@@ -140,18 +147,19 @@ def triage_handoff() -> Scenario:
 # 2. The support swarm.
 
 
-def support_swarm() -> Scenario:
+def support_swarm(model: Model | None = None) -> Scenario:
     """Three members with full-mesh handoffs: triage -> budgeting -> investing, who answers."""
     triage = LlmAgent[None](
         name="triage",
         description="Works out what the customer needs and routes them.",
-        model=_model("swarm-triage", call_tools(call("transfer_to_budgeting"), latency=0.3)),
+        model=_model(model, "swarm-triage", call_tools(call("transfer_to_budgeting"), latency=0.3)),
         instructions="Route the customer to the member who can help.",
     )
     budgeting = LlmAgent[None](
         name="budgeting",
         description="Monthly budgets, overspending and savings targets.",
         model=_model(
+            model,
             "swarm-budgeting",
             call_tools(call("get_spending", category="dining"), latency=0.3),
             call_tools(
@@ -167,6 +175,7 @@ def support_swarm() -> Scenario:
         name="investing",
         description="Investing the money the customer saves.",
         model=_model(
+            model,
             "swarm-investing",
             reply(
                 "Automate a $160 monthly transfer into a broad index fund on payday, so the saving happens "
@@ -200,11 +209,12 @@ def support_swarm() -> Scenario:
 # 3. The spending/income graph.
 
 
-def finance_graph() -> Scenario:
+def finance_graph(model: Model | None = None) -> Scenario:
     """spending and income run concurrently; summary starts the moment both are done."""
     spending = LlmAgent[None](
         name="spending",
         model=_model(
+            model,
             "spending",
             call_tools(call("list_transactions", month="2026-10"), latency=0.2),
             reply("Spending: $246.29, mostly groceries ($142.30) and dining ($86.00).", latency=0.2),
@@ -215,9 +225,10 @@ def finance_graph() -> Scenario:
     income = LlmAgent[None](
         name="income",
         model=_model(
+            model,
             "income",
-            call_tools(call("list_deposits", month="2026-10"), latency=1.4),
-            reply("Income: $4,900 from two payroll deposits.", latency=0.2),
+            call_tools(call("list_deposits", month="2026-10"), latency=0.1),
+            reply("Income: $4,900 from two payroll deposits.", latency=0.3),
         ),
         instructions="Summarize the month's income.",
         tools=(list_deposits,),
@@ -225,6 +236,7 @@ def finance_graph() -> Scenario:
     summary = LlmAgent[None](
         name="summary",
         model=_model(
+            model,
             "summary",
             reply("October: $4,900 in, $246.29 out on the card. You kept about 95% of your income.", latency=0.3),
         ),
@@ -259,11 +271,12 @@ def _brief_instructions(ctx: RunContext[None]) -> str:
     return f"Write a short brief from these notes:\n{notes if isinstance(notes, str) else ''}"
 
 
-def research_pipeline() -> Scenario:
+def research_pipeline(model: Model | None = None) -> Scenario:
     """A researcher with a rates tool, then a writer whose instructions read the researcher's notes from state."""
     researcher = LlmAgent[None](
         name="researcher",
         model=_model(
+            model,
             "researcher",
             call_tools(call("lookup_rates", product="high-yield savings"), call("lookup_rates", product="cd-12m")),
             reply("High-yield savings pays 4.1% APY, a 12-month CD 4.4%.", latency=0.2),
@@ -274,6 +287,7 @@ def research_pipeline() -> Scenario:
     writer = LlmAgent[None](
         name="writer",
         model=_model(
+            model,
             "writer",
             reply(
                 "Keep your emergency fund in high-yield savings (4.1%, no lock-up); move money you will not "
@@ -293,5 +307,117 @@ def research_pipeline() -> Scenario:
     )
 
 
-SCENARIOS: tuple[Callable[[], Scenario], ...] = (triage_handoff, support_swarm, finance_graph, research_pipeline)
-"""Builders of the demo's scenarios, in the order it runs them."""
+# 5. Two checks at once.
+
+
+def parallel_checks(model: Model | None = None) -> Scenario:
+    """Two branches stream their answers at the same time; the merged output does not depend on who finished first."""
+    rates = LlmAgent[None](
+        name="rates",
+        model=_model(model, "rates", reply("Your savings earn 0.5%; high-yield accounts pay 4.1% today.", latency=0.1)),
+        instructions="Compare the user's savings rate with the market.",
+    )
+    subscriptions = LlmAgent[None](
+        name="subscriptions",
+        model=_model(
+            model, "subscriptions", reply("Three subscriptions renew this month: $17.99, $9.99, $6.49.", latency=0.1)
+        ),
+        instructions="List the subscriptions renewing this month.",
+    )
+    checks = ParallelAgent[None]("monthly-checks", "Two independent checks, run at once.").add(rates).add(subscriptions)
+    return Scenario(
+        "parallel",
+        "Two checks at once",
+        "ParallelAgent: both branches stream concurrently (their lines interleave); one merged JSON answer.",
+        checks,
+        "Anything I should look at this month?",
+    )
+
+
+# 6. A typed plan, with a calculator sub-agent and one repair.
+
+
+@attrs.frozen
+class SavingsPlan:
+    """The planner's structured answer."""
+
+    monthly_savings: int
+    months_to_goal: int
+
+
+def typed_plan(model: Model | None = None) -> Scenario:
+    """The planner asks a calculator agent (an AgentAsTool), then answers as a `SavingsPlan`; its first JSON
+    misses a field, so it gets one repair turn."""
+    calculator = LlmAgent[None](
+        name="calculator",
+        description="Does savings arithmetic and answers with the number.",
+        model=_model(
+            model, "calculator", reply("$5,000 at $400 a month takes 13 months (12.5, rounded up).", latency=0.2)
+        ),
+    )
+    planner = LlmAgent[None](
+        name="planner",
+        model=_model(
+            model,
+            "planner",
+            call_tools(call("calculator", input="How long to save $5,000 at $400 a month?"), latency=0.2),
+            reply("Put $400 a month aside and you reach $5,000 in about 13 months.", latency=0.2),
+            reply('{"monthly_savings": 400}', latency=0.2),
+            reply('{"monthly_savings": 400, "months_to_goal": 13}', latency=0.2),
+        ),
+        instructions="Plan the user's savings; use the calculator for arithmetic.",
+        tools=(AgentAsTool(calculator),),
+        output_type=SavingsPlan,
+    )
+    return Scenario(
+        "typed",
+        "A typed plan",
+        "AgentAsTool + output_type: a sub-agent does the arithmetic; a JSON answer missing a field is repaired once.",
+        planner,
+        "I want $5,000 saved. How?",
+    )
+
+
+# 7. Stop!
+
+
+@function_tool
+async def fetch_statements(years: int) -> str:
+    """Download and read the account's statements (slow).
+
+    Args:
+        years: How many years of statements.
+    """
+    await trio.sleep(30.0)
+    return f"{years} years of statements"
+
+
+def cancelled_run(model: Model | None = None) -> Scenario:
+    """A slow tool is running when the user presses stop: the run ends with its own `Cancelled` event, at once."""
+    auditor = LlmAgent[None](
+        name="auditor",
+        model=_model(model, "auditor", call_tools(call("fetch_statements", years=5), latency=0.2), reply("never")),
+        instructions="Audit the account's history.",
+        tools=(fetch_statements,),
+    )
+    return Scenario(
+        "cancel",
+        "Stop!",
+        "ctx.cancel(): the user stops a run mid-tool; the tool is cancelled, the run ends with RunFailed(Cancelled).",
+        auditor,
+        "Audit my last five years.",
+        cancel_after=1.5,
+    )
+
+
+SCENARIOS: tuple[Callable[[Model | None], Scenario], ...] = (
+    triage_handoff,
+    support_swarm,
+    finance_graph,
+    research_pipeline,
+    parallel_checks,
+    typed_plan,
+    cancelled_run,
+)
+"""Builders of the demo's scenarios, in the order it runs them; each takes the real model to run on, or `None`
+for its scripted ones."""

@@ -186,6 +186,17 @@ class HookDenied:
 
 
 @attrs.frozen
+class HookFailed:
+    """A lifecycle hook raised at `event` (a hook's failure is the run's, unlike a tool's)."""
+
+    event: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"hook failed at {self.event}: {self.message}"
+
+
+@attrs.frozen
 class ToolFailed:
     """A tool failed in a way that ends the run (tool errors are normally fed back to the model instead)."""
 
@@ -254,6 +265,7 @@ AgentError: TypeAlias = (
     | GraphFailed
     | GuardrailTripped
     | HookDenied
+    | HookFailed
     | ToolFailed
     | SessionFailed
     | NotImplementedPhase

@@ -1,6 +1,6 @@
 """`AgentEvent`: the one typed stream a run is observed through.
 
-Seventeen variants in six families: lifecycle, raw deltas (live, as the model produces them),
+Eighteen variants in six families: lifecycle, raw deltas (live, as the model produces them),
 semantic items (the same content re-aggregated once a turn settles), transitions, control
 signals, and the two terminal outcomes. Exactly one terminal event ends every run, last.
 """
@@ -118,7 +118,7 @@ class GuardrailTriggered:
 
 @attrs.frozen
 class ApprovalRequested:
-    """A tool call waits for approval (reserved: no driver emits it yet)."""
+    """A tool call waits for a human's approval; `args` is its argument JSON text."""
 
     call_id: str
     tool: str
@@ -127,10 +127,28 @@ class ApprovalRequested:
 
 @attrs.frozen
 class PermissionDenied:
-    """A tool call was refused by the permission policy."""
+    """A tool call was refused by the permission decision (`call_id` and the deciding `rule` where known)."""
 
     tool: str
     reason: str
+    call_id: str | None = None
+    rule: str | None = None
+
+
+@attrs.frozen
+class PermissionGranted:
+    """A tool call was allowed to run: `reason` says by what (a rule, the mode, the policy, an approval).
+
+    `approved` is true when a human (the approval handler) said yes; `arguments` holds replaced
+    argument JSON when the policy or the approver changed the call.
+    """
+
+    call_id: str
+    tool: str
+    reason: str
+    rule: str | None = None
+    approved: bool = False
+    arguments: str | None = None
 
 
 @attrs.frozen
@@ -155,8 +173,8 @@ class StructuredOutputFailed:
 class RunCompleted:
     """The run succeeded; `usage` is its total, sub-runs of every kind included.
 
-    `usage_by_agent` splits that total by the agent whose model made each call, in the order the
-    agents first called their models (the trio shell fills it; empty from `transition` alone).
+    `usage_by_agent` splits that total by the agent whose model made each call, sorted by agent
+    name (the trio shell fills it; empty from `transition` alone).
     """
 
     usage: Usage
@@ -184,6 +202,7 @@ AgentEvent: TypeAlias = (
     | GuardrailTriggered
     | ApprovalRequested
     | PermissionDenied
+    | PermissionGranted
     | RepairStarted
     | StructuredOutputFailed
     | RunCompleted

@@ -25,6 +25,9 @@ class ModelSettings:
     """Sampling and tool-use knobs passed through to the provider; `None` leaves the provider's default.
 
     `tool_choice` is ``"auto"``, ``"required"``, ``"none"`` or the name of one tool the model must call.
+    By default it is sent on every tool-loop turn, so a forced tool (``"required"`` or a name) is
+    called again each turn until the run runs out of turns; with `tool_choice_first_turn_only` it
+    is sent on the first turn (turn 0) only and later turns leave the choice to the model.
     `previous_response_id` is for server-side conversation state (the Responses API); the caller manages it.
     """
 
@@ -34,6 +37,14 @@ class ModelSettings:
     tool_choice: str | None = None
     parallel_tool_calls: bool | None = None
     previous_response_id: str | None = None
+    tool_choice_first_turn_only: bool = False
+    """Send `tool_choice` on turn 0 only: force a first tool call, then let the model answer."""
+
+    def for_turn(self, turn: int) -> ModelSettings:
+        """The settings a tool-loop request of `turn` carries (`tool_choice` dropped after turn 0 if asked)."""
+        if turn > 0 and self.tool_choice_first_turn_only and self.tool_choice is not None:
+            return attrs.evolve(self, tool_choice=None)
+        return self
 
 
 @attrs.frozen

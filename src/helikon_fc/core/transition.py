@@ -138,16 +138,18 @@ def _begin(state: CallingModel, ctx: TransitionCtx) -> TransitionOutcome:
             (TurnStarted(state.turn),),
             CallModel(_constrained_request(ctx, ctx.conversation)),
         )
-    return TransitionOutcome(state, (TurnStarted(state.turn),), CallModel(_tool_loop_request(ctx, ctx.conversation)))
+    return TransitionOutcome(
+        state, (TurnStarted(state.turn),), CallModel(_tool_loop_request(ctx, ctx.conversation, state.turn))
+    )
 
 
-def _tool_loop_request(ctx: TransitionCtx, conversation: Conversation) -> ModelRequest:
+def _tool_loop_request(ctx: TransitionCtx, conversation: Conversation, turn: int) -> ModelRequest:
     """The request of a tool-loop turn: real tools plus one transfer tool per handoff."""
     return ModelRequest(
         instructions=ctx.instructions,
         items=conversation,
         tools=_offered_tools(ctx),
-        settings=ctx.settings,
+        settings=ctx.settings.for_turn(turn),
     )
 
 
@@ -194,12 +196,37 @@ def _read_response(response: ModelResponse, agent: str) -> tuple[tuple[Item, ...
     return tuple(items), events
 
 
+def _with_unique_call_ids(response: ModelResponse) -> ModelResponse:
+    """`response` with each reused call id renamed ``ID#2``, ``ID#3``, ... (the first call keeps it).
+
+    Every call must be answerable on its own, and OpenAI refuses a request whose tool messages share
+    an id; a renamed id never takes one another call of the response already has.
+    """
+    calls = response.tool_calls
+    taken = {call.call_id for call in calls}
+    if len(taken) == len(calls):
+        return response
+    seen: set[str] = set()
+    renamed: list[ToolCall] = []
+    for call in calls:
+        if call.call_id in seen:
+            n = 2
+            while f"{call.call_id}#{n}" in taken:
+                n += 1
+            call = attrs.evolve(call, call_id=f"{call.call_id}#{n}")
+            taken.add(call.call_id)
+        seen.add(call.call_id)
+        renamed.append(call)
+    return attrs.evolve(response, tool_calls=tuple(renamed))
+
+
 def _counted(usage: Usage, response: ModelResponse) -> Usage:
     """Add one model call's usage; the loop counts the request itself, whatever the provider said."""
     return usage + attrs.evolve(response.usage, requests=1)
 
 
 def _on_tool_loop_response(state: CallingModel, response: ModelResponse, ctx: TransitionCtx) -> TransitionOutcome:
+    response = _with_unique_call_ids(response)
     usage = _counted(state.usage, response)
     items, events = _read_response(response, ctx.agent_name)
     calls = response.tool_calls
@@ -301,7 +328,10 @@ def _after_tools(
         return TransitionOutcome(Failed(error, usage), tuple(events), Terminate(), appends)
     events.append(TurnStarted(next_turn))
     return TransitionOutcome(
-        CallingModel(next_turn, usage), tuple(events), CallModel(_tool_loop_request(ctx, conversation)), appends
+        CallingModel(next_turn, usage),
+        tuple(events),
+        CallModel(_tool_loop_request(ctx, conversation, next_turn)),
+        appends,
     )
 
 
@@ -350,6 +380,7 @@ def _hand_off(
 def _on_structured_response(
     state: Finalizing | RepairingOutput, response: ModelResponse, ctx: TransitionCtx
 ) -> TransitionOutcome:
+    response = _with_unique_call_ids(response)
     usage = _counted(state.usage, response)
     appends, events = _read_response(response, ctx.agent_name)
     schema = ctx.output_schema

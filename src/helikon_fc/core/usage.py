@@ -11,6 +11,10 @@ class Usage:
 
     Usages add field by field with ``+``. The loop counts `requests` itself (one per model
     call), whatever the provider reports.
+
+    A provider that reports no token counts for a call (some compatible servers never send a
+    usage object) is not saying "0 tokens": that call counts in `unreported_requests`, so when it
+    is above 0 the token fields are a lower bound, not the cost (`reported` is then `False`).
     """
 
     input_tokens: int = 0
@@ -18,6 +22,13 @@ class Usage:
     cached_input_tokens: int = 0
     reasoning_tokens: int = 0
     requests: int = 0
+    unreported_requests: int = 0
+    """How many of the `requests` came back without a usage report (their tokens are not counted)."""
+
+    @property
+    def reported(self) -> bool:
+        """Whether every request's tokens were reported, so the token fields are the whole cost."""
+        return self.unreported_requests == 0
 
     @property
     def total_tokens(self) -> int:
@@ -33,6 +44,7 @@ class Usage:
             cached_input_tokens=self.cached_input_tokens + other.cached_input_tokens,
             reasoning_tokens=self.reasoning_tokens + other.reasoning_tokens,
             requests=self.requests + other.requests,
+            unreported_requests=self.unreported_requests + other.unreported_requests,
         )
 
 

@@ -4,7 +4,8 @@ The rules (documented with an example per union member in ``docs/wire-format.md`
 
 - An attrs class is a JSON object with one key per field, in declaration order.
 - A member of one of the core unions (`Item`, `ModelEvent`, `AgentEvent`, `AgentError`,
-  `LoopState`, `TransitionInput`, `NextAction`, `RunRecordBody`) always carries a snake_case ``"type"`` tag
+  `LoopState`, `TransitionInput`, `NextAction`, `RunRecordBody`, and the permission unions
+  `PermissionRule`, `PolicyVerdict`, `PermissionDecision`) always carries a snake_case ``"type"`` tag
   first: ``{"type": "tool_call", "call_id": ...}``. `from_json` requires it.
 - `HandoffItem` writes its fields as ``from`` and ``to``.
 - Tuples are JSON lists and come back as tuples; a `Conversation` is a list of tagged items.
@@ -40,6 +41,15 @@ from .items import Item
 from .json_value import JsonObject, JsonValue
 from .model import ModelEvent, ModelRequest, ModelSettings, OutputSchema, ToolDef
 from .records import RunRecordBody
+from .permissions import (
+    Guard,
+    PermissionConfig,
+    PermissionDecision,
+    PermissionRule,
+    PolicyRule,
+    PolicyVerdict,
+    ToolInfo,
+)
 from .states import (
     FinalOutput,
     HandoffTarget,
@@ -85,6 +95,9 @@ UNIONS: Mapping[str, object] = {
     "TransitionInput": TransitionInput,
     "NextAction": NextAction,
     "RunRecordBody": RunRecordBody,
+    "PermissionRule": PermissionRule,
+    "PolicyVerdict": PolicyVerdict,
+    "PermissionDecision": PermissionDecision,
 }
 """Every tagged union of the core, by name."""
 
@@ -102,6 +115,10 @@ _PLAIN_CLASSES: tuple[type, ...] = (
     HandoffTarget,
     TransitionCtx,
     TransitionOutcome,
+    Guard,
+    PolicyRule,
+    PermissionConfig,
+    ToolInfo,
 )
 
 

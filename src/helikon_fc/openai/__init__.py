@@ -4,6 +4,7 @@ Both work with OpenAI and with any OpenAI-compatible server (vLLM, Ollama, llama
 through ``base_url``; see ``docs/providers.md``.
 """
 
-from ._model import Api as Api, OpenAIModel as OpenAIModel
+from ._chat_request import StructuredOutput as StructuredOutput
+from ._model import Api as Api, MaxTokensField as MaxTokensField, OpenAIModel as OpenAIModel
 
-__all__ = ["Api", "OpenAIModel"]
+__all__ = ["Api", "MaxTokensField", "OpenAIModel", "StructuredOutput"]

@@ -2,14 +2,18 @@
 
 The conversation becomes ``messages``: the instructions first as a ``system`` message, then each
 item in order. Consecutive `ToolCall`s (and the assistant text just before them) become one
-``assistant`` message with ``tool_calls``; each `ToolResult` becomes a ``tool`` message.
+``assistant`` message with ``tool_calls``; each `ToolResult` becomes a ``tool`` message. An
+assistant message that only calls tools carries ``"content": ""``, never ``null`` or no content:
+OpenAI accepts all three, but llama.cpp's server rejects ``null`` (HTTP 500) and its chat
+templates fail on a missing ``content``.
 `Reasoning` items are dropped: the chat API takes no reasoning text back.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
-from typing import assert_never
+from typing import Literal, assert_never
 
 from openai.types.chat import (
     ChatCompletionAssistantMessageParam,
@@ -19,7 +23,7 @@ from openai.types.chat import (
     ChatCompletionToolChoiceOptionParam,
     ChatCompletionToolUnionParam,
 )
-from openai.types.shared_params import FunctionDefinition, ResponseFormatJSONSchema
+from openai.types.shared_params import FunctionDefinition, ResponseFormatJSONObject, ResponseFormatJSONSchema
 
 from ..core import (
     AssistantMessage,
@@ -70,7 +74,7 @@ def chat_messages(instructions: str | None, items: Iterable[Item]) -> list[ChatC
                     "function": {"name": name, "arguments": arguments},
                 }
                 if pending is None:
-                    pending = {"role": "assistant", "content": None}
+                    pending = {"role": "assistant", "content": ""}
                 pending["tool_calls"] = [*pending.get("tool_calls", ()), call]
             case Reasoning():
                 pass
@@ -125,3 +129,23 @@ def chat_response_format(output: OutputSchema) -> ResponseFormatJSONSchema:
             "strict": output.strict,
         },
     }
+
+
+StructuredOutput = Literal["json_schema", "json_object"]
+"""How a chat model asks for structured output: ``response_format`` ``json_schema`` (the schema
+enforced by the server), or ``json_object`` (any JSON object, with the schema put in the
+instructions) for servers that lack ``json_schema``."""
+
+
+def json_object_instructions(instructions: str | None, output: OutputSchema) -> str:
+    """The instructions with the output schema appended, for servers that only offer ``json_object``."""
+    schema = json.dumps(output_schema_body(output), ensure_ascii=False, sort_keys=True)
+    ask = (
+        f"Reply with one JSON object and nothing else. It must fit this JSON Schema (named {output.name!r}):\n{schema}"
+    )
+    return f"{instructions}\n\n{ask}" if instructions else ask
+
+
+def chat_json_object_format() -> ResponseFormatJSONObject:
+    """``response_format`` asking for any JSON object (the schema travels in the instructions)."""
+    return {"type": "json_object"}

@@ -5,6 +5,9 @@ A chunk carries deltas for ``choices[0]``: ``content`` (text), ``reasoning_conte
 ``tool_calls`` fragments keyed by ``index``. Its ``finish_reason`` is the stop reason; with
 ``stream_options.include_usage`` a last chunk with no choices carries the usage, and the body
 ends with ``data: [DONE]``. An ``{"error": ...}`` chunk is a failure mid-stream.
+
+A whole (non-streamed) completion is read as the one chunk it amounts to (`completion_as_chunk`:
+each choice's ``message`` as its ``delta``), so both modes yield the same events.
 """
 
 from __future__ import annotations
@@ -15,7 +18,8 @@ from typing import cast
 
 import attrs
 
-from ..core import ModelEvent, ModelReasoningDelta, ModelTextDelta
+from ..core import ModelEvent, ModelFailureKind, ModelReasoningDelta, ModelTextDelta
+from ..models.protocol import ModelError
 from ._errors import stream_error
 from ._json import JsonMap, get_int, get_list, get_map, get_str
 from ._turn import TurnState, finish_for, usage_from
@@ -44,7 +48,9 @@ class ChatStreamTranslator:
             return []
         if not isinstance(decoded, Mapping):
             return []
-        chunk = cast(JsonMap, decoded)
+        return self._chunk(cast(JsonMap, decoded))
+
+    def _chunk(self, chunk: JsonMap) -> list[ModelEvent]:
         if chunk.get("error") is not None:
             error = get_map(chunk, "error")
             raise stream_error(
@@ -56,6 +62,7 @@ class ChatStreamTranslator:
                 events.extend(self._choice(choice))
         usage = get_map(chunk, "usage")
         if usage:
+            self.turn.usage_seen = True
             events.append(
                 usage_from(
                     usage,
@@ -66,6 +73,21 @@ class ChatStreamTranslator:
                 )
             )
         return events
+
+    def feed_completion(self, body: str) -> list[ModelEvent]:
+        """The events of a whole (``stream: false``) completion body; `end` follows as for a stream.
+
+        Raises:
+            ModelError: the body reports an error, or is not a JSON object (``TRANSPORT``).
+        """
+        try:
+            decoded: object = json.loads(body)
+        except ValueError:
+            decoded = None
+        if not isinstance(decoded, Mapping):
+            raise ModelError(ModelFailureKind.TRANSPORT, f"the completion is not a JSON object: {body[:200]!r}")
+        self.done = True
+        return self._chunk(completion_as_chunk(cast(JsonMap, decoded)))
 
     def end(self) -> list[ModelEvent]:
         """The body ended; see `TurnState.end`."""
@@ -102,3 +124,15 @@ class ChatStreamTranslator:
             events.extend(calls.flush())
             self.turn.stop = finish_for(finish_reason)
         return events
+
+
+def completion_as_chunk(completion: JsonMap) -> dict[str, object]:
+    """A whole completion as one stream chunk: each ``message`` a ``delta``, each tool call given its ``index``."""
+    choices: list[dict[str, object]] = []
+    for choice in get_list(completion, "choices"):
+        delta = dict(get_map(choice, "message"))
+        delta["tool_calls"] = [{**call, "index": i} for i, call in enumerate(get_list(delta, "tool_calls"))]
+        choices.append(
+            {"index": get_int(choice, "index"), "delta": delta, "finish_reason": choice.get("finish_reason")}
+        )
+    return {"choices": choices, "usage": completion.get("usage"), "error": completion.get("error")}

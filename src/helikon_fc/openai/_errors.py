@@ -17,6 +17,7 @@ A content filter reported as a *stop reason* is not an error: it is ``ModelFinis
 from __future__ import annotations
 
 import email.utils
+import json
 import time
 from collections.abc import Mapping
 
@@ -27,7 +28,16 @@ from ..core import ModelFailureKind
 from ..models.protocol import ModelError
 
 _UNAVAILABLE_STATUSES = frozenset({500, 502, 503, 504, 529})
-_CONTEXT_PHRASES = ("context_length_exceeded", "maximum context length", "context window", "too many tokens")
+_CONTEXT_PHRASES = (
+    "context_length_exceeded",
+    "maximum context length",
+    "context window",
+    "too many tokens",
+    "exceed_context_size",  # llama.cpp's server: type exceed_context_size_error
+    "available context size",  # llama.cpp's server: "the request exceeds the available context size"
+)
+_BODY_SHOWN = 300
+"""How many characters of an error body without an OpenAI-style message a `ModelError` shows."""
 
 
 def retry_after_seconds(headers: httpx2.Headers | Mapping[str, str], *, now: float | None = None) -> float | None:
@@ -101,10 +111,38 @@ def _body_fields(body: object) -> tuple[str | None, str | None, str | None]:
     )
 
 
-def error_from_status(status: int, headers: httpx2.Headers | Mapping[str, str], body: object) -> ModelError:
-    """A `ModelError` for an HTTP error response (see the module docstring for the rules)."""
+def _body_text(body: object) -> str | None:
+    """The body as shown when it has no OpenAI-style message (``{"detail": "Not Found"}``), cut to a readable length."""
+    if body is None or body == "":
+        return None
+    text = body if isinstance(body, str) else json.dumps(body, ensure_ascii=False, default=str)
+    return text if len(text) <= _BODY_SHOWN else text[:_BODY_SHOWN] + "..."
+
+
+def _hint(status: int, endpoint: str | None) -> str:
+    """What a 404 probably means: the server lacks the endpoint (often the Responses API) or the base URL is off."""
+    if status != 404 or endpoint is None:
+        return ""
+    if endpoint.rstrip("/").endswith("/responses"):
+        return (
+            "; the server may not implement the Responses API: use OpenAIModel.chat (Chat Completions) "
+            "or check base_url"
+        )
+    return "; check base_url (OpenAI-compatible servers usually serve under /v1)"
+
+
+def error_from_status(
+    status: int, headers: httpx2.Headers | Mapping[str, str], body: object, *, endpoint: str | None = None
+) -> ModelError:
+    """A `ModelError` for an HTTP error response (see the module docstring for the rules).
+
+    The message names the `endpoint` (``"POST <url>"``) when known, quotes the server's message,
+    or else its body, and on a 404 says what is probably wrong.
+    """
     code, error_type, body_message = _body_fields(body)
-    message = f"HTTP {status}: {body_message or 'no message'}" + (f" ({code})" if code else "")
+    detail = body_message or _body_text(body) or "empty body"
+    where = f" from {endpoint}" if endpoint else ""
+    message = f"HTTP {status}{where}: {detail}" + (f" ({code})" if code else "") + _hint(status, endpoint)
     kind = kind_of_error_body(code, error_type, body_message or "")
     retry_after: float | None = None
     if kind is None:
@@ -120,11 +158,20 @@ def error_from_status(status: int, headers: httpx2.Headers | Mapping[str, str], 
     return ModelError(kind, message, retry_after=retry_after)
 
 
+def _endpoint(exc: openai.APIStatusError) -> str | None:
+    """``"POST <url>"`` of the request that failed, if the response still knows it."""
+    try:
+        request = exc.response.request
+    except RuntimeError:
+        return None
+    return f"{request.method} {request.url}"
+
+
 def error_from_exception(exc: BaseException) -> ModelError:
     """A `ModelError` for an exception the SDK or the HTTP client raised."""
     match exc:
         case openai.APIStatusError():
-            return error_from_status(exc.status_code, exc.response.headers, exc.body)
+            return error_from_status(exc.status_code, exc.response.headers, exc.body, endpoint=_endpoint(exc))
         case openai.APITimeoutError():
             return ModelError(ModelFailureKind.TRANSPORT, f"request timed out: {exc}")
         case openai.APIConnectionError():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from types import TracebackType
 from typing import Literal, cast
 
@@ -12,13 +12,23 @@ import attrs
 import httpx2
 import openai
 import trio
-from openai import AsyncOpenAI, not_given, omit
+from openai import AsyncOpenAI, Omit, omit
 from openai._response import AsyncAPIResponse
+from openai.types.chat.completion_create_params import ResponseFormat
 
 from ..core import ModelEvent, ModelRequest
 from ..models.protocol import ModelStream
-from ._chat_request import chat_messages, chat_response_format, chat_tool_choice, chat_tools
+from ._chat_request import (
+    StructuredOutput,
+    chat_json_object_format,
+    chat_messages,
+    chat_response_format,
+    chat_tool_choice,
+    chat_tools,
+    json_object_instructions,
+)
 from ._chat_stream import ChatStreamTranslator
+from ._client import ClientOptions, RunClients, close_shielded
 from ._errors import error_from_exception
 from ._responses_request import responses_input, responses_text_format, responses_tool_choice, responses_tools
 from ._responses_stream import ResponsesStreamTranslator
@@ -26,9 +36,6 @@ from ._sse import SseDecoder
 
 Api = Literal["chat", "responses"]
 """Which OpenAI API a model speaks: Chat Completions (``"chat"``) or Responses (``"responses"``)."""
-
-_CLOSE_TIMEOUT = 5.0
-"""How long closing a response or a client may take when the caller has been cancelled (seconds)."""
 
 _DRAIN_TIMEOUT = 1.0
 """How long to wait for the body to end after ``data: [DONE]`` before closing it anyway (seconds)."""
@@ -39,35 +46,22 @@ _NO_KEY_PLACEHOLDER = "unused"
 _FAILURES: tuple[type[BaseException], ...] = (openai.OpenAIError, httpx2.HTTPError, httpx2.StreamError)
 
 
+MaxTokensField = Literal["max_completion_tokens", "max_tokens"]
+"""Which request field carries `ModelSettings.max_output_tokens` on Chat Completions: OpenAI's
+``max_completion_tokens`` (required by its reasoning models), or the older ``max_tokens`` that
+llama.cpp's server and other compatible servers honour instead."""
+
+_MAX_TOKENS_FIELDS: tuple[MaxTokensField, ...] = ("max_completion_tokens", "max_tokens")
+_STRUCTURED_OUTPUTS: tuple[StructuredOutput, ...] = ("json_schema", "json_object")
+
+
 @attrs.frozen(kw_only=True)
-class _ClientOptions:
-    """What a model needs to build its own ``AsyncOpenAI`` clients."""
+class _ChatOptions:
+    """The Chat Completions compatibility settings (see `OpenAIModel.chat`)."""
 
-    api_key: str
-    base_url: str | None
-    organization: str | None
-    project: str | None
-    timeout: float | None
-    max_retries: int
-    default_headers: Mapping[str, str] | None
-
-    def build(self) -> AsyncOpenAI:
-        """A new client; the caller closes it."""
-        return AsyncOpenAI(
-            api_key=self.api_key,
-            base_url=self.base_url,
-            organization=self.organization,
-            project=self.project,
-            timeout=self.timeout if self.timeout is not None else not_given,
-            max_retries=self.max_retries,
-            default_headers=self.default_headers,
-        )
-
-
-async def _close_shielded(close: Callable[[], Awaitable[None]]) -> None:
-    """Run `close` even if the caller is being cancelled, bounded by `_CLOSE_TIMEOUT`."""
-    with trio.CancelScope(deadline=trio.current_time() + _CLOSE_TIMEOUT, shield=True):
-        await close()
+    stream: bool = True
+    max_tokens_field: MaxTokensField = "max_completion_tokens"
+    structured_output: StructuredOutput = "json_schema"
 
 
 async def _drain(lines: AsyncIterator[str]) -> None:
@@ -84,12 +78,13 @@ class OpenAIModel:
     `OpenAIModel.responses` (the Responses API, ``/v1/responses``). Either takes a ready
     ``AsyncOpenAI`` client, which it uses and never closes, or the usual connection options
     (``api_key``, ``base_url``, ... falling back to ``OPENAI_API_KEY`` / ``OPENAI_BASE_URL``), from
-    which it builds clients of its own and closes them:
+    which it builds a client of its own and closes it:
 
-    - used directly, each ``stream()`` opens a client and closes it when the stream is left, so
-      nothing needs closing and nothing leaks;
-    - inside ``async with model:`` one client (one connection pool) serves every call and is
-      closed when the block ends. Prefer this for many calls to a remote API.
+    - the first call in a trio run builds the client; every later call in that run reuses it (and
+      its connection pool), and it is closed when the run ends, so nothing needs closing and
+      nothing leaks;
+    - ``await model.aclose()`` (or leaving ``async with model:``) closes it earlier; a later call
+      builds a new one.
 
     The SDK's own retries are off (``max_retries=0``) unless you ask for them; wrap the model in
     `helikon_fc.models.RetryingModel` for retries that respect the stream rules.
@@ -101,15 +96,24 @@ class OpenAIModel:
         ```
     """
 
-    __slots__ = ("_api", "_client", "_depth", "_model", "_options", "_shared")
+    __slots__ = ("_api", "_chat", "_client", "_depth", "_model", "_options", "_own")
 
-    def __init__(self, api: Api, model: str, *, client: AsyncOpenAI | None, options: _ClientOptions | None) -> None:
+    def __init__(
+        self,
+        api: Api,
+        model: str,
+        *,
+        client: AsyncOpenAI | None,
+        options: ClientOptions | None,
+        chat: _ChatOptions = _ChatOptions(),
+    ) -> None:
         """Prefer `OpenAIModel.chat` / `OpenAIModel.responses`, which check their arguments."""
         self._api: Api = api
         self._model = model
         self._client = client
         self._options = options
-        self._shared: AsyncOpenAI | None = None
+        self._chat = chat
+        self._own = RunClients(options) if options is not None else None
         self._depth = 0
 
     @classmethod
@@ -125,8 +129,14 @@ class OpenAIModel:
         timeout: float | None = None,
         max_retries: int = 0,
         default_headers: Mapping[str, str] | None = None,
+        stream: bool = True,
+        max_tokens_field: MaxTokensField = "max_completion_tokens",
+        structured_output: StructuredOutput = "json_schema",
     ) -> OpenAIModel:
         """A model served through Chat Completions (the API most compatible servers implement).
+
+        The last three arguments are compatibility settings for servers that differ from OpenAI
+        (``docs/providers.md`` has a table of which server needs which).
 
         Args:
             model: The model's name, e.g. ``"gpt-5-mini"``.
@@ -141,11 +151,28 @@ class OpenAIModel:
             timeout: The SDK's request timeout in seconds (`None`: the SDK's default).
             max_retries: The SDK's own retries; 0 by default (see `RetryingModel`).
             default_headers: Extra headers sent with every request.
+            stream: Stream the answer (``True``), or ask for the whole completion at once and
+                yield the same events from it (``False``), for servers that cannot stream tool
+                calls ("Automatic streaming tool choice is not supported").
+            max_tokens_field: The field that carries `ModelSettings.max_output_tokens`:
+                ``"max_completion_tokens"`` (OpenAI) or ``"max_tokens"`` (llama.cpp and other
+                servers that ignore the newer field).
+            structured_output: ``"json_schema"`` (the server enforces the schema) or
+                ``"json_object"`` (for servers without ``json_schema``: any JSON object is
+                asked for and the schema is appended to the instructions; the agent still
+                validates the answer and repairs it once).
 
         Raises:
             TypeError: both a client and connection options were given.
-            ValueError: no API key is configured and no custom base URL either.
+            ValueError: no API key is configured and no custom base URL either, or a
+                compatibility setting has a value not listed above.
         """
+        if max_tokens_field not in _MAX_TOKENS_FIELDS:
+            raise ValueError(f"max_tokens_field must be one of {_MAX_TOKENS_FIELDS}, got {max_tokens_field!r}")
+        if structured_output not in _STRUCTURED_OUTPUTS:
+            raise ValueError(f"structured_output must be one of {_STRUCTURED_OUTPUTS}, got {structured_output!r}")
+        if not isinstance(stream, bool):
+            raise TypeError(f"stream must be True or False, got {stream!r}")
         return cls._build(
             "chat",
             model,
@@ -157,6 +184,7 @@ class OpenAIModel:
             timeout=timeout,
             max_retries=max_retries,
             default_headers=default_headers,
+            chat=_ChatOptions(stream=stream, max_tokens_field=max_tokens_field, structured_output=structured_output),
         )
 
     @classmethod
@@ -201,6 +229,7 @@ class OpenAIModel:
         timeout: float | None,
         max_retries: int,
         default_headers: Mapping[str, str] | None,
+        chat: _ChatOptions = _ChatOptions(),
     ) -> OpenAIModel:
         if not model:
             raise ValueError("the model name must not be empty")
@@ -220,7 +249,7 @@ class OpenAIModel:
             ]
             if given:
                 raise TypeError(f"pass either a ready client or connection options, not both (got {', '.join(given)})")
-            return cls(api, model, client=client, options=None)
+            return cls(api, model, client=client, options=None, chat=chat)
         if max_retries < 0:
             raise ValueError(f"max_retries must be >= 0, got {max_retries}")
         base_url = base_url or os.environ.get("OPENAI_BASE_URL") or None
@@ -232,7 +261,7 @@ class OpenAIModel:
                     "or pass a ready client="
                 )
             api_key = _NO_KEY_PLACEHOLDER
-        options = _ClientOptions(
+        options = ClientOptions(
             api_key=api_key,
             base_url=base_url,
             organization=organization,
@@ -241,7 +270,7 @@ class OpenAIModel:
             max_retries=max_retries,
             default_headers=dict(default_headers) if default_headers else None,
         )
-        return cls(api, model, client=None, options=options)
+        return cls(api, model, client=None, options=options, chat=chat)
 
     @property
     def name(self) -> str:
@@ -258,25 +287,30 @@ class OpenAIModel:
         return f"OpenAIModel.{self._api}({self._model!r}, base_url={str(base_url) if base_url else None!r})"
 
     async def __aenter__(self) -> OpenAIModel:
-        """Share one client (one connection pool) across every call until the block ends."""
-        if self._client is None and self._shared is None:
-            self._shared = self._new_client()
+        """Build the model's client now (so the first call does not pay for it); it is closed when the block ends."""
+        if self._own is not None:
+            self._own.get()
         self._depth += 1
+        await trio.lowlevel.checkpoint()
         return self
 
     async def __aexit__(  # noqa: ASYNC910 - nothing to wait for unless this is the outermost block
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
-        """Close the shared client when the outermost ``async with`` ends."""
+        """Close the model's client when the outermost ``async with`` ends."""
         self._depth -= 1
         if self._depth == 0:
             await self.aclose()
 
-    async def aclose(self) -> None:  # noqa: ASYNC910 - nothing to close when no client was built
-        """Close the shared client, if this model built one (a client you passed in is left open)."""
-        shared, self._shared = self._shared, None
-        if shared is not None:
-            await _close_shielded(shared.close)
+    async def aclose(self) -> None:
+        """Close the client this model built in the current trio run, if any (a client you passed in is left open).
+
+        Optional: the client is closed when the run ends anyway. A later call builds a new one.
+        """
+        if self._own is not None:
+            await self._own.close()
+        else:
+            await trio.lowlevel.checkpoint()
 
     def stream(self, request: ModelRequest) -> ModelStream:
         """Ask the model; the stream obeys the rules in the `Model` docstring.
@@ -290,46 +324,34 @@ class OpenAIModel:
     @contextlib.asynccontextmanager
     async def _stream(self, request: ModelRequest) -> AsyncGenerator[AsyncIterator[ModelEvent], None]:
         async with contextlib.AsyncExitStack() as stack:
-            client = self._client or self._shared
-            if client is None:
-                client = self._new_client()
-                stack.push_async_callback(_close_shielded, client.close)
+            client = self._client if self._own is None else self._own.get()
+            assert client is not None, "a model has either a client or the options to build one"
             try:
                 response = await self._open(client, request)
             except _FAILURES as exc:
                 raise error_from_exception(exc) from exc
-            stack.push_async_callback(_close_shielded, response.close)
-            lines = cast(AsyncGenerator[str, None], response.http_response.aiter_lines())
-            stack.push_async_callback(_close_shielded, lines.aclose)
-            events = self._chat_events(lines) if self._api == "chat" else self._responses_events(lines)
+            stack.push_async_callback(close_shielded, response.close)
+            events: AsyncGenerator[ModelEvent, None]
+            if self._api == "chat" and not self._chat.stream:
+                events = self._chat_whole(response)
+            else:
+                lines = cast(AsyncGenerator[str, None], response.http_response.aiter_lines())
+                stack.push_async_callback(close_shielded, lines.aclose)
+                events = self._chat_events(lines) if self._api == "chat" else self._responses_events(lines)
             async with contextlib.aclosing(events):
                 yield events
 
-    def _new_client(self) -> AsyncOpenAI:
-        assert self._options is not None, "a model given a client never builds one"
-        return self._options.build()
-
     async def _open(self, client: AsyncOpenAI, request: ModelRequest) -> AsyncAPIResponse[object]:
+        if self._api == "chat":
+            return await self._open_chat(client, request)
+        return await self._open_responses(client, request)
+
+    async def _open_responses(self, client: AsyncOpenAI, request: ModelRequest) -> AsyncAPIResponse[object]:
         settings = request.settings
         tools = request.tools
         temperature = settings.temperature if settings.temperature is not None else omit
         top_p = settings.top_p if settings.top_p is not None else omit
         parallel = settings.parallel_tool_calls if tools and settings.parallel_tool_calls is not None else omit
-        if self._api == "chat":
-            chat = client.chat.completions.with_streaming_response.create(
-                model=self._model,
-                messages=chat_messages(request.instructions, request.items),
-                stream=True,
-                stream_options={"include_usage": True},
-                tools=chat_tools(tools) if tools else omit,
-                tool_choice=chat_tool_choice(settings.tool_choice) if tools and settings.tool_choice else omit,
-                parallel_tool_calls=parallel,
-                temperature=temperature,
-                top_p=top_p,
-                max_completion_tokens=settings.max_output_tokens if settings.max_output_tokens is not None else omit,
-                response_format=chat_response_format(request.output_schema) if request.output_schema else omit,
-            )
-            return cast(AsyncAPIResponse[object], await chat.__aenter__())
         responses = client.responses.with_streaming_response.create(
             model=self._model,
             input=responses_input(request.items),
@@ -345,6 +367,52 @@ class OpenAIModel:
             text={"format": responses_text_format(request.output_schema)} if request.output_schema else omit,
         )
         return cast(AsyncAPIResponse[object], await responses.__aenter__())
+
+    async def _open_chat(self, client: AsyncOpenAI, request: ModelRequest) -> AsyncAPIResponse[object]:
+        settings = request.settings
+        tools = request.tools
+        options = self._chat
+        instructions = request.instructions
+        output = request.output_schema
+        response_format: ResponseFormat | Omit = omit
+        if output is not None and options.structured_output == "json_object":
+            instructions = json_object_instructions(instructions, output)
+            response_format = chat_json_object_format()
+        elif output is not None:
+            response_format = chat_response_format(output)
+        limit = settings.max_output_tokens if settings.max_output_tokens is not None else omit
+        chat = client.chat.completions.with_streaming_response.create(
+            model=self._model,
+            messages=chat_messages(instructions, request.items),
+            stream=options.stream,
+            stream_options={"include_usage": True} if options.stream else omit,
+            tools=chat_tools(tools) if tools else omit,
+            tool_choice=chat_tool_choice(settings.tool_choice) if tools and settings.tool_choice else omit,
+            parallel_tool_calls=settings.parallel_tool_calls
+            if tools and settings.parallel_tool_calls is not None
+            else omit,
+            temperature=settings.temperature if settings.temperature is not None else omit,
+            top_p=settings.top_p if settings.top_p is not None else omit,
+            max_completion_tokens=limit if options.max_tokens_field == "max_completion_tokens" else omit,
+            max_tokens=limit if options.max_tokens_field == "max_tokens" else omit,
+            response_format=response_format,
+        )
+        return cast(AsyncAPIResponse[object], await chat.__aenter__())
+
+    async def _chat_whole(self, response: AsyncAPIResponse[object]) -> AsyncGenerator[ModelEvent, None]:
+        """The events of one non-streamed completion (the same events its stream would have given)."""
+        translator = ChatStreamTranslator()
+        try:
+            body = await response.http_response.aread()
+        except _FAILURES as exc:
+            raise error_from_exception(exc) from exc
+        for event in translator.feed_completion(body.decode("utf-8", "replace")):
+            await trio.lowlevel.checkpoint()
+            yield event
+        for event in translator.end():
+            await trio.lowlevel.checkpoint()
+            yield event
+        await trio.lowlevel.checkpoint()
 
     async def _chat_events(self, lines: AsyncIterator[str]) -> AsyncGenerator[ModelEvent, None]:  # noqa: ASYNC911 - a pass-through of the response body, which checkpoints as it reads
         translator = ChatStreamTranslator()
@@ -383,4 +451,4 @@ class OpenAIModel:
             yield event  # noqa: ASYNC911 - a pass-through of the response body, which checkpoints as it reads
 
 
-__all__ = ["Api", "OpenAIModel"]
+__all__ = ["Api", "MaxTokensField", "OpenAIModel"]

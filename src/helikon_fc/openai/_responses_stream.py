@@ -113,6 +113,7 @@ class ResponsesStreamTranslator:
         events = self.turn.calls.flush()
         usage = get_map(response, "usage")
         if usage:
+            self.turn.usage_seen = True
             events.append(
                 usage_from(
                     usage,

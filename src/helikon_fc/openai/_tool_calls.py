@@ -23,6 +23,7 @@ class _Call:
     held_args: list[str] = attrs.Factory(list)
     named: bool = False
     args_seen: bool = False
+    id_fixed: bool = False
 
 
 @attrs.define
@@ -102,6 +103,14 @@ class ToolCallAssembler:
         return events
 
     def _id(self, key: str, call: _Call) -> str:
-        if call.call_id is None:
-            call.call_id = f"{_FALLBACK_PREFIX}_{key}"
+        """The call's id, fixed when it is first reported: a call whose id another call of the turn already
+        reported becomes ``ID#2``, ``ID#3``, ... (servers do reuse ids, and the `Model` rules key calls by id)."""
+        if not call.id_fixed:
+            base = call.call_id or f"{_FALLBACK_PREFIX}_{key}"
+            taken = {other.call_id for other in self._calls.values() if other.id_fixed}
+            n, candidate = 2, base
+            while candidate in taken:
+                candidate, n = f"{base}#{n}", n + 1
+            call.call_id, call.id_fixed = candidate, True
+        assert call.call_id is not None
         return call.call_id

@@ -39,6 +39,10 @@ def usage_from(
     )
 
 
+UNREPORTED = ModelUsage(Usage(requests=1, unreported_requests=1))
+"""The usage of a turn whose server sent no usage object: not "0 tokens", but "not reported"."""
+
+
 @attrs.define
 class TurnState:
     """One turn's bookkeeping. The finish is held until the end of the body, so trailing usage precedes it."""
@@ -47,9 +51,13 @@ class TurnState:
     stop: ModelFinish | None = None
     refusal: list[str] = attrs.Factory(list)
     answered: bool = False
+    usage_seen: bool = False
+    """Whether the server reported usage; if not, `end` says so with an unreported usage."""
 
     def end(self) -> list[ModelEvent]:
         """The body ended (cleanly, or broken after the stop reason): the last events of the turn.
+
+        A turn the server reported no usage for gets `UNREPORTED` just before its finish.
 
         Raises:
             ModelError: ``TRANSPORT`` when no stop reason came (the stream was cut short), or
@@ -60,5 +68,7 @@ class TurnState:
         events = self.calls.flush()
         if self.refusal and not self.answered and not len(self.calls):
             raise ModelError(ModelFailureKind.REFUSED, "the model refused: " + "".join(self.refusal))
+        if not self.usage_seen:
+            events.append(UNREPORTED)
         events.append(self.stop)
         return events

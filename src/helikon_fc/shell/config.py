@@ -4,20 +4,16 @@ from __future__ import annotations
 
 import attrs
 
-
-def _positive_or_none(instance: object, attribute: attrs.Attribute[int | None], value: int | None) -> None:
-    if value is not None and value < 1:
-        raise ValueError(f"{attribute.name} must be at least 1 or None, got {value}")
+from . import _checks
 
 
-def _not_negative(instance: object, attribute: attrs.Attribute[int], value: int) -> None:
-    if value < 0:
-        raise ValueError(f"{attribute.name} must not be negative, got {value}")
+def _count(minimum: int, *, optional: bool = False) -> _checks.Validator:
+    """A validator: an int of at least `minimum` (or `None` when `optional`); a bool is no count."""
 
+    def check(owner: str, argument: str, value: object) -> None:
+        _checks.require_int(owner, argument, value, minimum, optional=optional)
 
-def _timeout(instance: object, attribute: attrs.Attribute[float | None], value: float | None) -> None:
-    if value is not None and not value > 0:
-        raise ValueError(f"timeout must be a positive number of seconds or None, got {value}")
+    return _checks.field(check)
 
 
 @attrs.frozen(kw_only=True)
@@ -31,10 +27,10 @@ class RunConfig:
         timeout: seconds the whole run may take; honoured by `Runner` only (`TimedOut`).
     """
 
-    max_turns: int = attrs.field(default=16, validator=_not_negative)
-    parallel_tool_call_limit: int | None = attrs.field(default=None, validator=_positive_or_none)
-    max_agent_depth: int = attrs.field(default=8, validator=_not_negative)
-    timeout: float | None = attrs.field(default=None, validator=_timeout)
+    max_turns: int = attrs.field(default=16, validator=_count(0))
+    parallel_tool_call_limit: int | None = attrs.field(default=None, validator=_count(1, optional=True))
+    max_agent_depth: int = attrs.field(default=8, validator=_count(0))
+    timeout: float | None = attrs.field(default=None, validator=_checks.field(_checks.require_seconds))
 
     def with_max_turns(self, n: int) -> RunConfig:
         """A copy with `max_turns` set."""

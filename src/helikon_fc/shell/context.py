@@ -6,7 +6,7 @@ from __future__ import annotations
 import copy
 import json
 import weakref
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Generic, TypeVar
 
@@ -20,6 +20,7 @@ from .metering import UsageMeter
 from .storage import Session, SessionSnapshot
 
 Ctx = TypeVar("Ctx")
+T = TypeVar("T")
 _DEFAULT_CONFIG = RunConfig()
 Ctx_co = TypeVar("Ctx_co", covariant=True)
 
@@ -96,12 +97,13 @@ class CancelToken:
     A token holds its children weakly: a child lives as long as the run context that carries it,
     so a long-lived context does not accumulate one token per sub-agent run it ever started."""
 
-    __slots__ = ("__weakref__", "_children", "_reason", "_scopes")
+    __slots__ = ("__weakref__", "_children", "_reason", "_scopes", "_trio_token")
 
     def __init__(self) -> None:
         self._reason: str | None = None
         self._scopes: set[trio.CancelScope] = set()
         self._children: weakref.WeakSet[CancelToken] = weakref.WeakSet()
+        self._trio_token: trio.lowlevel.TrioToken | None = None
 
     @property
     def cancelled(self) -> bool:
@@ -114,14 +116,29 @@ class CancelToken:
         return self._reason
 
     def cancel(self, reason: str = "run cancelled") -> None:
-        """Cancel every run attached to this token and to its children. Idempotent."""
+        """Cancel every run attached to this token and to its children. Idempotent.
+
+        Safe from any thread, and it never blocks: off the trio thread of the run it last attached to,
+        the flags are set at once and the scopes are cancelled on that thread
+        (`trio.lowlevel.TrioToken.run_sync_soon`); a run that is over has no scope left to cancel.
+        """
         if self._reason is not None:
             return
         self._reason = reason
-        for scope in list(self._scopes):
-            scope.cancel()
+        token = self._trio_token
+        if token is None or _on_trio_thread(token):
+            self._cancel_scopes()
+        else:
+            try:
+                token.run_sync_soon(self._cancel_scopes)
+            except trio.RunFinishedError:
+                pass
         for child in list(self._children):
             child.cancel(reason)
+
+    def _cancel_scopes(self) -> None:
+        for scope in list(self._scopes):
+            scope.cancel()
 
     def child(self) -> CancelToken:
         """A token cancelled with this one, that can also be cancelled on its own."""
@@ -133,14 +150,24 @@ class CancelToken:
 
     @contextmanager
     def attach(self, scope: trio.CancelScope) -> Iterator[None]:
-        """Cancel `scope` when this token is cancelled (at once if it already is), while inside the block."""
+        """Cancel `scope` when this token is cancelled (at once if it already is), while inside the block.
+
+        Call it from the trio thread that runs `scope`.
+        """
+        # Token and scope first, the flag last: a thread cancelling meanwhile is then seen either way.
+        self._trio_token = trio.lowlevel.current_trio_token()
+        self._scopes.add(scope)
         if self._reason is not None:
             scope.cancel()
-        self._scopes.add(scope)
         try:
             yield
         finally:
             self._scopes.discard(scope)
+
+
+def _on_trio_thread(token: trio.lowlevel.TrioToken) -> bool:
+    """Whether this thread runs the trio run `token` belongs to."""
+    return trio.lowlevel.in_trio_run() and trio.lowlevel.current_trio_token() is token
 
 
 class InMemorySession:
@@ -184,12 +211,178 @@ class InMemorySession:
         return len(self._items)
 
 
+class WorkerGate:
+    """What a sync tool's worker thread may still reach of its run, and on which thread.
+
+    While the gate is open, every use of the run's state, signals, cancellation and session runs on the
+    trio thread (`trio.from_thread.run_sync`), never beside it on the worker thread. The trio side calls
+    `close()` when the call is over (it returned, failed, timed out or was cancelled and its thread
+    abandoned); from then on every use raises `RuntimeError` and changes nothing, whether the run goes
+    on or has ended.
+
+    Args:
+        label: What the call is, for the error (``"tool 'x' (call 'c1')"``).
+    """
+
+    __slots__ = ("_label", "_open", "_token")
+
+    def __init__(self, label: str) -> None:
+        self._label = label
+        self._open = True
+        self._token = trio.lowlevel.current_trio_token()
+
+    @property
+    def is_open(self) -> bool:
+        """Whether the call is still running."""
+        return self._open
+
+    def close(self) -> None:
+        """End the call: every later use raises. Call it from the trio thread."""
+        self._open = False
+
+    def run(self, fn: Callable[[], T]) -> T:
+        """`fn()` on the trio thread, while the gate is open.
+
+        Raises:
+            RuntimeError: the gate is closed (the call is over), or the run has ended.
+        """
+        if not self._open:
+            raise self._over()
+        if _on_trio_thread(self._token):
+            return fn()
+        try:
+            return trio.from_thread.run_sync(self._run_open, fn, trio_token=self._token)
+        except trio.RunFinishedError:
+            raise self._over() from None
+
+    def _run_open(self, fn: Callable[[], T]) -> T:
+        if not self._open:  # closed while the request crossed over to the trio thread
+            raise self._over()
+        return fn()
+
+    def _over(self) -> RuntimeError:
+        return RuntimeError(
+            f"{self._label} is over: its context no longer accepts use from its worker thread "
+            "(the call returned, failed, timed out or was cancelled)"
+        )
+
+
+class _GatedState(SessionState):
+    """A run's `SessionState` as a worker thread sees it: every use through a `WorkerGate`."""
+
+    __slots__ = ("_gate", "_inner")
+
+    def __init__(self, inner: SessionState, gate: WorkerGate) -> None:  # no super().__init__: `inner` holds the values
+        self._inner = inner
+        self._gate = gate
+
+    def get(self, key: str) -> JsonValue | None:
+        return self._gate.run(lambda: self._inner.get(key))
+
+    def set(self, key: str, value: JsonValue) -> None:
+        self._gate.run(lambda: self._inner.set(key, value))
+
+    def keys(self) -> tuple[str, ...]:
+        return self._gate.run(self._inner.keys)
+
+    def snapshot(self) -> dict[str, JsonValue]:
+        return self._gate.run(self._inner.snapshot)
+
+    def __contains__(self, key: object) -> bool:
+        return self._gate.run(lambda: key in self._inner)
+
+    def __repr__(self) -> str:
+        return "<SessionState of a worker thread>"
+
+
+class _GatedActions(ActionsHandle):
+    """A run's `ActionsHandle` as a worker thread sees it."""
+
+    __slots__ = ("_gate", "_inner")
+
+    def __init__(self, inner: ActionsHandle, gate: WorkerGate) -> None:
+        self._inner = inner
+        self._gate = gate
+
+    def escalate(self) -> None:
+        self._gate.run(self._inner.escalate)
+
+    @property
+    def escalated(self) -> bool:
+        return self._gate.run(lambda: self._inner.escalated)
+
+    def reset(self) -> None:
+        self._gate.run(self._inner.reset)
+
+
+class _GatedCancelToken(CancelToken):
+    """A run's `CancelToken` as a worker thread sees it: it may cancel the run while its call runs."""
+
+    __slots__ = ("_gate", "_inner")
+
+    def __init__(self, inner: CancelToken, gate: WorkerGate) -> None:
+        self._inner = inner
+        self._gate = gate
+
+    @property
+    def cancelled(self) -> bool:
+        return self._inner.cancelled
+
+    @property
+    def reason(self) -> str | None:
+        return self._inner.reason
+
+    def cancel(self, reason: str = "run cancelled") -> None:
+        self._gate.run(lambda: self._inner.cancel(reason))
+
+    def child(self) -> CancelToken:
+        return self._gate.run(self._inner.child)
+
+    @contextmanager
+    def attach(self, scope: trio.CancelScope) -> Iterator[None]:
+        raise RuntimeError("a cancel scope can be attached only from the trio thread, not from a worker thread")
+        yield  # pragma: no cover
+
+
+class _GatedSession:
+    """A run's session as a sync tool's context carries it: usable while the call runs, refused after.
+
+    The session is async, so only async code (on the trio thread) can use it; each call first checks
+    the gate, so a call that is over cannot change the history."""
+
+    __slots__ = ("_gate", "_inner")
+
+    def __init__(self, inner: Session, gate: WorkerGate) -> None:
+        self._inner = inner
+        self._gate = gate
+
+    @property
+    def session_id(self) -> str:
+        return self._inner.session_id
+
+    async def append(self, items: Sequence[Item]) -> int:
+        self._gate.run(_nothing)
+        return await self._inner.append(items)
+
+    async def items(self, since: int | None = None) -> tuple[Item, ...]:
+        self._gate.run(_nothing)
+        return await self._inner.items(since)
+
+    async def snapshot(self) -> SessionSnapshot:
+        self._gate.run(_nothing)
+        return await self._inner.snapshot()
+
+
+def _nothing() -> None:
+    """What `_GatedSession` runs through the gate: only its check that the call is still open."""
+
+
 @attrs.frozen
 class RunContext(Generic[Ctx]):
     """Everything a run carries besides its conversation.
 
     Build one with `RunContext.ephemeral(user)`. `user` is the application's own value (typed by
-    ``Ctx``); `state` is shared with sub-agents; `cancel()` ends the run from any task with
+    ``Ctx``); `state` is shared with sub-agents; `cancel()` ends the run from any task (or thread) with
     `RunFailed(Cancelled)` as its last event.
     """
 
@@ -216,13 +409,24 @@ class RunContext(Generic[Ctx]):
         return cls(user) if session is None else cls(user, session=session)
 
     def cancel(self, reason: str = "run cancelled") -> None:
-        """Cancel every run using this context; each ends with `RunFailed(Cancelled)`."""
+        """Cancel every run using this context; each ends with `RunFailed(Cancelled)`. Safe from any thread."""
         self.cancel_token.cancel(reason)
 
     @property
     def cancelled(self) -> bool:
         """Whether the run was cancelled from outside."""
         return self.cancel_token.cancelled
+
+    def for_worker_thread(self, gate: WorkerGate) -> RunContext[Ctx]:
+        """The same context as a sync tool's worker thread must see it: its state, signals, cancellation and
+        session reached through `gate` (on the trio thread, and only while the call runs)."""
+        return attrs.evolve(
+            self,
+            state=_GatedState(self.state, gate),
+            actions=_GatedActions(self.actions, gate),
+            cancel_token=_GatedCancelToken(self.cancel_token, gate),
+            session=_GatedSession(self.session, gate),
+        )
 
     def with_run_config(self, config: RunConfig | None) -> RunContext[Ctx]:
         """The same context with `config` installed (it wins over the agent's own)."""

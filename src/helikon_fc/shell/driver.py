@@ -178,7 +178,8 @@ async def _loop(
         try:
             instructions = instructions(ctx)
         except Exception as exc:
-            return RunFailed(OtherError(f"instructions of agent {name!r} failed: {type(exc).__name__}: {exc}"))
+            message = f"instructions of agent {name!r} failed: {type(exc).__name__}: {exc}"
+            return RunFailed(OtherError(message))  # noqa: ASYNC910 - `drive` passed a schedule point just before
     conversation = Conversation(input.items)
     # Everything but the conversation is fixed for the run; rebuilding the context with the class
     # itself is about twice as fast as `attrs.evolve`.
@@ -444,6 +445,7 @@ def _one_call(usage: Usage) -> Usage:
         cached_input_tokens=usage.cached_input_tokens,
         reasoning_tokens=usage.reasoning_tokens,
         requests=1,
+        unreported_requests=usage.unreported_requests,
     )
 
 

@@ -9,6 +9,8 @@ A sync function runs in a worker thread (``trio.to_thread.run_sync(..., abandon_
 so a blocking tool never stalls the tools running beside it. If the call is cancelled (timeout,
 run cancelled) the thread is abandoned: the run goes on at once, and the thread finishes in the
 background, its result thrown away. A tool that must stop when it is cancelled should be async.
+The thread's `ToolContext` reaches the run through a `WorkerGate` (see `RunContext.for_worker_thread`):
+each use runs on the trio thread, and once the call is over every use raises `RuntimeError`.
 
 Inside `sync_tools_inline()` (the simulator enters it) a sync function runs inline instead: under
 virtual time (`trio.testing.MockClock`) the clock jumps whenever every task waits, and a task
@@ -19,10 +21,12 @@ thread ran. Inline, the call costs no virtual time, exactly like the rest of a s
 from __future__ import annotations
 
 import contextvars
+import datetime
 import functools
 import inspect
 import re
 import sys
+import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, Concatenate, Generic, ParamSpec, Protocol, TypeVar, cast, get_origin, get_type_hints, overload
@@ -30,7 +34,8 @@ from typing import Any, Concatenate, Generic, ParamSpec, Protocol, TypeVar, cast
 import trio
 from cattrs.preconf.json import make_converter
 
-from ..core import JsonObject, JsonValue
+from ..core import JsonObject, JsonValue, ToolEffect
+from .context import WorkerGate
 from .tool import ToolContext, ToolError, ToolOutput
 from .type_schema import REQUIRED, DecodeError, Parameter, ParametersCodec, compile_parameters, strict_problems
 
@@ -66,7 +71,18 @@ _SECTION = re.compile(
 _ARGS_SECTIONS = ("Args", "Arguments", "Parameters", "Params")
 _ARG_LINE = re.compile(r"^\*{0,2}([A-Za-z_][A-Za-z0-9_]*)\s*(?:\([^)]*\))?\s*:\s*(.*)$")
 
+
+def _as_is(value: object) -> object:
+    return value
+
+
 _converter = make_converter()
+# The JSON preset turns bytes into base85 text, which the model would read as a successful answer. Bytes
+# have no JSON form: leave them as they are, so `_check_json` refuses them with their path.
+_converter.register_unstructure_hook(bytes, _as_is)
+_converter.register_unstructure_hook(bytearray, _as_is)
+_converter.register_unstructure_hook(datetime.time, datetime.time.isoformat)
+_converter.register_unstructure_hook(uuid.UUID, str)
 
 
 class FunctionTool(Generic[Ctx, P, R]):
@@ -78,6 +94,7 @@ class FunctionTool(Generic[Ctx, P, R]):
         parameters: The JSON Schema of its arguments (the strict form when `strict`).
         strict: Whether `parameters` is in OpenAI's strict form (sent with ``strict: true``).
         timeout: Seconds a call may take before it fails with an error result, or `None`.
+        effect: What calling it may change (read by the permission modes).
         fn: The original function.
     """
 
@@ -86,6 +103,7 @@ class FunctionTool(Generic[Ctx, P, R]):
         "_is_async",
         "_takes_context",
         "description",
+        "effect",
         "fn",
         "name",
         "parameters",
@@ -104,8 +122,10 @@ class FunctionTool(Generic[Ctx, P, R]):
         timeout: float | None,
         takes_context: bool,
         is_async: bool,
+        effect: ToolEffect = ToolEffect.SIDE_EFFECT,
     ) -> None:
         self.fn = fn
+        self.effect = effect
         self.name = name
         self.description = description
         self.strict = strict
@@ -135,17 +155,23 @@ class FunctionTool(Generic[Ctx, P, R]):
             args, kwargs = self._codec.decode(arguments)
         except DecodeError as exc:
             raise ToolError(f"invalid arguments for tool {self.name!r}: " + "; ".join(exc.errors)) from None
-        if self._takes_context:
-            args.insert(0, ctx)
         fn = cast("Callable[..., Any]", self.fn)
         if self._is_async:
-            result = await fn(*args, **kwargs)
+            result = await fn(*self._with_context(ctx, args), **kwargs)
         elif _INLINE.get():
-            result = fn(*args, **kwargs)
+            result = fn(*self._with_context(ctx, args), **kwargs)
             await trio.lowlevel.checkpoint()  # as a thread would: the call is a schedule point
         else:
-            result = await trio.to_thread.run_sync(functools.partial(fn, *args, **kwargs), abandon_on_cancel=True)
+            gate = WorkerGate(f"tool {self.name!r} (call {ctx.call_id!r})")
+            call = functools.partial(fn, *self._with_context(ctx.for_worker_thread(gate), args), **kwargs)
+            try:
+                result = await trio.to_thread.run_sync(call, abandon_on_cancel=True)
+            finally:
+                gate.close()  # returned, raised or abandoned: the thread may no longer touch the run
         return to_tool_output(result)
+
+    def _with_context(self, ctx: ToolContext[Ctx], args: list[Any]) -> list[Any]:
+        return [ctx, *args] if self._takes_context else args
 
     def __repr__(self) -> str:
         return f"<FunctionTool {self.name!r} of {getattr(self.fn, '__qualname__', self.fn)!r}>"
@@ -153,10 +179,11 @@ class FunctionTool(Generic[Ctx, P, R]):
 
 def to_tool_output(result: object) -> ToolOutput:
     """What the model reads for a tool's return value: a `ToolOutput` as it is, a string verbatim,
-    anything else (attrs classes, enums, tuples, ...) as JSON.
+    anything else (attrs classes, dataclasses, enums, tuples, datetimes as ISO 8601, UUIDs, ...) as JSON.
 
     Raises:
-        TypeError: the value cannot be encoded as JSON.
+        TypeError: the value has no JSON form (``bytes``, a ``timedelta``, ``NaN``, an arbitrary object, ...);
+            the message gives its path.
     """
     if isinstance(result, ToolOutput):
         return result
@@ -211,6 +238,7 @@ def function_tool(
     description: str | None = None,
     strict: bool = False,
     timeout: float | None = None,
+    effect: ToolEffect = ToolEffect.SIDE_EFFECT,
 ) -> _Decorator: ...
 def function_tool(
     fn: Callable[..., Any] | None = None,
@@ -220,6 +248,7 @@ def function_tool(
     description: str | None = None,
     strict: bool = False,
     timeout: float | None = None,
+    effect: ToolEffect = ToolEffect.SIDE_EFFECT,
 ) -> Any:
     """Turn a typed function into a tool; use as ``@function_tool`` or ``@function_tool(name=..., ...)``.
 
@@ -231,6 +260,8 @@ def function_tool(
         strict: Send the parameters in OpenAI's strict form: every object closed, every key required,
             optional parameters nullable (``null`` then means "use the default").
         timeout: Seconds a call may run before it is cancelled and the model reads an error result.
+        effect: What calling it may change: `ToolEffect.READ_ONLY`, `WRITE` or `SIDE_EFFECT`
+            (the default); the permission modes decide by it.
 
     Returns:
         A `FunctionTool`, which satisfies `Tool[Ctx]` and stays callable as the function.
@@ -243,11 +274,20 @@ def function_tool(
     def decorate(f: Callable[..., Any], caller: int = 1) -> FunctionTool[Any, Any, Any]:
         # The decorating frame's locals resolve annotations naming classes defined in a function body.
         localns = sys._getframe(caller).f_locals
-        return _build(f, name=name, description=description, strict=strict, timeout=timeout, localns=localns)
+        tool = _build(f, name=name, description=description, strict=strict, timeout=timeout, localns=localns)
+        tool.effect = _checked_effect(effect, tool.name)
+        return tool
 
     if fn is None:
         return decorate
     return decorate(fn, caller=2)
+
+
+def _checked_effect(effect: object, name: str) -> ToolEffect:
+    if not isinstance(effect, ToolEffect):
+        allowed = ", ".join(f"ToolEffect.{member.name}" for member in ToolEffect)
+        raise TypeError(f"tool {name!r}: effect must be one of {allowed}, got {effect!r}")
+    return effect
 
 
 def _build(

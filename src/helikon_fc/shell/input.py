@@ -7,6 +7,7 @@ from collections.abc import Iterable
 import attrs
 
 from ..core import Item, UserMessage
+from . import _checks
 
 
 @attrs.frozen
@@ -17,7 +18,12 @@ class AgentInput:
 
     @classmethod
     def from_user_text(cls, text: str) -> AgentInput:
-        """One user message."""
+        """One user message.
+
+        Raises:
+            TypeError: `text` is not a string.
+        """
+        _checks.require_type("AgentInput.from_user_text", "text", text, str, "a string")
         return cls((UserMessage(text),))
 
     @classmethod

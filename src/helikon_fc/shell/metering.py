@@ -19,7 +19,7 @@ _NONE = Usage()
 class UsageMeter:
     """The usage of one run and everything below it, by agent; additions flow up to the enclosing meters.
 
-    Counts are kept as plain integers per agent (``[input, output, cached input, reasoning, requests]``)
+    Counts are kept as plain integers per agent (``[input, output, cached input, reasoning, requests, unreported requests]``)
     and turned into `Usage` values only when read: a model call costs a few additions per level.
     """
 
@@ -45,6 +45,7 @@ class UsageMeter:
                     usage.cached_input_tokens,
                     usage.reasoning_tokens,
                     usage.requests,
+                    usage.unreported_requests,
                 ]
             else:
                 counts[0] += usage.input_tokens
@@ -52,20 +53,22 @@ class UsageMeter:
                 counts[2] += usage.cached_input_tokens
                 counts[3] += usage.reasoning_tokens
                 counts[4] += usage.requests
+                counts[5] += usage.unreported_requests
             meter = meter._parent
 
     @property
     def total(self) -> Usage:
         """Everything counted here."""
-        sums = [0, 0, 0, 0, 0]
+        sums = [0, 0, 0, 0, 0, 0]
         for counts in self._counts.values():
             for index, value in enumerate(counts):
                 sums[index] += value
         return _usage(sums)
 
     def by_agent(self) -> tuple[AgentUsage, ...]:
-        """The total split by agent, in the order the agents were first counted."""
-        return tuple(AgentUsage(agent, _usage(counts)) for agent, counts in self._counts.items())
+        """The total split by agent, sorted by agent name (so concurrent children cannot change it)."""
+        counts = self._counts
+        return tuple(AgentUsage(agent, _usage(counts[agent])) for agent in sorted(counts))
 
     def settle(self, agent: str, reported: Usage) -> None:
         """A child run on this meter completed reporting `reported`: count what of it was not counted here.
@@ -80,6 +83,7 @@ class UsageMeter:
             cached_input_tokens=max(0, reported.cached_input_tokens - seen.cached_input_tokens),
             reasoning_tokens=max(0, reported.reasoning_tokens - seen.reasoning_tokens),
             requests=max(0, reported.requests - seen.requests),
+            unreported_requests=max(0, reported.unreported_requests - seen.unreported_requests),
         )
         if missing != _NONE:
             self.add(agent, missing)
@@ -101,4 +105,5 @@ def _usage(counts: list[int]) -> Usage:
         cached_input_tokens=counts[2],
         reasoning_tokens=counts[3],
         requests=counts[4],
+        unreported_requests=counts[5],
     )

@@ -26,7 +26,6 @@ from ..core import (
     RunCompleted,
     RunFailed,
     RunStarted,
-    StructuredOutputInvalid,
     Usage,
 )
 from .run_stream import forward_run
@@ -93,7 +92,7 @@ class RunResult(Generic[T_co]):
 
     @property
     def usage_by_agent(self) -> Mapping[str, Usage]:
-        """`usage` split by the agent whose model made each call (read-only), in the order they first called.
+        """`usage` split by the agent whose model made each call (read-only), sorted by agent name.
 
         Example: a writer that asked a summarizer through `AgentAsTool` twice shows both,
         ``{"writer": Usage(requests=3, ...), "summarizer": Usage(requests=2, ...)}``.
@@ -149,8 +148,10 @@ class RunResultStreaming:
         The trimmed text of the last `MessageOutput` is parsed as JSON and decoded into `tp`.
 
         Raises:
-            RunError: the run failed; or its last answer was not JSON (`StructuredOutputInvalid`)
-                or did not decode into `tp` (`OtherError`).
+            RunError: the run failed; or its last answer was not JSON or did not decode into `tp`
+                (`OtherError` saying which). An agent with an `output_type` never ends with an
+                answer that is not JSON (its run fails first), so a non-JSON answer here means the
+                agent had no `output_type`, and the message says so.
         """
         from .type_schema import DecodeError, decode
 
@@ -159,7 +160,7 @@ class RunResultStreaming:
         try:
             value = json.loads(text)
         except ValueError as exc:
-            raise RunError(StructuredOutputInvalid((f"response was not valid JSON: {exc}",), text), events) from None
+            raise RunError(OtherError(_not_json(tp, text, exc)), events) from None
         try:
             decoded = decode(tp, value)
         except DecodeError as exc:
@@ -207,6 +208,17 @@ def final_text(events: Sequence[AgentEvent]) -> str:
         if isinstance(event, MessageOutput):
             return event.item.text
     return ""
+
+
+def _not_json(tp: object, text: str, exc: ValueError) -> str:
+    """Why `collect_typed` could not parse `text`: most likely the agent was never asked for JSON."""
+    name = _type_name(tp)
+    shown = text if len(text) <= 80 else text[:77] + "..."
+    return (
+        f"collect_typed({name}): the run's final output is not JSON ({exc}): {shown!r}; "
+        f"the agent has no output_type, so its answer is free text: build it with output_type={name} "
+        "(LlmAgent(..., output_type=...)) to have the model answer in JSON checked against the type's schema"
+    )
 
 
 def _type_name(tp: object) -> str:

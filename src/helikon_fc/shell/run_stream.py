@@ -28,6 +28,7 @@ from typing import Any, Protocol, TypeAlias
 import trio
 
 from ..core import AgentEvent, Cancelled, OtherError, RunCompleted, RunFailed, RunStarted, TerminalEvent
+from ._checks import cancelled_before_start
 from .context import RunContext
 from .protocol import RunStream
 
@@ -241,6 +242,8 @@ async def emit_run(send: Send, ctx: RunContext[Any], agent_name: str, body: RunB
         if not ctx.cancel_token.cancelled:
             with trio.CancelScope() as scope, ctx.cancel_token.attach(scope):
                 terminal = await body(send)
+        else:  # a context cancelled by an earlier run (or before this one) stays cancelled
+            terminal = RunFailed(Cancelled(cancelled_before_start(ctx.cancel_token.reason or "run cancelled")))
         if terminal is None:
             terminal = RunFailed(Cancelled(ctx.cancel_token.reason or "run cancelled"))
     except Exception as exc:

@@ -27,6 +27,7 @@ from ..core import (
     ToolCallItem,
     ToolOutputItem,
 )
+from . import _checks
 from .config import RunConfig
 from .context import RunContext
 from .durable import Durability, check_compatible, read_opened, run_exists
@@ -57,7 +58,9 @@ class Runner:
     run — after a crash, in another process — from its last boundary.
     """
 
-    config: RunConfig = RunConfig()
+    config: RunConfig = attrs.field(
+        default=RunConfig(), validator=_checks.field(_checks.instance_of(RunConfig, "a RunConfig"))
+    )
     store: RunStore | None = None
 
     def run(
@@ -174,15 +177,13 @@ class Runner:
         has_started = False
         recorded = False
 
-        async def record() -> None:  # noqa: ASYNC910 - a second call has nothing left to do
-            nonlocal recorded, terminal
-            if not recorded:
-                recorded = True
-                try:
-                    with trio.CancelScope(shield=True):  # a cancelled or timed-out run is recorded too
-                        await session.append(new_items)
-                except Exception as exc:
-                    terminal = RunFailed(SessionFailed(f"{type(exc).__name__}: {exc}"))
+        async def record() -> None:  # noqa: ASYNC910 - the append is the checkpoint (a failure comes out of it)
+            nonlocal terminal
+            try:
+                with trio.CancelScope(shield=True):  # a cancelled or timed-out run is recorded too
+                    await session.append(new_items)
+            except Exception as exc:
+                terminal = RunFailed(SessionFailed(f"{type(exc).__name__}: {exc}"))
 
         async def forward(event: AgentEvent) -> None:
             nonlocal terminal
@@ -225,7 +226,8 @@ class Runner:
                 raise
             terminal = RunFailed(OtherError(f"internal error: {type(exc).__name__}: {exc}"))
         finally:
-            await record()  # noqa: ASYNC102 - the append runs in a shielded scope of its own
+            if not recorded:
+                await record()  # noqa: ASYNC102 - shielded inside; a store bounds its own waits (busy/pool timeouts)
         try:
             await send(terminal)
         except (trio.BrokenResourceError, trio.ClosedResourceError):

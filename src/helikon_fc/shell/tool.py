@@ -7,8 +7,8 @@ from typing import Generic, Protocol, TypeVar, runtime_checkable
 
 import attrs
 
-from ..core import JsonObject, JsonValue, ToolDef
-from .context import ActionsHandle, RunContext
+from ..core import JsonObject, JsonValue, ToolDef, ToolEffect
+from .context import ActionsHandle, RunContext, WorkerGate
 
 Ctx = TypeVar("Ctx")
 Ctx_contra = TypeVar("Ctx_contra", contravariant=True)
@@ -41,6 +41,10 @@ class ToolContext(Generic[Ctx]):
         """Signals to the enclosing orchestrator; ``actions.escalate()`` ends a `LoopAgent`."""
         return self.run.actions
 
+    def for_worker_thread(self, gate: WorkerGate) -> ToolContext[Ctx]:
+        """This context as a sync tool's worker thread sees it (see `RunContext.for_worker_thread`)."""
+        return ToolContext(self.run.for_worker_thread(gate), self.call_id, self.tool_name)
+
 
 @attrs.frozen
 class ToolOutput:
@@ -67,9 +71,10 @@ class Tool(Protocol[Ctx]):
     against it before `invoke` runs. `invoke` returns a `ToolOutput` or raises `ToolError`;
     any other exception is also reported to the model as an error result.
 
-    Two optional attributes are read when present: ``strict: bool`` (`parameters` is in OpenAI's
-    strict form, sent with ``strict: true``) and ``timeout: float | None`` (seconds a call may run).
-    See ``docs/tools.md``.
+    Optional attributes are read when present: ``strict: bool`` (`parameters` is in OpenAI's
+    strict form, sent with ``strict: true``), ``timeout: float | None`` (seconds a call may run)
+    and ``effect: ToolEffect`` (what a call may change; `tool_effect` reads it, default
+    ``SIDE_EFFECT``). See ``docs/tools.md`` and ``docs/control.md``.
     """
 
     @property
@@ -82,6 +87,12 @@ class Tool(Protocol[Ctx]):
     def parameters(self) -> JsonObject: ...
 
     async def invoke(self, ctx: ToolContext[Ctx], arguments: JsonObject) -> ToolOutput: ...
+
+
+def tool_effect(tool: Tool[Ctx]) -> ToolEffect:
+    """The effect `tool` declares (its ``effect`` attribute), or `ToolEffect.SIDE_EFFECT` when it declares none."""
+    effect = getattr(tool, "effect", ToolEffect.SIDE_EFFECT)
+    return effect if isinstance(effect, ToolEffect) else ToolEffect.SIDE_EFFECT
 
 
 def tool_def(tool: Tool[Ctx]) -> ToolDef:

@@ -64,12 +64,12 @@ async def execute_tool_call(
     tool_ctx = ToolContext(ctx, call.call_id, name)
     timeout: float | None = getattr(tool, "timeout", None)
     try:
-        output: ToolOutput | None
+        output: object
         if timeout is None:
             output = await tool.invoke(tool_ctx, arguments)
         else:
-            output = await _invoke_with_timeout(tool, tool_ctx, arguments, timeout)
-            if output is None:
+            timed_out, output = await _invoke_with_timeout(tool, tool_ctx, arguments, timeout)
+            if timed_out:
                 return _error(call, f"tool {name} timed out after {timeout:g} s")
     except ToolError as exc:
         return _error(call, str(exc) or f"tool {name} failed")  # noqa: ASYNC910
@@ -85,11 +85,16 @@ async def execute_tool_call(
 
 async def _invoke_with_timeout(
     tool: Tool[Ctx], tool_ctx: ToolContext[Ctx], arguments: JsonObject, timeout: float
-) -> ToolOutput | None:
-    """The tool's output, or `None` when it ran out of time."""
-    with trio.move_on_after(timeout):
-        return await tool.invoke(tool_ctx, arguments)
-    return None
+) -> tuple[bool, object]:
+    """``(True, None)`` when the tool ran out of time, else ``(False, what invoke returned)``.
+
+    The flag comes from the cancel scope, not from the value: a broken tool returning `None` in time
+    must be reported as broken, not as timed out.
+    """
+    output: object = None
+    with trio.move_on_after(timeout) as scope:
+        output = await tool.invoke(tool_ctx, arguments)
+    return scope.cancelled_caught, output
 
 
 def _describe(exc: BaseException) -> str:

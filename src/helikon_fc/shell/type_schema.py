@@ -1,19 +1,23 @@
 """From Python annotations to JSON Schema and back: what `@function_tool` and `output_type` are built on.
 
 `schema_for(tp)` describes a type as JSON Schema; `decode(tp, value)` turns a decoded JSON value into
-an instance of that type, checking it on the way; `output_schema_for(tp)` is the strict schema a
-structured-output turn sends to the model. One compiled *codec* per type does all three, so the
-schema and the decoder never disagree.
+an instance of that type, checking it on the way; `output_schema_for(tp)` is the schema a
+structured-output turn sends to the model (in strict form) and checks the answer against. One
+compiled *codec* per type does all three, so the schema and the decoder never disagree.
 
 Supported types: ``str``, ``int``, ``float``, ``bool``, ``None``, ``list[X]``, ``tuple[X, ...]``,
 ``tuple[X, Y, ...]`` (fixed length), ``dict[str, X]``, bare ``list``/``dict`` (any JSON array/object),
 ``X | Y`` (``X | None`` included), ``Literal[...]`` of strings, ints, bools and ``None``, ``Enum``
-classes (by value) and attrs classes (inlined; field descriptions from
-``attrs.field(metadata={"description": ...})``, attribute docstrings or ``Annotated[X, "description"]``,
-in that order, and the class docstring's summary when the field has none).
-Anything else raises `TypeError` when the schema is built.
+classes (by value), ``datetime``/``date``/``time``/``UUID`` (strings with a ``format``, decoded with
+``fromisoformat`` / ``UUID``), and attrs classes, dataclasses and TypedDicts (inlined closed objects;
+field descriptions from ``metadata={"description": ...}``, attribute docstrings or
+``Annotated[X, "description"]``, in that order, and the class docstring's summary when the field has
+none; a TypedDict's ``NotRequired`` keys are optional). ``Annotated`` metadata may also bound a value
+with `annotated_types` (``Ge``, ``Lt``, ``MultipleOf``, ``MaxLen``, ... see `type_constraints`): the
+bound is in the schema and checked when decoding. Anything else, an unknown metadata object included,
+raises `TypeError` when the schema is built.
 
-Decoding is strict: no ``"1"`` -> ``1`` coercion, no unknown keys on attrs objects (their schemas say
+Decoding is strict: no ``"1"`` -> ``1`` coercion, no unknown keys on class objects (their schemas say
 ``additionalProperties: false``); an integral float such as ``3.0`` is accepted as the int ``3`` and an
 int as a float, as JSON Schema does. A ``null`` for a field that has a default but does not accept
 ``None`` means "use the default" — that is how the strict schema form spells an omitted field.
@@ -23,6 +27,9 @@ from __future__ import annotations
 
 import ast
 import copy
+import dataclasses
+import datetime
+import decimal
 import enum
 import inspect
 import itertools
@@ -32,13 +39,29 @@ import re
 import textwrap
 import threading
 import types
+import uuid
 from collections.abc import Callable, Mapping
-from typing import Annotated, Any, Literal, TypeVar, Union, cast, get_args, get_origin, get_type_hints, overload
+from typing import (
+    Annotated,
+    Any,
+    Literal,
+    NotRequired,
+    Required,
+    TypeVar,
+    Union,
+    cast,
+    get_args,
+    get_origin,
+    get_type_hints,
+    overload,
+)
 
 import attrs
+from typing_extensions import is_typeddict
 
 from ..core import JsonObject, JsonValue, OutputSchema, strict_schema
 from ..core.schema import json_type_name
+from .type_constraints import Bound, read_metadata
 
 T = TypeVar("T")
 
@@ -80,21 +103,32 @@ def _child(path: str, key: str) -> str:
 # Codecs: one per type, each knows its schema and how to decode a JSON value into the type.
 
 
+_Form = Literal["plain", "strict", "output"]
+"""Which schema a codec writes for a field with a default:
+
+- ``plain``: optional (left out of ``required``), of its own type;
+- ``strict``: required but nullable (OpenAI's strict form; ``null`` means the default);
+- ``output``: optional *and* nullable, what a structured answer is checked against. A provider sends it
+  in strict form (`strict_schema` makes every key required), so a strict model sends ``null`` and a
+  model that is not held to the schema may leave the field out; either way the default applies.
+"""
+
+
 class _Codec:
-    """Schema and decoder for one type. `strict` schemas make optional fields required-but-nullable."""
+    """Schema and decoder for one type; see `_Form` for how fields with defaults are written."""
 
     accepts_none: bool = False
 
     def __init__(self) -> None:
         self.description: str | None = None
 
-    def schema(self, strict: bool) -> JsonObject:
-        result = self._schema(strict)
+    def schema(self, form: _Form) -> JsonObject:
+        result = self._schema(form)
         if self.description:
             result["description"] = self.description
         return result
 
-    def _schema(self, strict: bool) -> JsonObject:
+    def _schema(self, form: _Form) -> JsonObject:
         raise NotImplementedError
 
     def decode(self, value: JsonValue, path: str, errors: list[str]) -> Any:
@@ -108,7 +142,7 @@ def _expected(errors: list[str], path: str, expected: str, value: JsonValue) -> 
 
 
 class _Str(_Codec):
-    def _schema(self, strict: bool) -> JsonObject:
+    def _schema(self, form: _Form) -> JsonObject:
         return {"type": "string"}
 
     def decode(self, value: JsonValue, path: str, errors: list[str]) -> Any:
@@ -116,7 +150,7 @@ class _Str(_Codec):
 
 
 class _Int(_Codec):
-    def _schema(self, strict: bool) -> JsonObject:
+    def _schema(self, form: _Form) -> JsonObject:
         return {"type": "integer"}
 
     def decode(self, value: JsonValue, path: str, errors: list[str]) -> Any:
@@ -128,7 +162,7 @@ class _Int(_Codec):
 
 
 class _Float(_Codec):
-    def _schema(self, strict: bool) -> JsonObject:
+    def _schema(self, form: _Form) -> JsonObject:
         return {"type": "number"}
 
     def decode(self, value: JsonValue, path: str, errors: list[str]) -> Any:
@@ -141,7 +175,7 @@ class _Float(_Codec):
 
 
 class _Bool(_Codec):
-    def _schema(self, strict: bool) -> JsonObject:
+    def _schema(self, form: _Form) -> JsonObject:
         return {"type": "boolean"}
 
     def decode(self, value: JsonValue, path: str, errors: list[str]) -> Any:
@@ -151,7 +185,7 @@ class _Bool(_Codec):
 class _Null(_Codec):
     accepts_none = True
 
-    def _schema(self, strict: bool) -> JsonObject:
+    def _schema(self, form: _Form) -> JsonObject:
         return {"type": "null"}
 
     def decode(self, value: JsonValue, path: str, errors: list[str]) -> Any:
@@ -163,14 +197,141 @@ class _AnyJson(_Codec):
 
     def __init__(self, kind: Literal["array", "object"]) -> None:
         super().__init__()
-        self._kind = kind
+        self.kind = kind
 
-    def _schema(self, strict: bool) -> JsonObject:
-        return {"type": self._kind}
+    def _schema(self, form: _Form) -> JsonObject:
+        return {"type": self.kind}
 
     def decode(self, value: JsonValue, path: str, errors: list[str]) -> Any:
-        ok = isinstance(value, list) if self._kind == "array" else isinstance(value, dict)
-        return value if ok else _expected(errors, path, self._kind, value)
+        ok = isinstance(value, list) if self.kind == "array" else isinstance(value, dict)
+        return value if ok else _expected(errors, path, self.kind, value)
+
+
+class _Formatted(_Codec):
+    """A string in a standard format, decoded into its Python type: ``datetime``, ``date``, ``time``, ``UUID``."""
+
+    def __init__(self, fmt: str, parse: Callable[[str], object], what: str) -> None:
+        super().__init__()
+        self._format = fmt
+        self._parse = parse
+        self._what = what
+
+    def _schema(self, form: _Form) -> JsonObject:
+        return {"type": "string", "format": self._format}
+
+    def decode(self, value: JsonValue, path: str, errors: list[str]) -> Any:
+        if not isinstance(value, str):
+            return _expected(errors, path, f"string ({self._what})", value)
+        try:
+            return self._parse(value)
+        except ValueError:
+            errors.append(f"{path}: expected {self._what}, got {_json_repr(value)}")
+            return _FAIL
+
+
+_FORMATS: dict[object, _Formatted] = {
+    datetime.datetime: _Formatted("date-time", datetime.datetime.fromisoformat, "an ISO 8601 date-time"),
+    datetime.date: _Formatted("date", datetime.date.fromisoformat, "an ISO 8601 date"),
+    datetime.time: _Formatted("time", datetime.time.fromisoformat, "an ISO 8601 time"),
+    uuid.UUID: _Formatted("uuid", uuid.UUID, "a UUID"),
+}
+
+_Kind = Literal["number", "string", "array", "object"]
+
+_LENGTH_KEYWORDS: dict[_Kind, tuple[str, str, str]] = {
+    "string": ("minLength", "maxLength", "characters"),
+    "array": ("minItems", "maxItems", "items"),
+    "object": ("minProperties", "maxProperties", "keys"),
+}
+
+_COMPARISONS: dict[str, tuple[Callable[[float, float], bool], str]] = {
+    "minimum": (lambda v, b: v >= b, ">="),
+    "exclusiveMinimum": (lambda v, b: v > b, ">"),
+    "maximum": (lambda v, b: v <= b, "<="),
+    "exclusiveMaximum": (lambda v, b: v < b, "<"),
+}
+
+
+class _Constrained(_Codec):
+    """Another codec's values, bounded: ``Annotated[int, Ge(0)]``, ``Annotated[list[str], MaxLen(3)]``, ..."""
+
+    def __init__(self, inner: _Codec, kind: _Kind, bounds: tuple[Bound, ...]) -> None:
+        super().__init__()
+        self.inner = inner
+        self.kind = kind
+        self.bounds = bounds
+        self.accepts_none = inner.accepts_none
+
+    def _schema(self, form: _Form) -> JsonObject:
+        result = self.inner.schema(form)
+        for bound in self.bounds:
+            result[self._keyword(bound)] = bound.value
+        return result
+
+    def _keyword(self, bound: Bound) -> str:
+        if not bound.is_length:
+            return bound.keyword
+        low, high, _ = _LENGTH_KEYWORDS[self.kind]
+        return low if bound.keyword == "minLength" else high
+
+    def decode(self, value: JsonValue, path: str, errors: list[str]) -> Any:
+        before = len(errors)
+        result = self.inner.decode(value, path, errors)
+        if len(errors) > before or value is None:
+            return result
+        for bound in self.bounds:
+            problem = self._problem(bound, value)
+            if problem is not None:
+                errors.append(f"{path}: {problem}")
+        return _FAIL if len(errors) > before else result
+
+    def _problem(self, bound: Bound, value: JsonValue) -> str | None:
+        if bound.is_length:
+            assert isinstance(value, str | list | dict)
+            unit = _LENGTH_KEYWORDS[self.kind][2]
+            if bound.keyword == "minLength" and len(value) < bound.value:
+                return f"must have at least {bound.value} {unit}, got {len(value)}"
+            if bound.keyword == "maxLength" and len(value) > bound.value:
+                return f"must have at most {bound.value} {unit}, got {len(value)}"
+            return None
+        assert isinstance(value, int | float)
+        if bound.keyword == "multipleOf":
+            if _is_multiple(value, bound.value):
+                return None
+            return f"must be a multiple of {bound.value:g}, got {_json_repr(value)}"
+        holds, symbol = _COMPARISONS[bound.keyword]
+        return None if holds(value, bound.value) else f"must be {symbol} {bound.value:g}, got {_json_repr(value)}"
+
+
+def _is_multiple(value: float, factor: float) -> bool:
+    """Exact for whole numbers (``4e16`` as the integer it is) and for floats written in decimal (``0.3`` is
+    a multiple of ``0.1``)."""
+    if isinstance(factor, int) and (isinstance(value, int) or value.is_integer()):
+        return int(value) % factor == 0
+    try:
+        return decimal.Decimal(repr(value)) % decimal.Decimal(repr(factor)) == 0
+    except decimal.InvalidOperation:  # a quotient too large to hold exactly: compare as floats
+        quotient = value / factor
+        return math.isfinite(quotient) and quotient == math.floor(quotient)
+
+
+def _kind_of(codec: _Codec) -> _Kind | None:
+    """Which JSON values `codec` makes, when it is one a bound can apply to."""
+    match codec:
+        case _Constrained(kind=kind):
+            return kind
+        case _Int() | _Float():
+            return "number"
+        case _Str():
+            return "string"
+        case _List() | _FixedTuple():
+            return "array"
+        case _Dict():
+            return "object"
+        case _AnyJson():
+            return "array" if codec.kind == "array" else "object"
+        case _:
+            return None
 
 
 class _List(_Codec):
@@ -179,8 +340,8 @@ class _List(_Codec):
         self._item = item
         self._tuple = as_tuple
 
-    def _schema(self, strict: bool) -> JsonObject:
-        return {"type": "array", "items": self._item.schema(strict)}
+    def _schema(self, form: _Form) -> JsonObject:
+        return {"type": "array", "items": self._item.schema(form)}
 
     def decode(self, value: JsonValue, path: str, errors: list[str]) -> Any:
         if not isinstance(value, list):
@@ -198,11 +359,11 @@ class _FixedTuple(_Codec):
         super().__init__()
         self._items = items
 
-    def _schema(self, strict: bool) -> JsonObject:
+    def _schema(self, form: _Form) -> JsonObject:
         n = len(self._items)
         return {
             "type": "array",
-            "prefixItems": [item.schema(strict) for item in self._items],
+            "prefixItems": [item.schema(form) for item in self._items],
             "items": False,
             "minItems": n,
             "maxItems": n,
@@ -225,8 +386,8 @@ class _Dict(_Codec):
         super().__init__()
         self._value = value
 
-    def _schema(self, strict: bool) -> JsonObject:
-        return {"type": "object", "additionalProperties": self._value.schema(strict)}
+    def _schema(self, form: _Form) -> JsonObject:
+        return {"type": "object", "additionalProperties": self._value.schema(form)}
 
     def decode(self, value: JsonValue, path: str, errors: list[str]) -> Any:
         if not isinstance(value, dict):
@@ -247,7 +408,7 @@ class _Choice(_Codec):
         self._by_value = {(type(v), v): member for v, member in pairs}
         self.accepts_none = None in self._values
 
-    def _schema(self, strict: bool) -> JsonObject:
+    def _schema(self, form: _Form) -> JsonObject:
         kinds = {json_type_name(v) for v in self._values}
         result: JsonObject = {}
         if len(kinds) == 1:
@@ -285,8 +446,8 @@ class _Union(_Codec):
         self._options = options
         self.accepts_none = any(o.accepts_none for o in options)
 
-    def _schema(self, strict: bool) -> JsonObject:
-        schemas = [o.schema(strict) for o in self._options]
+    def _schema(self, form: _Form) -> JsonObject:
+        schemas = [o.schema(form) for o in self._options]
         non_null = [s for s in schemas if s != {"type": "null"}]
         if len(non_null) == 1 and len(schemas) == 2:
             return _nullable(non_null[0])
@@ -350,15 +511,15 @@ class _Fields(_Codec):
     def fields(self) -> tuple[_Field, ...]:
         return self._fields
 
-    def _schema(self, strict: bool) -> JsonObject:
+    def _schema(self, form: _Form) -> JsonObject:
         properties: JsonObject = {}
         required: list[JsonValue] = []
         for field in self._fields:
-            sub = field.codec.schema(strict)
-            if field.default is not _FAIL and strict and not field.codec.accepts_none:
+            sub = field.codec.schema(form)
+            if field.default is not _FAIL and form != "plain" and not field.codec.accepts_none:
                 sub = _nullable(sub)
             properties[field.key] = sub
-            if strict or field.default is _FAIL:
+            if form == "strict" or field.default is _FAIL:
                 required.append(field.key)
         result: JsonObject = {}
         if self._title:
@@ -426,9 +587,9 @@ class _Compiler:
         origin = get_origin(tp)
         args = get_args(tp)
         if origin is Annotated:
-            codec = self.compile(args[0], where)
-            description = next((a for a in tp.__metadata__ if isinstance(a, str)), None)  # type: ignore[attr-defined]
-            return _described(codec, description)
+            return self._annotated(args[0], tp.__metadata__, where)  # type: ignore[attr-defined]
+        if tp in _FORMATS:
+            return _FORMATS[tp]
         if tp is str:
             return _Str()
         if tp is bool:
@@ -465,9 +626,17 @@ class _Compiler:
             return _Dict(self.compile(args[1], f"{where}{{}}"))
         if isinstance(tp, type) and issubclass(tp, enum.Enum):
             return self._enum(tp, where)
-        if isinstance(tp, type) and attrs.has(tp):
-            return self._attrs(tp, where)
+        if isinstance(tp, type) and (attrs.has(tp) or dataclasses.is_dataclass(tp) or is_typeddict(tp)):
+            return self._class(tp, where)
         raise _unsupported(tp, where)
+
+    def _annotated(self, tp: object, metadata: tuple[object, ...], where: str) -> _Codec:
+        """``Annotated[X, ...]``: `X` with the description and the bounds its metadata gives."""
+        description, bounds = read_metadata(metadata, where)
+        codec = self.compile(tp, where)
+        if bounds:
+            codec = _Constrained(codec, _bounded_kind(codec, tp, bounds, where), bounds)
+        return _described(codec, description)
 
     @staticmethod
     def _literal_value(value: object, tp: object, where: str) -> JsonValue:
@@ -487,7 +656,8 @@ class _Compiler:
             pairs.append((member.value, member))
         return _Choice(pairs)
 
-    def _attrs(self, tp: type, where: str) -> _Codec:
+    def _class(self, tp: type, where: str) -> _Codec:
+        """An attrs class, a dataclass or a TypedDict: a closed object of its fields, inlined."""
         if tp in self._active:
             raise TypeError(f"unsupported type {tp.__name__} at {where}: recursive classes cannot be inlined")
         self._active.add(tp)
@@ -498,24 +668,100 @@ class _Compiler:
                 raise TypeError(f"cannot resolve the annotations of {tp.__name__} at {where}: {exc}") from exc
             docs = _attribute_docs(tp)
             fields: list[_Field] = []
-            for a in attrs.fields(tp):
-                if not a.init:
-                    continue
-                if a.name not in hints:
-                    raise TypeError(f"field {tp.__name__}.{a.name} at {where} has no type annotation")
-                codec = self.compile(hints[a.name], _child(where, a.name))
-                description = a.metadata.get("description") if isinstance(a.metadata, Mapping) else None
+            for spec in _field_specs(tp, hints):
+                if spec.name not in hints:
+                    raise TypeError(f"field {tp.__name__}.{spec.name} at {where} has no type annotation")
+                codec = self.compile(_unwrap_required(hints[spec.name]), _child(where, spec.name))
                 # A description given for the field wins over one its type carries (a class docstring).
-                codec = _described(codec, description if isinstance(description, str) else docs.get(a.name))
-                default: Any = _FAIL
-                if a.default is not attrs.NOTHING:
-                    default = a.default
-                fields.append(_Field(a.name, a.alias or a.name, codec, default))
+                codec = _described(codec, spec.description or docs.get(spec.name))
+                fields.append(_Field(spec.name, spec.arg, codec, spec.default))
         finally:
             self._active.discard(tp)
         summary = _summary(tp.__doc__) if tp.__doc__ and not _is_attrs_generated_doc(tp) else None
-        codec = _Fields(tuple(fields), lambda kwargs: tp(**kwargs), tp.__name__)
+        build: Callable[[dict[str, Any]], Any] = dict if is_typeddict(tp) else lambda kwargs: tp(**kwargs)
+        codec = _Fields(tuple(fields), build, tp.__name__)
         return _described(codec, summary)
+
+
+def _bounded_kind(codec: _Codec, tp: object, bounds: tuple[Bound, ...], where: str) -> _Kind:
+    """What `bounds` constrain in `codec`'s values; `TypeError` when one cannot apply to them."""
+    kind = _kind_of(codec)
+    for bound in bounds:
+        if kind is None or (kind == "number") == bound.is_length:
+            what = (
+                "a length bounds a str, list, tuple or dict" if bound.is_length else "a bound applies to int and float"
+            )
+            raise TypeError(
+                f"unsupported constraint {bound.keyword}={bound.value!r} at {where}: {_type_repr(tp)} cannot have it "
+                f"({what}; in a union, annotate the member: Annotated[int, Ge(0)] | None)"
+            )
+    assert kind is not None
+    return kind
+
+
+@attrs.frozen
+class _FieldSpec:
+    """One field of a class as the schema needs it."""
+
+    name: str
+    arg: str
+    """The keyword its constructor takes it by."""
+    default: Any
+    """`_FAIL` when the field is required; anything else means it may be left out."""
+    description: str | None
+
+
+_OMITTED: Any = _Missing()
+"""The default of a TypedDict key that is not required: when absent, it stays absent."""
+
+
+def _field_specs(tp: type, hints: Mapping[str, object]) -> list[_FieldSpec]:
+    """The fields of an attrs class, a dataclass or a TypedDict (only those its constructor takes)."""
+    if attrs.has(tp):
+        return [
+            _FieldSpec(a.name, a.alias or a.name, _FAIL if a.default is attrs.NOTHING else a.default, _meta(a.metadata))
+            for a in attrs.fields(tp)
+            if a.init
+        ]
+    if dataclasses.is_dataclass(tp):
+        return [
+            _FieldSpec(f.name, f.name, _dataclass_default(f), _meta(f.metadata))
+            for f in dataclasses.fields(tp)
+            if f.init
+        ]
+    return [
+        _FieldSpec(key, key, _FAIL if _is_required_key(tp, key, hint) else _OMITTED, None)
+        for key, hint in hints.items()
+    ]
+
+
+def _is_required_key(tp: type, key: str, hint: object) -> bool:
+    """Whether a TypedDict must have `key`. The resolved hint decides first: under ``from __future__ import
+    annotations`` the class cannot see ``NotRequired`` inside its string annotations when it is made."""
+    origin = get_origin(hint)
+    if origin is Required or origin is NotRequired:
+        return origin is Required
+    return key in getattr(tp, "__required_keys__", frozenset())
+
+
+def _dataclass_default(field: dataclasses.Field[Any]) -> Any:
+    if field.default is not dataclasses.MISSING:
+        return field.default
+    if field.default_factory is not dataclasses.MISSING:
+        return field.default_factory  # only marks the field optional: the constructor calls the factory
+    return _FAIL
+
+
+def _meta(metadata: Mapping[Any, Any] | None) -> str | None:
+    description = metadata.get("description") if isinstance(metadata, Mapping) else None
+    return description if isinstance(description, str) else None
+
+
+def _unwrap_required(tp: object) -> object:
+    """``Required[X]`` / ``NotRequired[X]`` (TypedDict keys) as ``X``: `__required_keys__` already says which."""
+    while get_origin(tp) in (Required, NotRequired):
+        tp = get_args(tp)[0]
+    return tp
 
 
 def _is_attrs_generated_doc(tp: type) -> bool:
@@ -535,7 +781,8 @@ def _described(codec: _Codec, description: str | None) -> _Codec:
 def _unsupported(tp: object, where: str) -> TypeError:
     return TypeError(
         f"unsupported type {_type_repr(tp)} at {where}: supported are str, int, float, bool, None, list[X], "
-        "tuple[X, ...], tuple[X, Y], dict[str, X], X | Y, Literal[...], Enum and attrs classes"
+        "tuple[X, ...], tuple[X, Y], dict[str, X], X | Y, Literal[...], Enum, datetime, date, time, UUID, "
+        "attrs classes, dataclasses and TypedDicts (and Annotated[X, ...] of these)"
     )
 
 
@@ -606,7 +853,7 @@ class ParametersCodec:
 
     def schema(self, strict: bool) -> JsonObject:
         """The object schema (strict form: every key required, optional ones nullable)."""
-        schema = self._codec.schema(strict)
+        schema = self._codec.schema("strict" if strict else "plain")
         return strict_schema(schema) if strict else schema
 
     def decode(self, arguments: JsonObject) -> tuple[list[Any], dict[str, Any]]:
@@ -661,11 +908,12 @@ def schema_for(tp: object) -> JsonObject:
     Raises:
         TypeError: `tp` (or a type inside it) is not supported; the message names it and where it is.
     """
-    return _compile(tp).schema(strict=False)
+    return _compile(tp).schema("plain")
 
 
 def strict_problems(schema: JsonValue, path: str = "$") -> list[str]:
-    """What OpenAI's strict mode cannot express: free-form objects, untyped arrays, fixed-length tuples."""
+    """What OpenAI's strict mode cannot express: free-form objects, untyped arrays, fixed-length tuples and
+    string length bounds (``Annotated[str, MaxLen(n)]``)."""
     problems: list[str] = []
     if not isinstance(schema, dict):
         return problems
@@ -677,6 +925,8 @@ def strict_problems(schema: JsonValue, path: str = "$") -> list[str]:
         problems.append(f"{path}: a fixed-length tuple (strict mode has no prefixItems: use an attrs class or a list)")
     elif "array" in kinds and not isinstance(schema.get("items"), dict):
         problems.append(f"{path}: an array of anything (strict mode needs an item type: use list[X])")
+    if "string" in kinds and ("minLength" in schema or "maxLength" in schema):
+        problems.append(f"{path}: a string length bound (strict mode has no minLength/maxLength: check it in the tool)")
     props = schema.get("properties")
     if isinstance(props, dict):
         for key, sub in props.items():
@@ -698,7 +948,7 @@ def strict_schema_for(tp: object, where: str = "$") -> JsonObject:
         TypeError: `tp` is unsupported, or has a part strict mode cannot express (a ``dict[str, X]``,
             a bare ``list``/``dict``, a fixed-length tuple).
     """
-    schema = strict_schema(_compile(tp).schema(strict=True))
+    schema = strict_schema(_compile(tp).schema("strict"))
     problems = strict_problems(schema, where)
     if problems:
         raise TypeError(f"{_type_repr(tp)} cannot be sent in strict mode: " + "; ".join(problems))
@@ -715,6 +965,11 @@ def output_schema_for(tp: type) -> OutputSchema:
     as it is; any other type ``T`` (``int``, ``list[int]``, ``Literal[...]``, ``Point | None``, ...) is
     wrapped as ``{"value": T}`` and `decode` unwraps ``{"value": ...}`` again for such types.
 
+    A field with a default is nullable and left out of ``required``: the answer is checked against this
+    schema, and a model may leave such a field out or send ``null``, both meaning the default (`decode`
+    fills it in). `strict` is set, so a provider sends ``strict_schema(schema)``, in which every key is
+    required: that is `strict_schema_for(tp)`.
+
     Args:
         tp: The output type.
 
@@ -726,9 +981,11 @@ def output_schema_for(tp: type) -> OutputSchema:
     """
     codec = _compile(tp)
     name = _schema_name(tp)
-    if isinstance(codec, _Fields):
-        return OutputSchema(name, strict_schema_for(tp))
-    inner = strict_schema_for(tp, f"$.{_WRAPPER_KEY}")
+    wrapped_type = not isinstance(codec, _Fields)
+    strict_schema_for(tp, f"$.{_WRAPPER_KEY}" if wrapped_type else "$")  # refuse what strict mode cannot send
+    if not wrapped_type:
+        return OutputSchema(name, codec.schema("output"))
+    inner = codec.schema("output")
     wrapped: JsonObject = {
         "type": "object",
         "properties": {_WRAPPER_KEY: inner},

@@ -100,18 +100,19 @@ class StoreBase(abc.ABC):
         """Release the store's connections (waiting for calls in progress); later calls raise `StoreError`."""
         self._closed = True
         ops, self._ops = self._ops, None
-        if ops is not None:
-            with trio.CancelScope(shield=True):
-                await self._run(ops.close)
+        if ops is None:
+            await trio.lowlevel.checkpoint()
+            return
+        with trio.CancelScope(shield=True):
+            await self._run(ops.close)
 
     async def _ensure_open(self) -> StoreOps:
-        if self._ops is None:
-            async with self._opening:
-                if self._closed:
-                    raise StoreError(f"{self!r} is closed")
-                if self._ops is None:
-                    self._ops = await self._run(self._open_ops)
-        return self._ops
+        async with self._opening:
+            if self._closed:
+                raise StoreError(f"{self!r} is closed")
+            if self._ops is None:
+                self._ops = await self._run(self._open_ops)
+            return self._ops
 
     async def _call(self, op: Callable[[StoreOps], T]) -> T:
         ops = self._ops if self._ops is not None and not self._closed else await self._ensure_open()

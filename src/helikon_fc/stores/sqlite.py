@@ -206,15 +206,17 @@ class SQLiteStore(StoreBase):
         self._queue.append(pending)
         try:
             await self._limiter.acquire()
-        except BaseException as exc:  # cancelled while waiting for the connection
+        except trio.Cancelled:
+            if pending.taken:  # a batch in flight holds it: it lands whole before the cancellation goes on
+                with trio.CancelScope(shield=True):
+                    await pending.finished.wait()
+            else:
+                self._queue.remove(pending)
+            raise
+        except BaseException:
             if not pending.taken:
                 self._queue.remove(pending)
-                raise
-            if not isinstance(exc, trio.Cancelled):
-                raise
-            with trio.CancelScope(shield=True):  # a batch in flight holds it: it lands whole, as a thread call would
-                await pending.finished.wait()
-            return pending.result()
+            raise
         try:
             if not pending.taken:
                 batch, self._queue = self._queue, []

@@ -12,6 +12,7 @@ import trio
 import trio.testing
 
 from ..core import AgentError, AgentEvent
+from ..shell import _checks
 from ..shell.config import RunConfig
 from ..shell.context import RunContext
 from ..shell.function_tool import sync_tools_inline
@@ -90,8 +91,11 @@ def simulate(
             wake-ups then varies from run to run).
 
     Raises:
+        TypeError: an argument is of the wrong kind (for example `input` neither a string nor an
+            `AgentInput`).
         RuntimeError: called from inside a trio run (use ``await run_simulated(...)`` there).
     """
+    _check_arguments("simulate", agent, input, ctx, config)
     if trio.lowlevel.in_trio_run():
         raise RuntimeError(
             "simulate() starts its own trio.run, so it cannot be called from inside trio;"
@@ -173,6 +177,7 @@ async def run_simulated(
         RuntimeError: the current trio run's clock is not a ``trio.testing.MockClock`` (a real
             clock would make latencies cost real time and `elapsed` vary from run to run).
     """
+    _check_arguments("run_simulated", agent, input, ctx, config)
     if not isinstance(trio.lowlevel.current_clock(), trio.testing.MockClock):
         raise RuntimeError(
             "run_simulated() needs virtual time: run it under trio.testing.MockClock"
@@ -180,6 +185,16 @@ async def run_simulated(
         )
     with sync_tools_inline():
         return await _run(agent, input, ctx, config)
+
+
+def _check_arguments(owner: str, agent: object, input: object, ctx: object, config: object) -> None:
+    """Refuse arguments a simulated run could not use, before any trio run starts."""
+    _checks.require_agent(owner, "agent", agent)
+    _checks.require_type(owner, "input", input, (str, AgentInput), "a string or an AgentInput")
+    if ctx is not None:
+        _checks.require_type(owner, "ctx", ctx, RunContext, "a RunContext or None")
+    if config is not None:
+        _checks.require_type(owner, "config", config, RunConfig, "a RunConfig or None")
 
 
 async def _run(

@@ -6,27 +6,24 @@ import argparse
 import datetime
 import json
 import os
+import sys
 from typing import TextIO
 
 import trio
 
-from ..shell.storage import RunNotFound, RunRecord, RunSummary, StoreError
-from ..stores import store_at
-from ..stores.location import POSTGRES_SCHEMES
+from ...shell.storage import RunNotFound, RunRecord, RunSummary, StoreError
+from ...stores import store_at
+from ...stores.location import POSTGRES_SCHEMES
+from .._command import Command
+from ..terminal import EXIT_COMPLETED, EXIT_FAILED, EXIT_USAGE
 
-__all__ = ["add_runs_parser", "run_runs"]
+__all__ = ["RUNS", "run_runs"]
 
 SHORT = 100
 """How many characters of a record's body `show` prints (without ``--full``)."""
 
 
-def add_runs_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Register ``runs`` (with ``list`` and ``show``) on the ``helikon`` subcommands `commands`."""
-    runs = commands.add_parser(
-        "runs",
-        help="list the runs a store recorded, or show one run's records",
-        description="Inspect the runs recorded in a store (a SQLite file or a postgresql:// DSN).",
-    )
+def _configure(runs: argparse.ArgumentParser) -> None:
     actions = runs.add_subparsers(dest="runs_command", metavar="ACTION")
     listing = actions.add_parser("list", help="every recorded run, newest first")
     show = actions.add_parser("show", help="one run's summary and records")
@@ -34,19 +31,15 @@ def add_runs_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser
     show.add_argument("--full", action="store_true", help="print each record's whole JSON body")
     for action in (listing, show):
         action.add_argument("--store", required=True, metavar="PATH", help="a SQLite file or a postgresql:// DSN")
-    runs.set_defaults(runs_parser=runs)
 
 
 def run_runs(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    """Carry out a parsed ``helikon runs ...`` command; returns the exit status (1 when the store
-    or the run cannot be read, 2 for a missing action)."""
-    if args.runs_command is None:
-        args.runs_parser.print_help(out)
-        return 2
+    """Carry out a parsed ``helikon runs list|show`` command; returns the exit status (1 when the
+    store or the run cannot be read)."""
     location: str = args.store
     if not location.startswith(POSTGRES_SCHEMES) and not os.path.exists(location):
         err.write(f"helikon runs: no store at {location!r} (no such file)\n")
-        return 1
+        return EXIT_FAILED
     try:
         if args.runs_command == "list":
             out.write(trio.run(_list, location))
@@ -54,11 +47,31 @@ def run_runs(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             out.write(trio.run(_show, location, args.run_id, args.full))
     except RunNotFound:
         err.write(f"helikon runs: no run {args.run_id!r} in {location!r}\n")
-        return 1
+        return EXIT_FAILED
     except StoreError as exc:
         err.write(f"helikon runs: {exc}\n")
-        return 1
-    return 0
+        return EXIT_FAILED
+    return EXIT_COMPLETED
+
+
+def _execute(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    if args.runs_command is None:
+        parser.print_help()
+        return EXIT_USAGE
+    return run_runs(args, sys.stdout, sys.stderr)
+
+
+RUNS = Command(
+    name="runs",
+    help="list the runs a store recorded, or show one run's records",
+    description="Inspect the runs recorded in a store (a SQLite file or a postgresql:// DSN).",
+    epilog=(
+        "examples:\n  helikon runs list --store app.db\n  helikon runs show RUN_ID --store app.db --full\n"
+        "  helikon runs list --store postgresql://app@db.internal/app"
+    ),
+    configure=_configure,
+    execute=_execute,
+)
 
 
 async def _list(location: str) -> str:

@@ -1,0 +1,123 @@
+"""Hypothesis strategies for the permission layer: configurations, tool calls and command lines.
+
+Valid by construction and built from a small vocabulary (a few tools, programs and paths), so
+fuzzed rules and fuzzed calls actually meet: a random deny rule names a program a random command
+line runs often enough for "deny beats allow" to be tested, not assumed.
+"""
+
+from __future__ import annotations
+
+import json
+
+from hypothesis import strategies as st
+
+from helikon_fc.core import (
+    BashRule,
+    EditRule,
+    Guard,
+    GuardAction,
+    PermissionConfig,
+    PermissionMode,
+    PermissionRule,
+    PolicyAllow,
+    PolicyAsk,
+    PolicyDeny,
+    PolicyReplace,
+    PolicyRule,
+    PolicyVerdict,
+    ReadRule,
+    ToolCall,
+    ToolEffect,
+    ToolRule,
+)
+
+TOOLS = ("Bash", "Read", "Write", "Edit", "search", "delete_file")
+PROGRAMS = ("git", "ls", "rm", "curl", "python", "/bin/rm", "cat", "tee")
+PATHS = ("src/app.py", "./src/lib/x.py", "/etc/passwd", "README.md", "config/.env", "~/.ssh/id_rsa", "docs\\a.md", "/")
+GLOBS = ("*.py", "src/**", "src/*.py", "**/.env", "*.md", "", "/etc/*", "docs/*")
+WRAPPERS = ("", "sudo ", "timeout 5 ", "env FOO=1 ", "nice -n 5 ", "nohup ", "xargs ")
+SEPARATORS = (" && ", " || ", "; ", " | ", "\n", " & ")
+
+
+def tool_effects() -> st.SearchStrategy[ToolEffect]:
+    """Any tool effect."""
+    return st.sampled_from(ToolEffect)
+
+
+def permission_modes() -> st.SearchStrategy[PermissionMode]:
+    """Any permission mode."""
+    return st.sampled_from(PermissionMode)
+
+
+ALL_RULES: tuple[PermissionRule, ...] = (
+    *(ToolRule(tool) for tool in TOOLS),
+    *(BashRule(program) for program in PROGRAMS),
+    *(ReadRule(glob) for glob in GLOBS),
+    *(EditRule(glob) for glob in GLOBS),
+)
+"""Every rule over the vocabulary: drawing from a fixed tuple is cheap and shrinks towards the first."""
+
+
+def permission_rules() -> st.SearchStrategy[PermissionRule]:
+    """A rule over the small vocabulary."""
+    return st.sampled_from(ALL_RULES)
+
+
+def policy_verdicts() -> st.SearchStrategy[PolicyVerdict]:
+    """Any policy verdict; replacements carry a command line or a path as their arguments."""
+    return st.one_of(
+        st.sampled_from((PolicyAllow(), PolicyDeny("no"), PolicyDeny(""), PolicyAsk("sure?"))),
+        st.builds(PolicyReplace, arguments_texts()),
+    )
+
+
+def guards() -> st.SearchStrategy[Guard]:
+    """A user guard."""
+    return st.builds(Guard, st.sampled_from(("g1", "g2", "rm-root")), permission_rules(), st.sampled_from(GuardAction))
+
+
+def permission_configs() -> st.SearchStrategy[PermissionConfig]:
+    """Any permission configuration over the small vocabulary."""
+    rules = st.lists(permission_rules(), max_size=2).map(tuple)
+    return st.builds(
+        PermissionConfig,
+        mode=permission_modes(),
+        deny=rules,
+        allow=rules,
+        guards=st.lists(guards(), max_size=2).map(tuple),
+        builtin_guards=st.booleans(),
+        policy=st.lists(st.builds(PolicyRule, permission_rules(), policy_verdicts()), max_size=2).map(tuple),
+        external_policy=st.booleans(),
+    )
+
+
+_PROGRAMS = st.sampled_from(PROGRAMS)
+_ARGS = st.sampled_from(("", " -rf /", " status", " -la", " 'a b'", " > out.txt", " x > /etc/hosts"))
+_WRAPPERS = st.sampled_from(WRAPPERS)
+_SEPARATORS = st.sampled_from(SEPARATORS)
+_PARTS = st.lists(st.tuples(_SEPARATORS, _WRAPPERS, _PROGRAMS, _ARGS), min_size=1, max_size=3)
+
+
+@st.composite
+def command_lines(draw: st.DrawFn) -> str:
+    """A shell command line: one to three commands, maybe wrapped, joined by operators, maybe in ``bash -c``."""
+    parts = draw(_PARTS)
+    line = "".join(
+        (separator if index else "") + wrapper + program + args
+        for index, (separator, wrapper, program, args) in enumerate(parts)
+    )
+    return "bash -c " + json.dumps(line) if draw(st.booleans()) else line
+
+
+def arguments_texts() -> st.SearchStrategy[str]:
+    """Argument JSON for the vocabulary's tools (and some text that is not a JSON object)."""
+    return st.one_of(
+        command_lines().map(lambda line: json.dumps({"command": line})),
+        st.sampled_from(PATHS).map(lambda path: json.dumps({"path": path})),
+        st.sampled_from(("{}", "", "not json", "[1, 2]", '{"command": 7}')),
+    )
+
+
+def permission_tool_calls() -> st.SearchStrategy[ToolCall]:
+    """A call of one of the vocabulary's tools."""
+    return st.builds(ToolCall, st.sampled_from(("c1", "c2")), st.sampled_from(TOOLS), arguments_texts())

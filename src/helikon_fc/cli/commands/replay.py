@@ -1,0 +1,60 @@
+"""``helikon replay events.jsonl``: render a recorded run (``helikon run --json`` output) as the live view would."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TextIO
+
+from ...core import AgentEvent, RunCompleted, RunFailed, TerminalEvent, WireFormatError, from_json
+from .._command import Command
+from ..render import EventRenderer
+from ..terminal import EXIT_FAILED, EXIT_USAGE, add_colour_options, exit_status, wants_colour
+
+
+def _configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("recording", metavar="EVENTS.JSONL", help="one event per line, in the wire format ('-': stdin)")
+    add_colour_options(parser)
+
+
+def replay(lines: TextIO, renderer: EventRenderer, source: str) -> int:
+    """Render every event of `lines`; the exit status the recorded run would have had.
+
+    A line that is not an event stops the replay with status 2 and a message naming the line.
+    """
+    terminal: TerminalEvent | None = None
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            event: AgentEvent = from_json(AgentEvent, line)
+        except WireFormatError as exc:
+            print(f"helikon replay: {source}:{number}: not an event: {exc}", file=sys.stderr)
+            return EXIT_USAGE
+        renderer.render(event)
+        if isinstance(event, RunCompleted | RunFailed):
+            terminal = event
+    if terminal is None:
+        print(f"helikon replay: {source} ends without a terminal event (the run was cut short)", file=sys.stderr)
+        return EXIT_FAILED
+    return exit_status(terminal)
+
+
+def _execute(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    renderer = EventRenderer(sys.stdout, color=wants_colour(args))
+    if args.recording == "-":
+        return replay(sys.stdin, renderer, "<stdin>")
+    try:
+        with open(args.recording, encoding="utf-8") as lines:
+            return replay(lines, renderer, args.recording)
+    except OSError as exc:
+        parser.error(f"cannot read {args.recording}: {exc.strerror or exc}")
+
+
+REPLAY = Command(
+    name="replay",
+    help="render a recorded run (the JSON lines of `helikon run --json`)",
+    description="Render a recorded run, one wire-format event per line, as `helikon run` shows it live.",
+    configure=_configure,
+    execute=_execute,
+)

@@ -1,0 +1,111 @@
+"""Finding the agent ``helikon run MODULE:ATTRIBUTE`` names, and giving it the ``--model`` model.
+
+The attribute is one of:
+
+- an agent (any `Agent`: an `LlmAgent`, a workflow, a swarm, a graph). With ``--model``, an
+  `LlmAgent` runs on that model instead of its own (``agent.with_model(model)``); any other agent
+  is refused, because its inner agents each have their own model — expose a factory instead;
+- a factory with no parameters, returning an agent: treated as the agent it returns;
+- a factory with parameters: called with one argument, the ``--model`` model (or `None` when
+  ``--model`` is not given, meaning "use your own default"), returning an agent. This is the way
+  to run a whole multi-agent system on a model chosen on the command line.
+
+``MODULE`` is a module name importable from the current directory (``examples.triage``) or a path
+to a Python file (``examples/triage_handoff.py``, whose folder goes on ``sys.path`` so its own
+imports of sibling files work).
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import inspect
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from ..agents.llm_agent import LlmAgent
+from ..agents.protocol import Agent
+from ..models.protocol import Model
+from ..shell._checks import describe, is_agent
+
+
+class TargetError(Exception):
+    """The target could not be loaded or is not an agent; the message says why, in one line."""
+
+
+def load_agent(spec: str, model: Model | None) -> Agent[Any]:
+    """The agent `spec` (``MODULE:ATTRIBUTE``) names, on `model` when given; see the module docstring.
+
+    Raises:
+        TargetError: a malformed spec, a module that does not import, a missing attribute, or a
+            value that is neither an agent nor a factory of one.
+    """
+    module_name, _, attribute = spec.rpartition(":")
+    if not module_name or not attribute:
+        raise TargetError(f"expected MODULE:ATTRIBUTE (e.g. myapp.agents:triage), got {spec!r}")
+    value: object = _import(module_name)
+    for part in attribute.split("."):
+        if not hasattr(value, part):
+            raise TargetError(f"{module_name} has no attribute {attribute!r}")
+        value = getattr(value, part)
+    return _as_agent(spec, value, model)
+
+
+def _import(name: str) -> ModuleType:
+    try:
+        if name.endswith(".py"):
+            return _import_file(Path(name))
+        if "" not in sys.path and str(Path.cwd()) not in sys.path:
+            sys.path.insert(0, str(Path.cwd()))
+        return importlib.import_module(name)
+    except TargetError:
+        raise
+    except Exception as exc:  # a module that fails to import is the user's to fix: say how it failed
+        raise TargetError(f"cannot import {name}: {type(exc).__name__}: {exc}") from None
+
+
+def _import_file(path: Path) -> ModuleType:
+    if not path.is_file():
+        raise TargetError(f"no such file: {path}")
+    folder = str(path.resolve().parent)
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    if spec is None or spec.loader is None:
+        raise TargetError(f"cannot import {path}: not a Python module")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[path.stem] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _as_agent(spec: str, value: object, model: Model | None) -> Agent[Any]:
+    if is_agent(value):
+        return _on_model(spec, value, model)
+    if callable(value):
+        takes_model = _has_parameters(value)
+        built = value(model) if takes_model else value()
+        if not is_agent(built):
+            raise TargetError(f"{spec} returned {describe(built)}, not an agent")
+        return built if takes_model else _on_model(spec, built, model)
+    raise TargetError(f"{spec} is {describe(value)}: neither an agent nor a factory returning one")
+
+
+def _on_model(spec: str, agent: Any, model: Model | None) -> Agent[Any]:
+    if model is None:
+        return agent  # type: ignore[no-any-return]
+    if isinstance(agent, LlmAgent):
+        return agent.with_model(model)
+    raise TargetError(
+        f"{spec} is a {type(agent).__name__}, whose agents each have their own model, so --model cannot"
+        " replace it; point at a factory that takes the model instead (def build(model): ...)"
+    )
+
+
+def _has_parameters(factory: object) -> bool:
+    try:
+        return bool(inspect.signature(factory).parameters)  # type: ignore[arg-type]
+    except (TypeError, ValueError):  # a builtin without a signature: call it bare
+        return False

@@ -1,0 +1,43 @@
+"""What the subcommands share about the terminal: colour choice and exit statuses."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from ..core import Cancelled, RunCompleted, RunFailed, TerminalEvent
+
+EXIT_COMPLETED = 0
+"""The run completed."""
+EXIT_FAILED = 1
+"""The run failed (or the recording ends without a terminal event)."""
+EXIT_USAGE = 2
+"""Bad arguments: the command did not run."""
+EXIT_CANCELLED = 130
+"""The run was cancelled (Ctrl-C), as shells report a process ended by SIGINT."""
+
+
+def add_colour_options(parser: argparse.ArgumentParser) -> None:
+    """``--color`` / ``--no-color`` (colour is on by default on a TTY, unless ``NO_COLOR`` is set)."""
+    colour = parser.add_mutually_exclusive_group()
+    colour.add_argument("--color", action="store_true", help="ANSI colour even when stdout is not a TTY")
+    colour.add_argument("--no-color", action="store_true", help="no colour (also: the NO_COLOR variable)")
+
+
+def wants_colour(args: argparse.Namespace) -> bool:
+    """Whether to paint, from ``--color``/``--no-color``, ``NO_COLOR`` and whether stdout is a TTY."""
+    if args.color:
+        return True
+    return sys.stdout.isatty() and not args.no_color and not os.environ.get("NO_COLOR")
+
+
+def exit_status(terminal: TerminalEvent | None) -> int:
+    """The exit status of a run that ended with `terminal`: 0 completed, 130 cancelled, 1 otherwise."""
+    match terminal:
+        case RunCompleted():
+            return EXIT_COMPLETED
+        case RunFailed(error=Cancelled()):
+            return EXIT_CANCELLED
+        case _:
+            return EXIT_FAILED

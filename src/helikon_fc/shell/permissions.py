@@ -1,0 +1,245 @@
+"""The IO half of permissions: an async policy, an approval handler, and `resolve_permission`.
+
+The decision itself is pure (`helikon_fc.core.decide`); this module only awaits what the pure
+decision cannot know — the verdict of a policy that needs IO (a database, a web service) and the
+answer of a human — and feeds it back in, until the decision is `Allow` or `Deny`.
+
+`Permissions` bundles the frozen `PermissionConfig` with the two callables. It is one immutable
+value, so it crosses handoffs and `AgentAsTool` sub-runs unchanged.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol, TypeAlias
+
+import attrs
+import trio
+
+from ..core import (
+    AgentEvent,
+    Allow,
+    Ask,
+    ConsultPolicy,
+    Deny,
+    PermissionConfig,
+    PolicyVerdict,
+    ToolCall,
+    ToolEffect,
+    ToolInfo,
+    decide,
+    decision_events,
+    refuse_unanswered,
+)
+
+__all__ = [
+    "ApprovalAnswer",
+    "ApprovalHandler",
+    "ApprovalRequest",
+    "Approve",
+    "PermissionPolicy",
+    "PermissionResolution",
+    "Permissions",
+    "Reject",
+    "denial_text",
+    "resolve_permission",
+]
+
+MAX_APPROVAL_ROUNDS = 8
+"""How many questions one call may raise before it is refused (each guard once, plus rewritten arguments)."""
+
+
+class PermissionPolicy(Protocol):
+    """A policy that needs IO, consulted when no rule, guard, mode or data-policy line settled the call."""
+
+    async def __call__(self, call: ToolCall, tool: ToolInfo) -> PolicyVerdict: ...
+
+
+@attrs.frozen
+class ApprovalRequest:
+    """What a human is asked about one call.
+
+    Attributes:
+        call: The call, with its argument JSON.
+        tool: The tool it names.
+        reason: Why approval is needed.
+        prompt: What the guard or the policy wants the approver to read.
+        guard: The guard that asked, or `None` when the policy asked.
+    """
+
+    call: ToolCall
+    tool: ToolInfo
+    reason: str
+    prompt: str
+    guard: str | None = None
+
+
+@attrs.frozen
+class Approve:
+    """Yes; `arguments` (JSON text) replaces the call's arguments, which are then checked again."""
+
+    arguments: str | None = None
+
+
+@attrs.frozen
+class Reject:
+    """No, for `reason` (the model reads it)."""
+
+    reason: str = "rejected by the approver"
+
+
+ApprovalAnswer: TypeAlias = Approve | Reject
+"""What an approval handler answers. It cannot ask again."""
+
+
+class ApprovalHandler(Protocol):
+    """Decides an `ApprovalRequest` in-process (a terminal prompt, a chat button, a test)."""
+
+    async def __call__(self, request: ApprovalRequest) -> ApprovalAnswer: ...
+
+
+@attrs.frozen(kw_only=True)
+class Permissions:
+    """The permission configuration of a run, with the async policy and the approval handler.
+
+    Attributes:
+        config: The rules, mode, guards and data policy.
+        policy: Consulted when the config leaves the call to it; `None` for none (the call is then allowed).
+        approval_handler: Answers questions in-process; `None` refuses every question (the original's
+            behaviour; a paused run is the driver's later alternative).
+    """
+
+    config: PermissionConfig = PermissionConfig()
+    policy: PermissionPolicy | None = None
+    approval_handler: ApprovalHandler | None = None
+
+    @property
+    def decision_config(self) -> PermissionConfig:
+        """The config `decide` reads: an installed `policy` turns `external_policy` on."""
+        if self.policy is not None and not self.config.external_policy:
+            return attrs.evolve(self.config, external_policy=True)
+        return self.config
+
+
+@attrs.frozen
+class PermissionResolution:
+    """How one call was settled: the final `decision`, the `call` to run (arguments maybe replaced), the `events`.
+
+    `events` holds an `ApprovalRequested` for every question asked, then the `PermissionGranted` or
+    `PermissionDenied` of the final decision, in that order: the driver emits them as they are.
+    """
+
+    decision: Allow | Deny
+    call: ToolCall
+    events: tuple[AgentEvent, ...]
+
+
+def denial_text(deny: Deny) -> str:
+    """The error result the model reads for a refused call (the original's ``permission denied: R``)."""
+    return f"permission denied: {deny.reason}"
+
+
+async def resolve_permission(
+    permissions: Permissions, call: ToolCall, tool: ToolInfo | None = None
+) -> PermissionResolution:
+    """Decide `call`, awaiting the policy and the approver as the pure decision asks for them.
+
+    Args:
+        permissions: The run's permissions.
+        call: The model's call.
+        tool: The tool it names; `None` for an unknown tool (a side effect).
+
+    Returns:
+        The final decision, the call to run and the events that record how it was reached. A policy or
+        handler that raises refuses the call (the reason names the exception); trio's ``Cancelled`` propagates.
+    """
+    info = tool if tool is not None else ToolInfo(call.name, ToolEffect.SIDE_EFFECT, known=False)
+    asking = _Asking(permissions, call, info)
+    final = await asking.run()
+    run = asking.call
+    if isinstance(final, Allow):
+        if asking.approvals:
+            final = attrs.evolve(final, approved=True)
+        if final.arguments is not None:
+            run = attrs.evolve(run, arguments=final.arguments)
+        elif run.arguments != call.arguments:
+            final = attrs.evolve(final, arguments=run.arguments)
+    return PermissionResolution(final, run, (*asking.events, *decision_events(call, final)))
+
+
+class _Asking:
+    """The loop of one resolution: decide, await what the decision asks for, decide again."""
+
+    def __init__(self, permissions: Permissions, call: ToolCall, tool: ToolInfo) -> None:
+        self.permissions = permissions
+        self.config = permissions.decision_config
+        self.call = call
+        self.tool = tool
+        self.approved: set[str] = set()
+        self.verdict: PolicyVerdict | None = None
+        self.policy_approved = False
+        self.approvals = 0
+        self.events: list[AgentEvent] = []
+
+    async def run(self) -> Allow | Deny:
+        await trio.lowlevel.checkpoint()  # a call the rules settle still passes a checkpoint
+        for _ in range(MAX_APPROVAL_ROUNDS + 2):
+            decision = self.decide()
+            match decision:
+                case Allow() | Deny():
+                    return decision
+                case ConsultPolicy():
+                    refusal = await self.consult()
+                case Ask():
+                    refusal = await self.ask(decision)
+            if refusal is not None:
+                return refusal
+        return Deny(f"more than {MAX_APPROVAL_ROUNDS} approval rounds for one call")
+
+    def decide(self) -> Allow | Deny | Ask | ConsultPolicy:
+        decision = decide(self.config, self.call, self.tool, approved_guards=self.approved, policy_verdict=self.verdict)
+        if self.policy_approved and isinstance(decision, Ask) and decision.guard is None:
+            return Allow("approved by the approval handler", approved=True)
+        return decision
+
+    async def consult(self) -> Deny | None:
+        await trio.lowlevel.checkpoint()
+        policy = self.permissions.policy
+        if policy is None:
+            return Deny("no permission policy installed")
+        try:
+            self.verdict = await policy(self.call, self.tool)
+        except Exception as exc:
+            return Deny(f"permission policy raised {type(exc).__name__}: {exc}")
+        return None
+
+    async def ask(self, question: Ask) -> Deny | None:
+        await trio.lowlevel.checkpoint()
+        self.events.extend(decision_events(self.call, question))
+        handler = self.permissions.approval_handler
+        if handler is None:
+            return refuse_unanswered(question)
+        if self.approvals >= MAX_APPROVAL_ROUNDS:
+            return Deny(f"more than {MAX_APPROVAL_ROUNDS} approval rounds for one call")
+        request = ApprovalRequest(self.call, self.tool, question.reason, question.prompt, question.guard)
+        try:
+            answer = await handler(request)
+        except Exception as exc:
+            return Deny(f"approval handler raised {type(exc).__name__}: {exc}")
+        match answer:
+            case Reject(reason=reason):
+                return Deny(reason, rule=f"guard:{question.guard}" if question.guard else None)
+            case Approve(arguments=arguments):
+                self.approvals += 1
+                self.approve(question, arguments)
+                return None
+
+    def approve(self, question: Ask, arguments: str | None) -> None:
+        """Record a yes: clear the guard (or the policy's question); new arguments are judged afresh."""
+        if arguments is not None and arguments != self.call.arguments:
+            self.call = attrs.evolve(self.call, arguments=arguments)
+            self.approved.clear()
+            self.verdict = None
+        if question.guard is not None:
+            self.approved.add(question.guard)
+        else:
+            self.policy_approved = True
