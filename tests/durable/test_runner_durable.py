@@ -8,6 +8,7 @@ import pytest
 import trio
 
 from helikon_fc import (
+    AgentAsTool,
     AgentInput,
     IncompatibleRunError,
     LlmAgent,
@@ -189,3 +190,32 @@ async def test_a_finished_model_call_is_not_made_again(autojump_clock: object) -
     assert seen == [1]
     await _collect(Runner(store=store).resume("m", agent(), RunContext.ephemeral(None)))
     assert seen == [1, 3]
+
+
+def _asker() -> LlmAgent[None]:
+    """An agent that asks a helper (an `AgentAsTool` sub-run making one model call) once, then answers."""
+    helper = LlmAgent(name="helper", model=FunctionModel(lambda request: reply("helped")), description="Helps.")
+
+    def turn(request: ModelRequest) -> ScriptedTurn:
+        if _tool_rounds(request) == 0:
+            return call_tools(call("helper", input="please").with_id("ask"))
+        return reply("asked")
+
+    return LlmAgent(name="asker", model=FunctionModel(turn), tools=[AgentAsTool(helper)])
+
+
+async def test_a_finished_run_replays_no_terminal_of_its_own_before_its_end(autojump_clock: object) -> None:
+    """Rule: each model call counts once, at the run that made it, live or replayed. A finished run's
+    last boundary records its terminal among its events, but the live run ended with that terminal
+    instead of sending it; replaying it too let a caller take it as the run's end (an agent-as-tool's
+    `run_child` settled its usage before the replayed model answers reached the meter, so a resumed
+    parent counted the sub-run twice, or here the runner took the unmetered terminal without the
+    sub-run's call)."""
+    store = MemoryStore()
+    first = await _collect(Runner(store=store).run(_asker(), RunContext.ephemeral(None), AgentInput(()), run_id="r"))
+    completed = first[-1]
+    assert isinstance(completed, RunCompleted)
+    assert completed.usage.requests == 3  # two of the asker's, one of the helper's
+    replayed = await _collect(Runner(store=store).resume("r", _asker(), RunContext.ephemeral(None), replay=True))
+    assert replayed == first
+    assert [event for event in replayed if isinstance(event, RunCompleted | RunFailed)] == [completed]

@@ -31,6 +31,7 @@ from ..core import (
     LoopState,
     ModelResponse,
     RunCompleted,
+    RunFailed,
     Start,
     ToolCall,
     ToolResult,
@@ -126,11 +127,20 @@ class LlmRecording:
         return self.recorder.durable
 
     async def start(self, send: Send) -> StartPoint:
-        """Replay the recorded events (marked as replays) and say where the loop begins."""
+        """Replay the recorded events (marked as replays) and say where the loop begins.
+
+        The replay is what the live run delivered, no more: a finished run's last boundary records
+        its terminal event among its events, but the live run ended its stream with that terminal
+        (completed with its meter) instead of sending it. Replaying it as an event would let the
+        caller take it as the child's end: `run_child` settled its recorded usage on the meter
+        before the resumed child had replayed its model answers there, and counted the sub-run twice.
+        """
         await trio.lowlevel.checkpoint()
         point = self.point
         marks = self.durable.marks
         for event in point.replayed:
+            if type(event) is RunCompleted or type(event) is RunFailed:
+                continue  # the final boundary's terminal went out as the stream's end, never as an event
             await send(marks.mark(event))
         redeliver = point.redeliver
         if redeliver and point.action is ActionKind.PERFORM_HANDOFF and point.state is not None:
