@@ -40,7 +40,6 @@ from .events import AgentEvent, HandoffItem
 from .items import Item
 from .json_value import JsonObject, JsonValue
 from .model import ModelEvent, ModelRequest, ModelSettings, OutputSchema, ToolDef
-from .records import RunRecordBody
 from .permissions import (
     Guard,
     PermissionConfig,
@@ -50,6 +49,7 @@ from .permissions import (
     PolicyVerdict,
     ToolInfo,
 )
+from .records import RunRecordBody
 from .states import (
     FinalOutput,
     HandoffTarget,

@@ -205,7 +205,7 @@ async def _loop(
     try:
         recording = await LlmRecording.open(definition, ctx, ctx.durable, input) if ctx.durable is not None else None
     except (IncompatibleRunError, RecordLogError) as exc:
-        return RunFailed(OtherError(str(exc)))
+        return RunFailed(OtherError(str(exc)))  # noqa: ASYNC910 - `drive` passed a schedule point just before
     redeliver: tuple[AgentEvent, ...] = ()
     if recording is None:
         state, step, resumed = initial_state(), cast("TransitionInput", Start()), False

@@ -160,7 +160,7 @@ class LlmRecording:
             return StartPoint(point.state, point.response, conversation)
         return StartPoint(point.state, Start(), conversation, resumed=True, redeliver=redeliver)
 
-    async def _count_finished_sub_runs(self) -> None:
+    async def _count_finished_sub_runs(self) -> None:  # noqa: ASYNC910 - `start` checkpoints first
         """Count on this run's meter the usage of the agent-as-tool sub-runs of recorded tool calls.
 
         Their calls are not made again, so their sub-runs are not entered again: the usage their
@@ -168,7 +168,7 @@ class LlmRecording:
         """
         meter = self.ctx.meter
         if meter is None:
-            return
+            return  # noqa: ASYNC910
         store = self.durable.store
         for call_id in self.point.finished_calls:
             child = self.durable.child(f"tool:{call_id}").run_id

@@ -19,8 +19,9 @@ _NONE = Usage()
 class UsageMeter:
     """The usage of one run and everything below it, by agent; additions flow up to the enclosing meters.
 
-    Counts are kept as plain integers per agent (``[input, output, cached input, reasoning, requests, unreported requests]``)
-    and turned into `Usage` values only when read: a model call costs a few additions per level.
+    Counts are kept as plain integers per agent (``[input, output, cached input, reasoning, requests,
+    unreported requests]``) and turned into `Usage` values only when read: a model call costs a few
+    additions per level.
     """
 
     __slots__ = ("_counts", "_parent")
