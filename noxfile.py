@@ -67,6 +67,7 @@ def bench(session: nox.Session) -> None:
     session.install("-e", ".[bench,temporal]")
     session.run("python", "-m", "bench", *session.posargs)
     session.run("python", "-m", "bench.stores", *[arg for arg in session.posargs if arg == "--quick"])
+    session.run("python", "-m", "bench.durable", *[arg for arg in session.posargs if arg == "--quick"])
     # S2 through Temporal against the trio runner, on a dev server (bench/results/temporal.json).
     session.run("python", "-m", "bench.temporal", *(["--quick"] if "--quick" in session.posargs else []))
 

@@ -120,6 +120,15 @@ from helikon_fc.core import (
     Usage,
     UserMessage,
 )
+from helikon_fc.core.records import (
+    ActionKind,
+    Boundary,
+    ModelAnswered,
+    RunFinished,
+    RunOpened,
+    RunRecordBody,
+    ToolFinished,
+)
 from helikon_fc.core.schema import SchemaError, compile_schema
 
 # Scalars
@@ -471,6 +480,35 @@ def transition_outcomes() -> st.SearchStrategy[TransitionOutcome]:
     )
 
 
+def boundaries() -> st.SearchStrategy[Boundary]:
+    """Any boundary record."""
+    return st.builds(
+        Boundary,
+        state=loop_states(),
+        appends=st.lists(items(), max_size=3).map(tuple),
+        events=st.lists(agent_events(), max_size=3).map(tuple),
+        action=st.sampled_from(ActionKind),
+    )
+
+
+def run_records() -> st.SearchStrategy[RunRecordBody]:
+    """Any durable run record."""
+    return st.one_of(
+        st.builds(
+            RunOpened,
+            agent=names(),
+            pattern=st.sampled_from(["llm", "graph", "sequential"]),
+            fingerprint=names(),
+            input=st.lists(items(), max_size=3).map(tuple),
+            version=counts(),
+        ),
+        boundaries(),
+        st.builds(ModelAnswered, response=model_responses(), deltas=st.lists(agent_events(), max_size=3).map(tuple)),
+        st.builds(ToolFinished, result=tool_results(), escalated=st.booleans()),
+        st.builds(RunFinished, terminal=agent_events(), escalated=st.booleans()),
+    )
+
+
 # Runs: a context in the small world, and a script of model behaviour
 
 
@@ -643,6 +681,7 @@ WIRE_TYPES: tuple[tuple[str, object, Callable[[], st.SearchStrategy[object]]], .
     ("HandoffTarget", HandoffTarget, handoff_targets),
     ("TransitionCtx", TransitionCtx, transition_ctxs),
     ("TransitionOutcome", TransitionOutcome, transition_outcomes),
+    ("RunRecordBody", RunRecordBody, run_records),
     ("PermissionRule", PermissionRule, permission_rules),
     ("PolicyVerdict", PolicyVerdict, policy_verdicts),
     ("PermissionDecision", PermissionDecision, permission_decisions),

@@ -94,6 +94,7 @@ if TYPE_CHECKING:
         RunContext as RunContext,
         SessionState as SessionState,
     )
+    from .shell.durable import IncompatibleRunError as IncompatibleRunError
     from .shell.function_tool import FunctionTool as FunctionTool, function_tool as function_tool
     from .shell.input import AgentInput as AgentInput
     from .shell.protocol import Agent as Agent, RunStream as RunStream
@@ -134,6 +135,7 @@ _EXPORTS: dict[str, str] = {
     "HookDenied": ".core",
     "HookFailed": ".core",
     "InMemorySession": ".shell.context",
+    "IncompatibleRunError": ".shell.durable",
     "InvalidTransition": ".core",
     "Item": ".core",
     "JsonObject": ".core",
@@ -234,6 +236,7 @@ __all__ = [
     "HookDenied",
     "HookFailed",
     "InMemorySession",
+    "IncompatibleRunError",
     "InvalidTransition",
     "Item",
     "JsonObject",

@@ -114,6 +114,7 @@ from helikon_fc.core import (
     from_json,
     to_json,
 )
+from helikon_fc.core.records import ActionKind, Boundary, ModelAnswered, RunFinished, RunOpened, ToolFinished
 from helikon_fc.core.wire import UNIONS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -165,7 +166,7 @@ SAMPLES: Mapping[str, tuple[object, ...]] = {
         ModelFinish(FinishReason.OTHER, raw="pause_turn"),
     ),
     "AgentEvent": (
-        RunStarted("budget-assistant"),
+        RunStarted("budget-assistant", run_id="9b2f6c1e-run"),
         TurnStarted(0),
         TokenDelta("You have"),
         ReasoningDelta("Look up the"),
@@ -253,6 +254,26 @@ SAMPLES: Mapping[str, tuple[object, ...]] = {
         PerformHandoff("billing", Conversation([UserMessage("Refund please")])),
         Terminate(),
     ),
+    "RunRecordBody": (
+        RunOpened(
+            agent="weather",
+            pattern="llm",
+            fingerprint="3f1c0e8a9b2d4c6e",
+            input=(UserMessage("Oslo?"),),
+        ),
+        Boundary(
+            state=ExecutingTools((CALL,), (), 0, USAGE),
+            appends=(CALL,),
+            events=(ToolCallItem(CALL),),
+            action=ActionKind.EXECUTE_TOOLS,
+        ),
+        ModelAnswered(
+            response=ModelResponse(tool_calls=(CALL,), usage=USAGE, finish_reason=FinishReason.TOOL_CALLS),
+            deltas=(ToolCallDelta("call_1", "get_weather", '{"city": "Oslo"}'),),
+        ),
+        ToolFinished(result=RESULT),
+        RunFinished(terminal=RunCompleted(USAGE)),
+    ),
     "PermissionRule": (ToolRule("get_weather"), BashRule("git"), ReadRule("src/**"), EditRule("*.md")),
     "PolicyVerdict": (
         PolicyAllow(),
@@ -319,10 +340,11 @@ event: AgentEvent = from_json(AgentEvent, text)     # RunStarted(agent='triage')
 - A class is a JSON object with one key per field, in declaration order. Fields with defaults are
   written too, so every document is complete.
 - A member of a union (`Item`, `ModelEvent`, `AgentEvent`, `AgentError`, `LoopState`,
-  `TransitionInput`, `NextAction`, `PermissionRule`, `PolicyVerdict`, `PermissionDecision`)
-  always carries a snake_case `"type"` tag first (the class name in snake_case), wherever it
-  appears; `from_json` requires it. The other classes (`Usage`, `ModelRequest`, `ModelSettings`,
-  `ToolDef`, `OutputSchema`, `FinalOutput`, `BranchFailure`, `HandoffTarget`, `TransitionCtx`,
+  `TransitionInput`, `NextAction`, `PermissionRule`, `PolicyVerdict`, `PermissionDecision`,
+  and `RunRecordBody`, the durable run records of `docs/durability.md`) always carries a
+  snake_case `"type"` tag first (the class name in snake_case), wherever it appears; `from_json`
+  requires it. The other classes (`Usage`, `ModelRequest`, `ModelSettings`, `ToolDef`,
+  `OutputSchema`, `FinalOutput`, `BranchFailure`, `HandoffTarget`, `TransitionCtx`,
   `TransitionOutcome`, `ToolInfo`, `Guard`, `PolicyRule`, `PermissionConfig`) have no tag.
 - `HandoffItem` writes its fields `from_agent` / `to_agent` as `from` / `to`.
 - `Usage.unreported_requests` counts the model calls whose provider reported no usage (their tokens

@@ -492,7 +492,7 @@ def test_event_families_exist_with_their_fields() -> None:
     Terminal: RunCompleted { usage }, RunFailed { error }."
     """
     expected = {
-        RunStarted: ["agent"],
+        RunStarted: ["agent", "run_id"],
         TurnStarted: ["turn"],
         TokenDelta: ["text"],
         ToolCallDelta: ["call_id", "name", "args_delta"],

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable, Mapping
-from typing import TypeAlias, TypeVar
+from typing import Any, TypeAlias, TypeVar, cast
 
 import attrs
 import trio
@@ -30,6 +30,7 @@ from ..core import (
     AgentError,
     AgentEvent,
     AgentUpdated,
+    JsonValue,
     MaxAgentDepthExceeded,
     MessageOutput,
     OtherError,
@@ -39,7 +40,9 @@ from ..core import (
     TerminalEvent,
     Usage,
 )
+from ..core.records import RecordLogError
 from ..shell.context import RunContext
+from ..shell.durable import IncompatibleRunError, definition_fingerprint, open_log
 from ..shell.input import AgentInput
 from ..shell.run_stream import emit_run, open_run_stream
 from .protocol import Agent, RunStream
@@ -200,7 +203,24 @@ Body: TypeAlias = Callable[[Emit, RunContext[Ctx]], Awaitable[TerminalEvent]]
 context it is given (the workflow's own: its usage meter and depth limit), not the one `run` was called with."""
 
 
-def open_workflow_stream(name: str, ctx: RunContext[Ctx], body: Body[Ctx]) -> RunStream:
+def workflow_fingerprint(
+    pattern: str, name: str, children: tuple[tuple[str, Agent[Any]], ...], **more: JsonValue
+) -> str:
+    """The fingerprint of a workflow's recorded runs: its kind, name, children (keys and agent names) and `more`."""
+    definition: dict[str, JsonValue] = {"name": name, "children": [[key, agent.name] for key, agent in children]}
+    definition.update(more)
+    return definition_fingerprint(pattern, definition)
+
+
+def open_workflow_stream(
+    name: str,
+    ctx: RunContext[Ctx],
+    body: Body[Ctx],
+    *,
+    input: AgentInput | None = None,
+    pattern: str = "workflow",
+    fingerprint: str | None = None,
+) -> RunStream:
     """The run stream of a workflow agent called `name` (see `open_run_stream`).
 
     Emits `RunStarted(name)`, fails at once with `MaxAgentDepthExceeded` if children would nest
@@ -208,6 +228,11 @@ def open_workflow_stream(name: str, ctx: RunContext[Ctx], body: Body[Ctx]) -> Ru
     run context stops `body` and ends the stream with `RunFailed(Cancelled)`; a bug inside `body`
     ends it with `RunFailed(OtherError)` rather than a traceback out of the stream. Leaving the
     ``async with`` block early cancels every child still running.
+
+    A recorded run (``ctx.durable``, with a `fingerprint`) opens its own log with `input`, records
+    its terminal event, and on resume runs `body` again: its children find their own logs and
+    continue them (finished ones give back their outcomes without running). When the workflow had
+    finished, every event of that second pass is a replay, and its recorded terminal is returned.
     """
 
     async def guarded(emit: Emit) -> TerminalEvent:
@@ -215,8 +240,28 @@ def open_workflow_stream(name: str, ctx: RunContext[Ctx], body: Body[Ctx]) -> Ru
         too_deep = depth_error(run_ctx)
         if too_deep is not None:
             return RunFailed(too_deep)  # noqa: ASYNC910 - `emit_run` sent RunStarted (a channel send) just before
-        assert run_ctx.meter is not None
-        return run_ctx.meter.completed(await body(emit, run_ctx))
+        meter = run_ctx.meter
+        assert meter is not None
+        durable = run_ctx.durable
+        if durable is None or fingerprint is None:
+            return meter.completed(await body(emit, run_ctx))
+        try:
+            recorder, point = await open_log(
+                durable, agent=name, pattern=pattern, fingerprint_=fingerprint, input=input or AgentInput(())
+            )
+        except (IncompatibleRunError, RecordLogError) as exc:
+            return RunFailed(OtherError(str(exc)))  # noqa: ASYNC910 - reading the log was a store call
+        if point.finished is not None:
+            marks = durable.marks
+
+            async def replaying(event: AgentEvent) -> None:
+                await emit(marks.mark(event))
+
+            await body(replaying, run_ctx)  # the children replay their usage onto the meter
+            return meter.completed(cast("TerminalEvent", point.finished.terminal))
+        terminal = meter.completed(await body(emit, run_ctx))
+        await recorder.finish(terminal)
+        return terminal
 
     async def produce(
         send_channel: trio.MemorySendChannel[AgentEvent],

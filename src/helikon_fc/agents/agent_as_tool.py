@@ -11,6 +11,7 @@ from ..core import JsonObject, ToolEffect
 from ..shell import _checks
 from ..shell.config import RunConfig
 from ..shell.context import RunContext
+from ..shell.durable import child_context
 from ..shell.input import AgentInput
 from ..shell.tool import ToolContext, ToolError, ToolOutput
 from ._workflow import ChildFailed, ChildSucceeded, depth_error, run_child
@@ -137,7 +138,8 @@ class AgentAsTool(Generic[Ctx]):
         too_deep = depth_error(parent)
         if too_deep is not None:
             raise ToolError(str(too_deep))
-        outcome = await run_child(self.agent, self.sub_run_context(parent), AgentInput.from_user_text(text), _discard)
+        child = child_context(self.sub_run_context(parent), parent, f"tool:{ctx.call_id}")
+        outcome = await run_child(self.agent, child, AgentInput.from_user_text(text), _discard)
         match outcome:
             case ChildSucceeded(text=answer):
                 return ToolOutput(answer)

@@ -24,6 +24,7 @@ from ..core import (
 from ..core.wavefront import Wavefront, find_cycle
 from ..shell import _checks
 from ..shell.context import RunContext
+from ..shell.durable import child_context
 from ..shell.input import AgentInput
 from ._workflow import (
     ChildFailed,
@@ -34,6 +35,7 @@ from ._workflow import (
     compact_json,
     open_workflow_stream,
     run_child,
+    workflow_fingerprint,
     write_state,
 )
 from .protocol import Agent, RunStream
@@ -110,7 +112,8 @@ class GraphAgent(Generic[Ctx]):
             merged = Interleaving(emit, self.name)
 
             async def run_node(key: str, node_input: AgentInput) -> None:
-                outcome = await run_child(agents[key], ctx.subagent_child(), node_input, merged.emitter())
+                child = child_context(ctx.subagent_child(), ctx, key)
+                outcome = await run_child(agents[key], child, node_input, merged.emitter())
                 reports_in.send_nowait((key, outcome))
 
             async with trio.open_nursery() as nursery:
@@ -146,7 +149,13 @@ class GraphAgent(Generic[Ctx]):
             await merged.emit(MessageOutput(AssistantMessage(final, agent=self.name)))
             return RunCompleted(total)
 
-        return open_workflow_stream(self.name, ctx, body)
+        return open_workflow_stream(
+            self.name, ctx, body, input=input, pattern="graph", fingerprint=self.durable_fingerprint()
+        )
+
+    def durable_fingerprint(self) -> str:
+        """The fingerprint of this graph's recorded runs (its name, nodes and edges)."""
+        return workflow_fingerprint("graph", self.name, self.nodes, edges=[list(edge) for edge in self.edges])
 
 
 @attrs.frozen

@@ -15,6 +15,7 @@ from ..shell.config import RunConfig
 from ..shell.context import RunContext
 from ..shell.definition import LoopDefinition
 from ..shell.driver import open_loop_run
+from ..shell.durable_llm import llm_fingerprint
 from ..shell.input import AgentInput
 from ..shell.protocol import RunStream
 from ..shell.tool import Tool
@@ -125,6 +126,13 @@ class LlmAgent(Generic[Ctx]):
         raised when the block is entered.
         """
         return open_loop_run(self._definition, ctx, input)
+
+    def durable_fingerprint(self) -> str:
+        """The fingerprint of this agent's recorded runs: its name, tools, handoffs and output schema.
+
+        `Runner.resume` refuses to continue a run recorded with another fingerprint.
+        """
+        return llm_fingerprint(self._definition)
 
     def with_instructions(self, instructions: str | Callable[[RunContext[Ctx]], str] | None) -> LlmAgent[Ctx]:
         """A copy with other instructions."""

@@ -11,8 +11,17 @@ from typing_extensions import TypeVar
 from ..core import MaxIterationsExceeded, OtherError, RunCompleted, RunFailed, TerminalEvent, Usage
 from ..shell import _checks
 from ..shell.context import RunContext
+from ..shell.durable import child_context
 from ..shell.input import AgentInput
-from ._workflow import ChildFailed, ChildSucceeded, Emit, open_workflow_stream, run_child, write_state
+from ._workflow import (
+    ChildFailed,
+    ChildSucceeded,
+    Emit,
+    open_workflow_stream,
+    run_child,
+    workflow_fingerprint,
+    write_state,
+)
 from .protocol import Agent, RunStream
 
 Ctx = TypeVar("Ctx", default=None)
@@ -68,9 +77,9 @@ class LoopAgent(Generic[Ctx]):
                 await trio.lowlevel.checkpoint()  # a run that ends at once still lets others run
                 return RunFailed(OtherError(_checks.empty_workflow("LoopAgent", self.name, "steps", ".then(agent)")))
             total = Usage()
-            for _ in range(self.max_iterations):
-                for key, agent in self.steps:
-                    child = ctx.subagent_child()
+            for iteration in range(self.max_iterations):
+                for index, (key, agent) in enumerate(self.steps):
+                    child = child_context(ctx.subagent_child(), ctx, f"{iteration}.{index}:{key}")
                     match await run_child(agent, child, input, emit):
                         case ChildFailed(error=error):
                             return RunFailed(error)
@@ -81,4 +90,10 @@ class LoopAgent(Generic[Ctx]):
                         return RunCompleted(total)  # noqa: ASYNC910 - each child run awaited (or `emit_run` sent RunStarted)
             return RunFailed(MaxIterationsExceeded(self.max_iterations))  # noqa: ASYNC910 - as `return RunCompleted` above
 
-        return open_workflow_stream(self.name, ctx, body)
+        return open_workflow_stream(
+            self.name, ctx, body, input=input, pattern="loop", fingerprint=self.durable_fingerprint()
+        )
+
+    def durable_fingerprint(self) -> str:
+        """The fingerprint of this workflow's recorded runs (its name and steps)."""
+        return workflow_fingerprint("loop", self.name, self.steps)

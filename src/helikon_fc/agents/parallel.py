@@ -22,6 +22,7 @@ from ..core import (
 )
 from ..shell import _checks
 from ..shell.context import RunContext
+from ..shell.durable import child_context
 from ..shell.input import AgentInput
 from ._workflow import (
     ChildFailed,
@@ -32,6 +33,7 @@ from ._workflow import (
     compact_json,
     open_workflow_stream,
     run_child,
+    workflow_fingerprint,
     write_state,
 )
 from .protocol import Agent, RunStream
@@ -100,7 +102,8 @@ class ParallelAgent(Generic[Ctx]):
             merged = Interleaving(emit, self.name)
 
             async def run_branch(key: str, agent: Agent[Ctx]) -> None:
-                outcome = await run_child(agent, ctx.subagent_child(), input, merged.emitter())
+                child = child_context(ctx.subagent_child(), ctx, key)
+                outcome = await run_child(agent, child, input, merged.emitter())
                 if isinstance(outcome, ChildSucceeded):
                     write_state(ctx, key, outcome.text)
                 outcomes[key] = outcome
@@ -110,7 +113,13 @@ class ParallelAgent(Generic[Ctx]):
                     nursery.start_soon(run_branch, key, agent)
             return await _merge(self.name, outcomes, merged.emit)
 
-        return open_workflow_stream(self.name, ctx, body)
+        return open_workflow_stream(
+            self.name, ctx, body, input=input, pattern="parallel", fingerprint=self.durable_fingerprint()
+        )
+
+    def durable_fingerprint(self) -> str:
+        """The fingerprint of this workflow's recorded runs (its name and branches)."""
+        return workflow_fingerprint("parallel", self.name, self.branches)
 
 
 async def _merge(name: str, outcomes: dict[str, ChildOutcome], emit: Emit) -> TerminalEvent:

@@ -11,8 +11,17 @@ from typing_extensions import TypeVar
 from ..core import OtherError, RunCompleted, RunFailed, TerminalEvent, Usage
 from ..shell import _checks
 from ..shell.context import RunContext
+from ..shell.durable import child_context
 from ..shell.input import AgentInput
-from ._workflow import ChildFailed, ChildSucceeded, Emit, open_workflow_stream, run_child, write_state
+from ._workflow import (
+    ChildFailed,
+    ChildSucceeded,
+    Emit,
+    open_workflow_stream,
+    run_child,
+    workflow_fingerprint,
+    write_state,
+)
 from .protocol import Agent, RunStream
 
 Ctx = TypeVar("Ctx", default=None)
@@ -66,8 +75,9 @@ class SequentialAgent(Generic[Ctx]):
                     OtherError(_checks.empty_workflow("SequentialAgent", self.name, "steps", ".then(agent)"))
                 )
             total = Usage()
-            for key, agent in self.steps:
-                match await run_child(agent, ctx.subagent_child(), input, emit):
+            for index, (key, agent) in enumerate(self.steps):
+                child = child_context(ctx.subagent_child(), ctx, f"{index}:{key}")
+                match await run_child(agent, child, input, emit):
                     case ChildFailed(error=error):
                         return RunFailed(error)  # noqa: ASYNC910 - the child run awaited
                     case ChildSucceeded(text=text, usage=usage):
@@ -75,4 +85,10 @@ class SequentialAgent(Generic[Ctx]):
                         write_state(ctx, key, text)
             return RunCompleted(total)  # noqa: ASYNC910 - with no steps: `emit_run` sent RunStarted just before
 
-        return open_workflow_stream(self.name, ctx, body)
+        return open_workflow_stream(
+            self.name, ctx, body, input=input, pattern="sequential", fingerprint=self.durable_fingerprint()
+        )
+
+    def durable_fingerprint(self) -> str:
+        """The fingerprint of this workflow's recorded runs (its name and steps)."""
+        return workflow_fingerprint("sequential", self.name, self.steps)

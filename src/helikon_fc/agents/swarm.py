@@ -13,8 +13,17 @@ from ..core import HandoffItem, MaxHandoffsExceeded, RunCompleted, RunFailed, Te
 from ..core.events import AgentEvent
 from ..shell import _checks
 from ..shell.context import RunContext
+from ..shell.durable import child_context
 from ..shell.input import AgentInput
-from ._workflow import ChildFailed, ChildOutcome, ChildSucceeded, Emit, open_workflow_stream, run_child
+from ._workflow import (
+    ChildFailed,
+    ChildOutcome,
+    ChildSucceeded,
+    Emit,
+    open_workflow_stream,
+    run_child,
+    workflow_fingerprint,
+)
 from .handoff import Handoff, slug
 from .llm_agent import LlmAgent
 from .protocol import RunStream
@@ -113,7 +122,8 @@ class SwarmAgent(Generic[Ctx]):
                             exceeded = True
                             scope.cancel()
 
-                outcome = await run_child(entry, ctx.subagent_child(), input, counting)
+                child = child_context(ctx.subagent_child(), ctx, "entry")
+                outcome = await run_child(entry, child, input, counting)
             if exceeded or outcome is None:
                 return RunFailed(MaxHandoffsExceeded(limit if limit is not None else seen))
             match outcome:
@@ -122,7 +132,14 @@ class SwarmAgent(Generic[Ctx]):
                 case ChildFailed(error=error):
                     return RunFailed(error)
 
-        return open_workflow_stream(self.name, ctx, body)
+        return open_workflow_stream(
+            self.name, ctx, body, input=input, pattern="swarm", fingerprint=self.durable_fingerprint()
+        )
+
+    def durable_fingerprint(self) -> str:
+        """The fingerprint of this swarm's recorded runs (its name, members and entry)."""
+        members = tuple((member.name, member) for member in self.members)
+        return workflow_fingerprint("swarm", self.name, members, entry=self.entry)
 
 
 @attrs.frozen

@@ -21,9 +21,13 @@ from .usage import AgentUsage, Usage
 
 @attrs.frozen
 class RunStarted:
-    """A run of `agent` began. Always the first event of a run."""
+    """A run of `agent` began. Always the first event of a run.
+
+    `run_id` is the id a durable run is recorded under (`Runner(config, store=...)`), `None` otherwise.
+    """
 
     agent: str
+    run_id: str | None = None
 
 
 @attrs.frozen

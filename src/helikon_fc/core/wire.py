@@ -4,8 +4,8 @@ The rules (documented with an example per union member in ``docs/wire-format.md`
 
 - An attrs class is a JSON object with one key per field, in declaration order.
 - A member of one of the core unions (`Item`, `ModelEvent`, `AgentEvent`, `AgentError`,
-  `LoopState`, `TransitionInput`, `NextAction`, and the permission unions `PermissionRule`,
-  `PolicyVerdict`, `PermissionDecision`) always carries a snake_case ``"type"`` tag
+  `LoopState`, `TransitionInput`, `NextAction`, `RunRecordBody`, and the permission unions
+  `PermissionRule`, `PolicyVerdict`, `PermissionDecision`) always carries a snake_case ``"type"`` tag
   first: ``{"type": "tool_call", "call_id": ...}``. `from_json` requires it.
 - `HandoffItem` writes its fields as ``from`` and ``to``.
 - Tuples are JSON lists and come back as tuples; a `Conversation` is a list of tagged items.
@@ -49,6 +49,7 @@ from .permissions import (
     PolicyVerdict,
     ToolInfo,
 )
+from .records import RunRecordBody
 from .states import (
     FinalOutput,
     HandoffTarget,
@@ -93,6 +94,7 @@ UNIONS: Mapping[str, object] = {
     "LoopState": LoopState,
     "TransitionInput": TransitionInput,
     "NextAction": NextAction,
+    "RunRecordBody": RunRecordBody,
     "PermissionRule": PermissionRule,
     "PolicyVerdict": PolicyVerdict,
     "PermissionDecision": PermissionDecision,

@@ -15,6 +15,7 @@ import trio
 
 from ..core import Item, JsonValue
 from .config import RunConfig
+from .durable import Durability
 from .metering import UsageMeter
 from .storage import Session, SessionSnapshot
 
@@ -398,6 +399,8 @@ class RunContext(Generic[Ctx]):
     agent_depth: int = 0
     run_config: RunConfig | None = None
     tracer: Tracer | None = None
+    durable: Durability | None = None
+    """Where the run records itself (set by ``Runner(config, store=...)``); `None` for a run that is not recorded."""
     depth_limit: int | None = None
     """The deepest level a run below this one may start at: the tightest ``max_agent_depth`` in force
     in the runs above (`None` until a run sets one). It crosses every boundary, `AgentAsTool` included,
@@ -439,6 +442,11 @@ class RunContext(Generic[Ctx]):
         """The same context traced by `tracer` (`None`: not traced)."""
         return attrs.evolve(self, tracer=tracer)
 
+    @property
+    def run_id(self) -> str | None:
+        """The id the run is recorded under, or `None` when it is not recorded."""
+        return self.durable.run_id if self.durable is not None else None
+
     def for_run(self, own: RunConfig | None = None) -> RunContext[Ctx]:
         """The context a run that starts in this one works in (what its tools and children see).
 
@@ -462,8 +470,9 @@ class RunContext(Generic[Ctx]):
         return _tightest(self.depth_limit, self.run_config)
 
     def handoff_child(self) -> RunContext[Ctx]:
-        """The context a handoff target runs in: everything shared, one level deeper."""
-        return attrs.evolve(self, agent_depth=self.agent_depth + 1)
+        """The context a handoff target runs in: everything shared, one level deeper (not recorded
+        until given a child id: see `helikon_fc.shell.durable.child_context`)."""
+        return attrs.evolve(self, agent_depth=self.agent_depth + 1, durable=None)
 
     def subagent_child(self) -> RunContext[Ctx]:
         """The context a workflow child runs in: shared state and session, its own escalate
@@ -473,6 +482,7 @@ class RunContext(Generic[Ctx]):
             actions=ActionsHandle(),
             cancel_token=self.cancel_token.child(),
             agent_depth=self.agent_depth + 1,
+            durable=None,
         )
 
     def isolated_child(self) -> RunContext[Ctx]:

@@ -31,6 +31,7 @@ import trio
 
 from ..core import (
     AgentEvent,
+    ApplyingHandoff,
     CallModel,
     Conversation,
     ExecuteTools,
@@ -70,10 +71,13 @@ from ..core import (
     initial_state,
     transition,
 )
+from ..core.records import RecordLogError
 from ..models.protocol import Model, ModelError
 from .config import RunConfig
 from .context import RunContext
 from .definition import LoopDefinition
+from .durable import IncompatibleRunError, child_context
+from .durable_llm import LlmRecording, handoff_segment
 from .input import AgentInput
 from .results import HandoffCollisionError, RunError
 from .run_stream import RunStreamManager, Send, emit_run, forward_run, open_run_stream, sender
@@ -200,15 +204,34 @@ async def _loop(
     meter = ctx.meter
     assert meter is not None
 
-    state = initial_state()
-    step: TransitionInput = Start()
+    try:
+        recording = await LlmRecording.open(definition, ctx, ctx.durable, input) if ctx.durable is not None else None
+    except (IncompatibleRunError, RecordLogError) as exc:
+        return RunFailed(OtherError(str(exc)))  # noqa: ASYNC910 - `drive` passed a schedule point just before
+    redeliver: tuple[AgentEvent, ...] = ()
+    if recording is None:
+        state, step, resumed = initial_state(), cast("TransitionInput", Start()), False
+    else:
+        point = await recording.start(send)
+        for answered in recording.point.answers:  # the recorded model calls count as if made now
+            meter.add(name, _one_call(answered.usage))
+        if recording.finished_terminal is not None and not isinstance(point.state, ApplyingHandoff):
+            return cast("TerminalEvent", recording.finished_terminal)
+        # (a finished run that handed off goes on into the handoff: the target replays its own events)
+        state, step, resumed, redeliver = point.state, point.step, point.resumed, point.redeliver
+        conversation = point.conversation
+        tctx = _context_with(fixed, conversation)
     while True:
         await trio.lowlevel.checkpoint_if_cancelled()
         outcome = transition(state, step, tctx)
         events = outcome.events
         action = outcome.next_action
+        if resumed:  # `Start` re-asked a recorded boundary's action: it is recorded, its events went out
+            events, resumed = redeliver, False
+        elif recording is not None:
+            await recording.boundary(outcome)
         if type(action) is Terminate:
-            return await _finish(events, send)
+            return await _finish_recorded(events, send, recording)
         for event in events:
             await send(event)
         appends = outcome.conversation_appends
@@ -218,23 +241,41 @@ async def _loop(
         state = outcome.next_state
         match action:
             case CallModel(request=request):
+                sink = recording.collecting(send) if recording else send
                 if tracer is None:
-                    answer = await call_model(model, request, send)
+                    answer = await call_model(model, request, sink)
                 else:
-                    answer = await trace_model_call(tracer, call_model, model, request, send)
+                    answer = await trace_model_call(tracer, call_model, model, request, sink)
                 if type(answer) is RunFailed:
+                    if recording is not None:
+                        await recording.finish(answer)
                     return answer
                 assert type(answer) is ModelResponse
                 meter.add(name, _one_call(answer.usage))
+                if recording is not None:
+                    recording.answered(answer)
                 step = answer
             case ExecuteTools(calls=calls):
-                step = ToolResults(await execute_tools(calls, tools, ctx, limiter))
+                step = ToolResults(await execute_tools(calls, tools, ctx, limiter, recording))
             case PerformHandoff(target=target, transcript=transcript):
-                return await hand_off(definition, target, transcript, ctx, send)
+                terminal = await hand_off(definition, target, transcript, ctx, send)
+                if recording is not None:
+                    await recording.finish(terminal)
+                    if recording.finished_terminal is not None:
+                        return cast("TerminalEvent", recording.finished_terminal)
+                return terminal
             case Terminate():
-                return await _finish(events, send)
+                return await _finish_recorded(events, send, recording)
             case _:
                 assert_never(action)
+
+
+async def _finish_recorded(events: tuple[AgentEvent, ...], send: Send, recording: LlmRecording | None) -> TerminalEvent:
+    """`_finish`, then the terminal event recorded (after the events it follows went out)."""
+    terminal = await _finish(events, send)
+    if recording is not None:
+        await recording.finish(terminal)
+    return terminal
 
 
 async def _finish(events: tuple[AgentEvent, ...], send: Send) -> TerminalEvent:
@@ -296,9 +337,16 @@ async def execute_tools(
     tools: Mapping[str, Tool[Any]],
     ctx: RunContext[Any],
     limiter: trio.CapacityLimiter | None,
+    recording: LlmRecording | None = None,
 ) -> tuple[ToolResult, ...]:
-    """Run `calls` concurrently (at most `limiter`'s tokens at once); their results, in call order."""
+    """Run `calls` concurrently (at most `limiter`'s tokens at once); their results, in call order.
+
+    With a `recording`, each result is recorded as its call finishes, and a call whose result was
+    recorded before a crash is not run again.
+    """
     run = execute_tool_call if ctx.tracer is None else traced_tool_call
+    if recording is not None:
+        return await _execute_recorded(calls, tools, ctx, limiter, recording, run)
     if len(calls) == 1 and limiter is None:
         call = calls[0]
         return (await run(tools.get(call.name), call, ctx, checked=True),)
@@ -310,6 +358,43 @@ async def execute_tools(
     # Every slot is filled: `execute_tool_call` returns a result or is cancelled, and a cancelled
     # call makes the nursery raise before this line.
     return cast("tuple[ToolResult, ...]", tuple(slots))
+
+
+async def _execute_recorded(
+    calls: tuple[ToolCall, ...],
+    tools: Mapping[str, Tool[Any]],
+    ctx: RunContext[Any],
+    limiter: trio.CapacityLimiter | None,
+    recording: LlmRecording,
+    run: Callable[..., Awaitable[ToolResult]],
+) -> tuple[ToolResult, ...]:
+    """`execute_tools` for a recorded run: skip the calls recorded as finished, record the others one by one."""
+    slots: list[ToolResult | None] = [recording.recorded_result(call) for call in calls]
+    recording.forget_recorded_results()
+    async with trio.open_nursery() as nursery:
+        for index, call in enumerate(calls):
+            if slots[index] is None:
+                nursery.start_soon(
+                    _run_recorded, slots, index, call, tools.get(call.name), ctx, limiter, recording, run
+                )
+    return cast("tuple[ToolResult, ...]", tuple(slots))
+
+
+async def _run_recorded(
+    slots: list[ToolResult | None],
+    index: int,
+    call: ToolCall,
+    tool: Tool[Any] | None,
+    ctx: RunContext[Any],
+    limiter: trio.CapacityLimiter | None,
+    recording: LlmRecording,
+    run: Callable[..., Awaitable[ToolResult]],
+) -> None:
+    """One tool call of a recorded round: run it, record its result, then fill its slot."""
+    await _run_one(slots, index, call, tool, ctx, limiter, run)
+    result = slots[index]
+    assert result is not None
+    await recording.tool_finished(result)
 
 
 async def _run_one(
@@ -352,7 +437,8 @@ async def hand_off(
     forward = _HandoffForward(send)
     child_ctx, slot = ctx.handoff_child().with_meter_slot()
     try:
-        await forward_run(successor.run(child_ctx, AgentInput.from_items(transcript)), forward)
+        child = child_context(child_ctx, ctx, handoff_segment(target))
+        await forward_run(successor.run(child, AgentInput.from_items(transcript)), forward)
     except RunError as exc:
         return RunFailed(exc.error)
     terminal = forward.terminal

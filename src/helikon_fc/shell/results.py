@@ -25,6 +25,7 @@ from ..core import (
     OtherError,
     RunCompleted,
     RunFailed,
+    RunStarted,
     Usage,
 )
 from .run_stream import forward_run
@@ -82,6 +83,12 @@ class RunResult(Generic[T_co]):
     final_output: T_co
     events: tuple[AgentEvent, ...]
     usage: Usage
+
+    @property
+    def run_id(self) -> str | None:
+        """The id the run was recorded under (from its `RunStarted`), or `None` for a run not recorded."""
+        first = self.events[0] if self.events else None
+        return first.run_id if isinstance(first, RunStarted) else None
 
     @property
     def usage_by_agent(self) -> Mapping[str, Usage]:

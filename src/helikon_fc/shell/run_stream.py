@@ -253,7 +253,7 @@ async def emit_run(send: Send, ctx: RunContext[Any], agent_name: str, body: RunB
 async def _run_body(send: Send, ctx: RunContext[Any], agent_name: str, body: RunBody) -> TerminalEvent:
     """`emit_run` up to its terminal event, which it returns instead of sending."""
     try:
-        await send(RunStarted(agent_name))
+        await send(RunStarted(agent_name, ctx.run_id))
         terminal: TerminalEvent | None = None
         if not ctx.cancel_token.cancelled:
             with trio.CancelScope() as scope, ctx.cancel_token.attach(scope):

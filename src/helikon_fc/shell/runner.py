@@ -1,8 +1,10 @@
-"""`Runner`: runs any agent under a `RunConfig`, with a deadline and the context's session history."""
+"""`Runner`: runs any agent under a `RunConfig`, with a deadline, the context's session history, and
+(with a store) a durable record of every transition boundary that `Runner.resume` continues from."""
 
 from __future__ import annotations
 
 import math
+import uuid
 from collections.abc import Callable
 from functools import partial
 from typing import Any, TypeVar
@@ -28,9 +30,11 @@ from ..core import (
 from . import _checks
 from .config import RunConfig
 from .context import RunContext
+from .durable import Durability, check_compatible, read_opened, run_exists
 from .input import AgentInput
 from .protocol import Agent, RunStream
 from .run_stream import Send, forward_run, open_run_stream, sender
+from .storage import RunRecordConflict, RunStore
 from .tracing import run_deadline
 
 Ctx = TypeVar("Ctx")
@@ -49,26 +53,75 @@ class Runner:
       input, then every message, tool call and tool result it produced) to the session when the
       run ends — before the terminal event is delivered, and also when the run fails or is left
       early.
+
+    With a `store` (``Runner(config, store=SQLiteStore(path))``) every run is recorded under a run
+    id at every transition boundary (see ``docs/durability.md``), and `resume` continues a recorded
+    run — after a crash, in another process — from its last boundary.
     """
 
     config: RunConfig = attrs.field(
         default=RunConfig(), validator=_checks.field(_checks.instance_of(RunConfig, "a RunConfig"))
     )
+    store: RunStore | None = None
 
-    def run(self, agent: Agent[Ctx], ctx: RunContext[Ctx], input: AgentInput) -> RunStream:
+    def run(
+        self, agent: Agent[Ctx], ctx: RunContext[Ctx], input: AgentInput, *, run_id: str | None = None
+    ) -> RunStream:
         """Start `agent` on `input` under this runner's config; see the class docstring.
 
         Args:
             agent: any `Agent` (``LlmAgent``, a workflow, a swarm, ...).
             ctx: the run context; the runner installs its config on a copy.
             input: the new input; the session history goes before it.
+            run_id: the id to record the run under (only with a store); a new UUID when `None`.
+                It is on the run's `RunStarted` (and `RunResult.run_id`).
 
         Returns:
             A run stream: ``async with runner.run(agent, ctx, input) as events: ...``.
+
+        Raises:
+            ValueError: `run_id` was given to a runner without a store, or is empty.
+            RunRecordConflict: on entering the stream, when a run is recorded under `run_id` already.
         """
         run_ctx = ctx.with_run_config(self.config)
+        if self.store is None:
+            if run_id is not None:
+                raise ValueError(f"run_id={run_id!r} needs a store to record the run in: Runner(config, store=...)")
+        else:
+            if run_id is not None and (not isinstance(run_id, str) or not run_id):
+                raise ValueError(f"run_id must be a non-empty str or None, got {run_id!r}")
+            run_ctx = attrs.evolve(run_ctx, durable=Durability(self.store, run_id or str(uuid.uuid4())))
+        return self._stream(agent, run_ctx, input, _Mode())
+
+    def resume(self, run_id: str, agent: Agent[Ctx], ctx: RunContext[Ctx], *, replay: bool = False) -> RunStream:
+        """Continue the run recorded under `run_id` from its last boundary.
+
+        Nothing that finished is done again: a recorded model call or tool call is not made again,
+        a finished sub-run gives back its recorded outcome; the call in flight at the crash is made
+        again with the same ``(run_id, call_id)`` idempotency key. A finished run gives back its
+        terminal event.
+
+        Args:
+            run_id: the recorded run.
+            agent: the agent that ran it (its definition must match the recorded one).
+            ctx: the run context (the session's history is not prepended again: the recorded input has it).
+            replay: also deliver the events recorded before the crash, so the stream is the whole run's;
+                by default only what was not delivered yet comes (after a fresh `RunStarted`).
+
+        Raises:
+            ValueError: this runner has no store.
+            RunNotFound: on entering the stream, when nothing is recorded under `run_id`.
+            IncompatibleRunError: on entering the stream, when `agent`'s definition differs from the recorded one.
+        """
+        if self.store is None:
+            raise ValueError("resume needs the store the run was recorded in: Runner(config, store=...)")
+        run_ctx = attrs.evolve(ctx.with_run_config(self.config), durable=Durability(self.store, run_id))
+        return self._stream(agent, run_ctx, AgentInput(()), _Mode(resume=True, replay=replay))
+
+    def _stream(self, agent: Agent[Any], ctx: RunContext[Any], input: AgentInput, mode: _Mode) -> RunStream:
         return open_run_stream(
-            partial(self._produce, agent, run_ctx, input), direct=partial(self._drive, agent, run_ctx, input, _ignore)
+            partial(self._produce, agent, ctx, input, mode),
+            direct=partial(self._drive, agent, ctx, input, mode, _ignore),
         )
 
     async def _produce(  # noqa: ASYNC128 - `_drive` calls `task_status.started` once the run has started
@@ -76,15 +129,22 @@ class Runner:
         agent: Agent[Any],
         ctx: RunContext[Any],
         input: AgentInput,
+        mode: _Mode,
         send_channel: trio.MemorySendChannel[AgentEvent],
         *,
         task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED,
     ) -> None:
         async with send_channel:
-            await self._drive(agent, ctx, input, task_status.started, sender(send_channel))
+            await self._drive(agent, ctx, input, mode, task_status.started, sender(send_channel))
 
     async def _drive(
-        self, agent: Agent[Any], ctx: RunContext[Any], input: AgentInput, started: Callable[[], None], send: Send
+        self,
+        agent: Agent[Any],
+        ctx: RunContext[Any],
+        input: AgentInput,
+        mode: _Mode,
+        started: Callable[[], None],
+        send: Send,
     ) -> None:
         """Run `agent` under the deadline, forwarding its events to `send` and recording its items.
 
@@ -95,6 +155,23 @@ class Runner:
         new_items: list[Item] = list(input.items)
         history = await session.items()
         full_input = AgentInput.from_items(history + input.items) if history else input
+        durable = ctx.durable
+        if durable is not None:
+            if mode.resume:
+                opened = await read_opened(durable.store, durable.run_id)
+                expected = getattr(agent, "durable_fingerprint", None)
+                if callable(expected):
+                    check_compatible(opened, durable.run_id, agent.name, expected())
+                full_input = AgentInput(opened.input)
+                # the recorded input is the history then the new input: only the new part is the run's own
+                own = opened.input[len(history) :] if opened.input[: len(history)] == history else opened.input
+                new_items = list(own)
+            elif await run_exists(durable.store, durable.run_id):
+                raise RunRecordConflict(
+                    f"a run is recorded under {durable.run_id!r} already; "
+                    "continue it with runner.resume(run_id, agent, ctx)"
+                )
+        marks = durable.marks if durable is not None and not mode.replay else None
         timeout = self.config.timeout
         deadline = trio.current_time() + timeout if timeout is not None else math.inf
         terminal: TerminalEvent | None = None
@@ -119,6 +196,8 @@ class Runner:
                     return  # noqa: ASYNC910
                 case MessageOutput(item=item) | ToolCallItem(item=item) | ToolOutputItem(item=item):
                     new_items.append(item)
+            if marks is not None and marks.take(event):
+                return  # noqa: ASYNC910 - delivered before the crash (a replay takes no turn)
             await send(event)
 
         def start() -> None:
@@ -143,7 +222,7 @@ class Runner:
                     terminal = RunFailed(OtherError(message))
             if not has_started:
                 start()
-                await send(RunStarted(agent.name))
+                await send(RunStarted(agent.name, ctx.run_id))
         except Exception as exc:
             # Also trio's BrokenResourceError: the agent's own stream may break that way. Should it
             # come from `send` instead (the consumer has gone), sending the terminal raises it again.
@@ -158,6 +237,14 @@ class Runner:
             await send(terminal)
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             return  # noqa: ASYNC910 - the consumer has gone; the run passed checkpoints before
+
+
+@attrs.frozen
+class _Mode:
+    """How `Runner._drive` starts: a new run, or a resumed one (replaying its recorded events or not)."""
+
+    resume: bool = False
+    replay: bool = False
 
 
 def _ignore() -> None:

@@ -28,6 +28,15 @@ class ToolContext(Generic[Ctx]):
         return self.run.user
 
     @property
+    def run_id(self) -> str | None:
+        """The id of the recorded run this call belongs to (`None` when the run is not recorded).
+
+        With `call_id` it is stable across a resume: ``(run_id, call_id)`` is the call's idempotency
+        key, so a tool with side effects can tell a call made again after a crash from a new one.
+        """
+        return self.run.run_id
+
+    @property
     def actions(self) -> ActionsHandle:
         """Signals to the enclosing orchestrator; ``actions.escalate()`` ends a `LoopAgent`."""
         return self.run.actions

@@ -1,0 +1,258 @@
+"""The durable record format: what a recorded run writes at each transition boundary, and the pure
+fold (`restore`) that turns a run's records back into the point to continue from.
+
+A run's log is a sequence of these values, one per `RunRecord` of the store (the record's
+``kind`` is the value's wire tag, its ``body`` the value's JSON, tag included):
+
+- `RunOpened` (always first): the agent's name and definition fingerprint, and the run's input;
+- `Boundary`: one transition step — the next state, the conversation appends, the events, and the
+  kind of the next action — written *before* that action's side effect starts;
+- `ModelAnswered`: a finished model call (its response and the delta events streamed live),
+  written together with the boundary it leads to;
+- `ToolFinished`: one finished tool call, written as each call of a round finishes;
+- `RunFinished` (always last): the terminal event.
+
+The next action is recorded by kind only: `Start` on the recorded state asks for it again, whole
+(the machine is pure), so a `CallModel` request never has to be stored with its conversation.
+Workflow agents (sequential, parallel, loop, graph, swarm) write only `RunOpened` and
+`RunFinished`: their progress is in their children's logs, which resume themselves.
+"""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+import json
+from collections.abc import Sequence
+from typing import TypeAlias, assert_never
+
+import attrs
+
+from .events import AgentEvent, RunCompleted, RunFailed
+from .items import Item, ToolResult
+from .json_value import JsonValue
+from .model import ModelResponse
+from .states import CallModel, ExecuteTools, LoopState, NextAction, PerformHandoff, Terminate
+
+RECORD_FORMAT_VERSION = 1
+"""The version of this record format; written in every `RunOpened`."""
+
+
+class ActionKind(enum.Enum):
+    """Which side effect a boundary leads to (the action itself is asked again with `Start`)."""
+
+    CALL_MODEL = "call_model"
+    EXECUTE_TOOLS = "execute_tools"
+    PERFORM_HANDOFF = "perform_handoff"
+    TERMINATE = "terminate"
+
+
+def action_kind(action: NextAction) -> ActionKind:
+    """The kind of `action`."""
+    match action:
+        case CallModel():
+            return ActionKind.CALL_MODEL
+        case ExecuteTools():
+            return ActionKind.EXECUTE_TOOLS
+        case PerformHandoff():
+            return ActionKind.PERFORM_HANDOFF
+        case Terminate():
+            return ActionKind.TERMINATE
+        case _:
+            assert_never(action)
+
+
+@attrs.frozen(kw_only=True)
+class RunOpened:
+    """The first record of every run: what ran, on what."""
+
+    agent: str
+    """The agent's name."""
+    pattern: str
+    """What kind of agent: ``"llm"``, ``"sequential"``, ``"parallel"``, ``"loop"``, ``"graph"``, ``"swarm"``, ..."""
+    fingerprint: str
+    """A hash of the agent's definition (see `fingerprint`); a resume with a different one is refused."""
+    input: tuple[Item, ...] = ()
+    version: int = RECORD_FORMAT_VERSION
+
+
+@attrs.frozen(kw_only=True)
+class Boundary:
+    """One transition step, written before its action's side effect starts."""
+
+    state: LoopState
+    appends: tuple[Item, ...] = ()
+    events: tuple[AgentEvent, ...] = ()
+    action: ActionKind
+
+
+@attrs.frozen(kw_only=True)
+class ModelAnswered:
+    """A finished model call: the assembled response and the delta events streamed while it ran."""
+
+    response: ModelResponse
+    deltas: tuple[AgentEvent, ...] = ()
+
+
+@attrs.frozen(kw_only=True)
+class ToolFinished:
+    """One finished tool call of the current round.
+
+    `escalated` is whether the run's escalate signal was raised when it finished (a `LoopAgent`
+    reads it), so a resumed run raises it again.
+    """
+
+    result: ToolResult
+    escalated: bool = False
+
+
+@attrs.frozen(kw_only=True)
+class RunFinished:
+    """The last record: the run's terminal event (`RunCompleted` or `RunFailed`)."""
+
+    terminal: AgentEvent
+    escalated: bool = False
+
+
+RunRecordBody: TypeAlias = RunOpened | Boundary | ModelAnswered | ToolFinished | RunFinished
+"""Every kind of durable record."""
+
+
+class RecordLogError(ValueError):
+    """A run's records do not form a valid log (not opened first, a record after the end, ...)."""
+
+
+@attrs.frozen(kw_only=True)
+class Resumption:
+    """Where a recorded run stands: everything a driver needs to continue it.
+
+    Attributes:
+        opened: the run's `RunOpened`.
+        state: the state of the last boundary (`None`: no boundary yet, start from the beginning).
+        conversation: the input followed by every recorded append.
+        replayed: the recorded events that were delivered before (replay them only on request).
+        redeliver: the events of the last boundary when nothing was recorded after it: the crash
+            may have come between writing them and delivering them, so they go out again.
+        action: the kind of the last boundary's action (`None` without a boundary).
+        response: a model answer recorded after the last boundary (feed it, do not call again).
+        answers: every model answer recorded, in order (their usage counts for the resumed run).
+        finished_calls: the call id of every tool call recorded as finished, in order.
+        tool_results: the tool results recorded after the last boundary (do not run those again).
+        escalated: whether the escalate signal was raised during the recorded part.
+        finished: the `RunFinished` record, when the run ended.
+        next_seq: the seq the next record gets.
+    """
+
+    opened: RunOpened
+    state: LoopState | None = None
+    conversation: tuple[Item, ...] = ()
+    replayed: tuple[AgentEvent, ...] = ()
+    redeliver: tuple[AgentEvent, ...] = ()
+    action: ActionKind | None = None
+    response: ModelResponse | None = None
+    answers: tuple[ModelResponse, ...] = ()
+    finished_calls: tuple[str, ...] = ()
+    tool_results: tuple[ToolResult, ...] = ()
+    escalated: bool = False
+    finished: RunFinished | None = None
+    next_seq: int = 1
+
+
+def restore(records: Sequence[RunRecordBody]) -> Resumption:
+    """Fold a run's records (oldest first) into the point to continue from.
+
+    Raises:
+        RecordLogError: the log does not start with `RunOpened`, has a second one, or goes on after
+            `RunFinished`.
+    """
+    if not records or not isinstance(records[0], RunOpened):
+        raise RecordLogError("a run's log must start with a run_opened record")
+    opened = records[0]
+    conversation: list[Item] = list(opened.input)
+    replayed: list[AgentEvent] = []
+    state: LoopState | None = None
+    last: Boundary | None = None
+    after_last = False
+    response: ModelResponse | None = None
+    answers: list[ModelResponse] = []
+    finished_calls: list[str] = []
+    results: list[ToolResult] = []
+    escalated = False
+    finished: RunFinished | None = None
+    for index, record in enumerate(records[1:], start=1):
+        if finished is not None:
+            raise RecordLogError(f"record {index} ({_tag(record)}) comes after the run_finished record")
+        match record:
+            case RunOpened():
+                raise RecordLogError(f"record {index} is a second run_opened record")
+            case Boundary():
+                replayed.extend(record.events)
+                state, last, after_last, response, results = record.state, record, False, None, []
+                conversation.extend(record.appends)
+            case ModelAnswered():
+                replayed.extend(record.deltas)
+                answers.append(record.response)
+                response, after_last = record.response, True
+            case ToolFinished():
+                results.append(record.result)
+                finished_calls.append(record.result.call_id)
+                escalated = escalated or record.escalated
+                after_last = True
+            case RunFinished():
+                finished, after_last = record, True
+                escalated = escalated or record.escalated
+            case _:
+                assert_never(record)
+    redeliver: tuple[AgentEvent, ...] = ()
+    if last is not None and not after_last and last.events:
+        # Nothing was recorded after the last boundary: its events may not have been delivered.
+        redeliver = last.events
+        del replayed[len(replayed) - len(redeliver) :]
+    return Resumption(
+        opened=opened,
+        state=state,
+        conversation=tuple(conversation),
+        replayed=tuple(replayed),
+        redeliver=redeliver,
+        action=last.action if last is not None else None,
+        response=response,
+        answers=tuple(answers),
+        finished_calls=tuple(finished_calls),
+        tool_results=tuple(results),
+        escalated=escalated,
+        finished=finished,
+        next_seq=len(records),
+    )
+
+
+def _tag(record: RunRecordBody) -> str:
+    return record_kind(record)
+
+
+_KINDS: dict[type, str] = {
+    RunOpened: "run_opened",
+    Boundary: "boundary",
+    ModelAnswered: "model_answered",
+    ToolFinished: "tool_finished",
+    RunFinished: "run_finished",
+}
+
+
+def record_kind(record: RunRecordBody) -> str:
+    """The `RunRecord.kind` a record is stored under (its wire tag)."""
+    return _KINDS[type(record)]
+
+
+def is_terminal(event: AgentEvent) -> bool:
+    """Whether `event` ends a run."""
+    return isinstance(event, RunCompleted | RunFailed)
+
+
+def fingerprint(definition: JsonValue) -> str:
+    """A short stable hash of an agent definition given as JSON (sorted keys, compact).
+
+    Two definitions that differ in anything the JSON holds (a tool's name or schema, a handoff, an
+    output schema, a workflow's structure) get different fingerprints.
+    """
+    text = json.dumps(definition, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode()).hexdigest()[:32]

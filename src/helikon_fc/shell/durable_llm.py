@@ -1,0 +1,257 @@
+"""How an `LlmAgent` run records itself and resumes: the driver's boundary hook.
+
+The driver calls `LlmRecording` at four points of its loop, and only when the run is recorded:
+
+- `start`: open the run's log; for a resumed run, replay its recorded events (marked) and give the
+  state, input and conversation to continue from;
+- `boundary`: after each transition, before its action's side effect starts, write the boundary
+  (with the model answer that led to it, in the same transaction);
+- `tool_finished`: as each tool call of a round finishes, write its result;
+- `finish`: write the terminal event.
+
+Resuming feeds `Start` to the recorded state, which asks the recorded action again (the core's
+resume law); that first outcome is not recorded again and its events are the ones the crash may
+have kept from the consumer (`Resumption.redeliver`), not the re-asked ones.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import attrs
+import trio
+
+from ..core import (
+    AgentEvent,
+    AgentUsage,
+    Conversation,
+    ExecutingTools,
+    JsonValue,
+    LoopState,
+    ModelResponse,
+    RunCompleted,
+    RunFailed,
+    Start,
+    ToolCall,
+    ToolResult,
+    TransitionInput,
+    TransitionOutcome,
+    initial_state,
+    to_json,
+)
+from ..core.records import (
+    ActionKind,
+    Boundary,
+    ModelAnswered,
+    Resumption,
+    RunFinished,
+    RunOpened,
+    RunRecordBody,
+    ToolFinished,
+    action_kind,
+)
+from .context import RunContext
+from .definition import LoopDefinition
+from .durable import Durability, RunRecorder, decode_records, definition_fingerprint, open_log, run_exists
+from .input import AgentInput
+from .run_stream import Send
+from .storage import RunRecord
+
+
+def llm_definition(agent: LoopDefinition) -> JsonValue:
+    """What an `LlmAgent` run depends on, as JSON: its name, tools (names and schemas), handoffs and output schema.
+
+    Instructions, model and settings are left out: changing them does not make a recorded run
+    meaningless, so a run may be resumed with a new prompt or model.
+    """
+    import json
+
+    tools: list[JsonValue] = [json.loads(to_json(tool)) for tool in agent.tool_defs]
+    handoffs: list[JsonValue] = [json.loads(to_json(target)) for target in agent.handoff_targets]
+    schema = agent.output_schema
+    return {
+        "name": agent.name,
+        "tools": tools,
+        "handoffs": handoffs,
+        "output_schema": json.loads(to_json(schema)) if schema is not None else None,
+    }
+
+
+def llm_fingerprint(agent: LoopDefinition) -> str:
+    """The fingerprint an `LlmAgent`'s recorded runs carry."""
+    return definition_fingerprint("llm", llm_definition(agent))
+
+
+@attrs.frozen
+class StartPoint:
+    """Where the driver's loop begins: a state, the input to feed it, the conversation so far.
+
+    `resumed` is true when `step` is the `Start` that re-asks a recorded boundary's action: the
+    driver then neither records that first outcome nor sends its events, but sends `redeliver`.
+    """
+
+    state: LoopState
+    step: TransitionInput
+    conversation: Conversation
+    resumed: bool = False
+    redeliver: tuple[AgentEvent, ...] = ()
+
+
+class LlmRecording:
+    """The record of one `LlmAgent` run (see the module docstring)."""
+
+    __slots__ = ("_answer", "_deltas", "_done_results", "ctx", "point", "recorder")
+
+    def __init__(self, recorder: RunRecorder, point: Resumption, ctx: RunContext[Any]) -> None:
+        self.recorder = recorder
+        self.point = point
+        self.ctx = ctx
+        self._answer: ModelResponse | None = None
+        self._deltas: list[AgentEvent] = []
+        self._done_results: dict[str, ToolResult] = {result.call_id: result for result in point.tool_results}
+
+    @classmethod
+    async def open(
+        cls, agent: LoopDefinition, ctx: RunContext[Any], durable: Durability, input: AgentInput
+    ) -> LlmRecording:
+        """Open (or pick up) the log of `agent`'s run recorded under ``durable.run_id``."""
+        recorder, point = await open_log(
+            durable, agent=agent.name, pattern="llm", fingerprint_=llm_fingerprint(agent), input=input
+        )
+        return cls(recorder, point, ctx)
+
+    @property
+    def durable(self) -> Durability:
+        """Where this run is recorded."""
+        return self.recorder.durable
+
+    async def start(self, send: Send) -> StartPoint:
+        """Replay the recorded events (marked as replays) and say where the loop begins.
+
+        The replay is what the live run delivered, no more: a finished run's last boundary records
+        its terminal event among its events, but the live run ended its stream with that terminal
+        (completed with its meter) instead of sending it. Replaying it as an event would let the
+        caller take it as the child's end: `run_child` settled its recorded usage on the meter
+        before the resumed child had replayed its model answers there, and counted the sub-run twice.
+        """
+        await trio.lowlevel.checkpoint()
+        point = self.point
+        marks = self.durable.marks
+        for event in point.replayed:
+            if type(event) is RunCompleted or type(event) is RunFailed:
+                continue  # the final boundary's terminal went out as the stream's end, never as an event
+            await send(marks.mark(event))
+        redeliver = point.redeliver
+        if redeliver and point.action is ActionKind.PERFORM_HANDOFF and point.state is not None:
+            # the handoff target's log exists only if its boundary's events went out before it started
+            target = getattr(point.state, "target", "")
+            if await run_exists(self.durable.store, self.durable.child(f"handoff:{target}").run_id):
+                for event in redeliver:
+                    await send(marks.mark(event))
+                redeliver = ()
+        if point.escalated:
+            self.ctx.actions.escalate()
+        await self._count_finished_sub_runs()
+        conversation = Conversation(point.conversation)
+        if point.state is None:
+            return StartPoint(initial_state(), Start(), conversation)
+        if point.response is not None:
+            return StartPoint(point.state, point.response, conversation)
+        return StartPoint(point.state, Start(), conversation, resumed=True, redeliver=redeliver)
+
+    async def _count_finished_sub_runs(self) -> None:  # noqa: ASYNC910 - `start` checkpoints first
+        """Count on this run's meter the usage of the agent-as-tool sub-runs of recorded tool calls.
+
+        Their calls are not made again, so their sub-runs are not entered again: the usage their
+        `RunFinished` records is added instead (a sub-run that failed recorded none).
+        """
+        meter = self.ctx.meter
+        if meter is None:
+            return  # noqa: ASYNC910
+        store = self.durable.store
+        for call_id in self.point.finished_calls:
+            child = self.durable.child(f"tool:{call_id}").run_id
+            if not await run_exists(store, child):
+                continue
+            records = await store.read_run_records(child)
+            last = decode_records(child, records[-1:])
+            terminal = last[0].terminal if last and isinstance(last[0], RunFinished) else None
+            if isinstance(terminal, RunCompleted):
+                for part in terminal.usage_by_agent or (AgentUsage(records_agent(records), terminal.usage),):
+                    meter.add(part.agent, part.usage)
+
+    def collecting(self, send: Send) -> Send:
+        """`send` that also keeps the model's delta events, to record them with the model's answer."""
+        deltas = self._deltas
+        deltas.clear()
+
+        async def forward(event: AgentEvent) -> None:  # noqa: ASYNC910 - a pass-through per event, as `sender`
+            deltas.append(event)
+            await send(event)
+
+        return forward
+
+    def answered(self, response: ModelResponse) -> None:
+        """The model call finished with `response`: record it with the next boundary."""
+        self._answer = response
+
+    async def boundary(self, outcome: TransitionOutcome) -> None:
+        """Write the step `outcome` (with the model answer that led to it), before its action starts."""
+        bodies: list[RunRecordBody] = []
+        if self._answer is not None:
+            bodies.append(ModelAnswered(response=self._answer, deltas=tuple(self._deltas)))
+            self._answer = None
+            self._deltas.clear()
+        bodies.append(
+            Boundary(
+                state=outcome.next_state,
+                appends=outcome.conversation_appends,
+                events=outcome.events,
+                action=action_kind(outcome.next_action),
+            )
+        )
+        await self.recorder.write(*bodies)
+
+    def recorded_result(self, call: ToolCall) -> ToolResult | None:
+        """The result of `call` if it finished before the crash (then it is not run again)."""
+        return self._done_results.get(call.call_id)
+
+    async def tool_finished(self, result: ToolResult) -> None:
+        """Write one finished tool call."""
+        await self.recorder.write(ToolFinished(result=result, escalated=self.ctx.actions.escalated))
+
+    def forget_recorded_results(self) -> None:
+        """The round the recorded results belong to is over."""
+        self._done_results = {}
+
+    async def finish(self, terminal: AgentEvent) -> None:  # noqa: ASYNC910 - only after a step's checkpoint
+        """Write the terminal event, with the usage of the run's whole subtree as its meter has it
+        (unless the run had finished before: then it is recorded already)."""
+        if self.point.finished is None:
+            meter = self.ctx.meter
+            if meter is not None and isinstance(terminal, RunCompleted):
+                terminal = meter.completed(terminal)
+            await self.recorder.finish(terminal, self.ctx.actions.escalated)
+
+    @property
+    def finished_terminal(self) -> AgentEvent | None:
+        """The recorded terminal event of a run that had finished, or `None`."""
+        finished = self.point.finished
+        return finished.terminal if finished is not None else None
+
+
+def records_agent(records: Sequence[RunRecord]) -> str:
+    """The agent a run's records belong to (from its opening record), or ``""``."""
+    first = decode_records("", records[:1]) if records and records[0].kind == "run_opened" else []
+    return first[0].agent if first and isinstance(first[0], RunOpened) else ""
+
+
+def handoff_segment(target: str) -> str:
+    """The child-id segment of the handoff to `target`."""
+    return f"handoff:{target}"
+
+
+def is_tool_round(state: LoopState) -> bool:
+    """Whether `state` is a tool round (whose recorded results a resume keeps)."""
+    return isinstance(state, ExecutingTools)
