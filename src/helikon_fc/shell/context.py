@@ -32,11 +32,11 @@ _NO_HOOKS: Hooks[Any] = Hooks()
 
 
 def _input_guardrails(value: object) -> tuple[Guardrail[Any], ...]:
-    return value if value == () else guardrail_tuple("RunContext", "input_guardrails", value)  # type: ignore[return-value]
+    return value if value == () else guardrail_tuple("RunContext", "input_guardrails", value)
 
 
 def _output_guardrails(value: object) -> tuple[Guardrail[Any], ...]:
-    return value if value == () else guardrail_tuple("RunContext", "output_guardrails", value)  # type: ignore[return-value]
+    return value if value == () else guardrail_tuple("RunContext", "output_guardrails", value)
 
 
 class SessionState:

@@ -31,12 +31,13 @@ import trio
 
 from ..core import (
     AgentEvent,
-    HookFailed,
     ApplyingHandoff,
     CallModel,
     Conversation,
     ExecuteTools,
     HandoffTarget,
+    HookFailed,
+    LoopState,
     ModelEvent,
     ModelFailed,
     ModelFailureKind,
@@ -76,12 +77,14 @@ from ..core.records import RecordLogError
 from ..models.protocol import Model, ModelError
 from .config import RunConfig
 from .context import RunContext
-from .controls import LoopControls, failed_step, failing_on_hook
+from .controls import InputGate, LoopControls, failed_step, failing_on_hook
 from .definition import LoopDefinition
 from .durable import IncompatibleRunError, child_context
 from .durable_llm import LlmRecording, handoff_segment
+from .guardrails import Tripped
 from .hooks import HookFailure, Hooks, after_tool_call, before_tool_call, subagent_stopped
 from .input import AgentInput
+from .metering import UsageMeter
 from .results import HandoffCollisionError, RunError
 from .run_stream import RunStreamManager, Send, emit_run, forward_run, open_run_stream, sender
 from .tool import Tool
@@ -250,12 +253,9 @@ async def _loop(
     if controls is not None:
         refused = await controls.run_started()
         if refused is not None:
-            stop = failed_step(state, (RunFailed(refused),))
-            if recording is not None:
-                await recording.boundary(stop)
-            return await _finish_recorded(stop.events, send, recording)
+            return await _stop(state, (RunFailed(refused),), send, recording)
         if recording is None or not recording.point.answers:  # a recorded answer means the gate had passed
-            gate = controls.input_gate(conversation.items)
+            gate = controls.input_gate(conversation)
     while True:
         await trio.lowlevel.checkpoint_if_cancelled()
         outcome = transition(state, step, tctx)
@@ -281,21 +281,16 @@ async def _loop(
                 if controls is not None:
                     request = controls.request(request)
                 sink = recording.collecting(send) if recording else send
-                asking = partial(_ask_model, tracer, model, request)
+                asking: Callable[[Send], Awaitable[ModelResponse | RunFailed]] = partial(
+                    _ask_model, tracer, model, request
+                )
                 if gate is None:
                     answer = await asking(sink)
                 else:
-                    answered, tripped = await gate.beside(asking, sink)
-                    gate = None
-                    if tripped is not None:  # nothing of this call is delivered, no tool of it runs
-                        if type(answered) is ModelResponse:
-                            meter.add(name, _one_call(answered.usage))
-                        stop = failed_step(state, tripped.events)
-                        if recording is not None:
-                            await recording.boundary(stop)
-                        return await _finish_recorded(stop.events, send, recording)
-                    assert answered is not None
-                    answer = answered
+                    gated, gate = await _ask_beside_guardrails(gate, asking, sink, meter, name), None
+                    if type(gated) is Tripped:  # nothing of this call is delivered, no tool of it runs
+                        return await _stop(state, gated.events, send, recording)
+                    answer = cast("ModelResponse | RunFailed", gated)
                 if type(answer) is RunFailed:
                     if recording is not None:
                         await recording.finish(answer)
@@ -308,10 +303,7 @@ async def _loop(
             case ExecuteTools(calls=calls):
                 results = await failing_on_hook(execute_tools(calls, tools, ctx, limiter, recording, definition.hooks))
                 if type(results) is HookFailed:
-                    stop = failed_step(state, (RunFailed(results),))
-                    if recording is not None:
-                        await recording.boundary(stop)
-                    return await _finish_recorded(stop.events, send, recording)
+                    return await _stop(state, (RunFailed(results),), send, recording)
                 step = ToolResults(cast("tuple[ToolResult, ...]", results))
             case PerformHandoff(target=target, transcript=transcript):
                 if controls is not None:
@@ -326,6 +318,36 @@ async def _loop(
                 return await _finish_recorded(events, send, recording)
             case _:
                 assert_never(action)
+
+
+async def _ask_beside_guardrails(
+    gate: InputGate,
+    asking: Callable[[Send], Awaitable[ModelResponse | RunFailed]],
+    send: Send,
+    meter: UsageMeter,
+    name: str,
+) -> ModelResponse | RunFailed | Tripped:
+    """The first model call, beside the input guardrails (`InputGate.beside`): its answer, or the trip.
+
+    A call that answered before the trip still counts on the meter: the model served it.
+    """
+    answer, tripped = await gate.beside(asking, send)
+    if tripped is None:
+        assert answer is not None
+        return answer
+    if type(answer) is ModelResponse:
+        meter.add(name, _one_call(answer.usage))
+    return tripped
+
+
+async def _stop(
+    state: LoopState, events: tuple[AgentEvent, ...], send: Send, recording: LlmRecording | None
+) -> TerminalEvent:
+    """End the run in `state` with `events` (the last a `RunFailed`): recorded as a `Failed` step, then sent."""
+    stop = failed_step(state, events)
+    if recording is not None:
+        await recording.boundary(stop)
+    return await _finish_recorded(stop.events, send, recording)
 
 
 async def _finish_recorded(events: tuple[AgentEvent, ...], send: Send, recording: LlmRecording | None) -> TerminalEvent:
@@ -346,7 +368,9 @@ async def _finish(events: tuple[AgentEvent, ...], send: Send) -> TerminalEvent:
     return RunFailed(OtherError("internal error: the loop terminated without a terminal event"))  # noqa: ASYNC910
 
 
-async def _ask_model(tracer: Tracer | None, model: Model, request: ModelRequest, send: Send) -> ModelResponse | RunFailed:
+async def _ask_model(
+    tracer: Tracer | None, model: Model, request: ModelRequest, send: Send
+) -> ModelResponse | RunFailed:
     """`call_model`, inside a model-call span when the run is traced."""
     if tracer is None:
         return await call_model(model, request, send)

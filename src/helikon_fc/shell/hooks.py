@@ -24,9 +24,9 @@ What the answers do depends on the point (the `fire_*` functions, which the driv
 
 from __future__ import annotations
 
+import inspect
 import json
 import re
-import inspect
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Generic, TypeAlias, TypeVar
 
@@ -445,7 +445,8 @@ async def after_tool_call(
     try:
         text = json.dumps(output, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError) as exc:
-        raise HookFailure(HookFailed("post_tool_use", f"replaced the output with a value that is not JSON: {exc}"))
+        error = HookFailed("post_tool_use", f"replaced the output with a value that is not JSON: {exc}")
+        raise HookFailure(error) from None
     return ToolResult(call.call_id, text)
 
 

@@ -1,7 +1,8 @@
 """Running one tool call: every way it can go wrong becomes an error result the model reads.
 
 `execute_tool_call` never raises, except for trio's ``Cancelled`` (a run being cancelled must
-unwind through it) and `HookFailure` (a hook of the calling run raised inside the tool: the run fails). Everything else — an unknown tool, argument text that is not JSON, arguments
+unwind through it) and `HookFailure` (a hook of the calling run raised inside the tool: the run
+fails). Everything else — an unknown tool, argument text that is not JSON, arguments
 off the schema, a `ToolError`, any other exception, a timeout — is a `ToolResult` with
 ``is_error=True`` and a message written for the model:
 
