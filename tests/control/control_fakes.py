@@ -57,7 +57,9 @@ def logging_hook(
     return hook
 
 
-def timed_guardrail(name: str, seconds: float, verdict: GuardrailVerdict, log: list[str] | None = None) -> Guardrail[None]:
+def timed_guardrail(
+    name: str, seconds: float, verdict: GuardrailVerdict, log: list[str] | None = None
+) -> Guardrail[None]:
     """A guardrail that answers `verdict` after `seconds` (virtual), logging ``name:<text>`` when it answers."""
 
     async def check(ctx: RunContext[None], text: str) -> GuardrailVerdict:

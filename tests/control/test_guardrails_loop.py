@@ -6,6 +6,7 @@ import attrs
 import pytest
 import trio
 import trio.testing
+from tests.control.control_fakes import collect, lookup_tool, names, timed_guardrail
 
 from helikon_fc import AgentAsTool, AgentInput, Handoff, LlmAgent, RunContext
 from helikon_fc.core import (
@@ -23,8 +24,6 @@ from helikon_fc.core import (
 from helikon_fc.shell.guardrails import Guardrail, GuardrailVerdict, Pass, Tripwire
 from helikon_fc.testing import FunctionModel, ScriptedModel, call, call_tools, reply, run_simulated
 from helikon_fc.testing.script import ScriptedTurn
-
-from tests.control.control_fakes import collect, lookup_tool, names, timed_guardrail
 
 OFF_TOPIC = Tripwire("input_policy", {"reason": "off topic"})
 
@@ -113,7 +112,9 @@ async def test_a_raising_input_guardrail_is_a_tripwire_of_kind_other(autojump_cl
 
     agent = LlmAgent(name="a", model=ScriptedModel([reply("x")]), input_guardrails=[Guardrail("moderation", broken)])
     sim = await run_simulated(agent, "hi")
-    assert sim.error == GuardrailTripped("other", {"guardrail": "moderation", "reason": "ConnectionError: moderation down"})
+    assert sim.error == GuardrailTripped(
+        "other", {"guardrail": "moderation", "reason": "ConnectionError: moderation down"}
+    )
 
 
 async def test_input_guardrails_read_every_user_message_of_the_seeded_conversation(
@@ -243,10 +244,10 @@ def test_guardrails_are_checked_when_the_agent_is_built() -> None:
 
     model = ScriptedModel([reply("x")])
     with pytest.raises(TypeError, match=r"LlmAgent: input_guardrails\[0\] must be a Guardrail.*wrap the check"):
-        LlmAgent(name="a", model=model, input_guardrails=[check])  # type: ignore[list-item]
+        LlmAgent(name="a", model=model, input_guardrails=[check])
     with pytest.raises(TypeError, match="LlmAgent: output_guardrails must be a list of Guardrail values"):
-        LlmAgent(name="a", model=model, output_guardrails=Guardrail("g", check))  # type: ignore[arg-type]
-    with pytest.raises(TypeError, match="Guardrail: check must be an async callable.*async def"):
+        LlmAgent(name="a", model=model, output_guardrails=Guardrail("g", check))
+    with pytest.raises(TypeError, match=r"Guardrail: check must be an async callable.*async def"):
         Guardrail("g", sync_check)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="Guardrail: name must be a non-empty string"):
         Guardrail(" ", check)

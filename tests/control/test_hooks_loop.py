@@ -8,6 +8,7 @@ import json
 import pytest
 import trio
 import trio.testing
+from tests.control.control_fakes import collect, logging_hook, lookup_tool, names
 
 from helikon_fc import AgentInput, Handoff, LlmAgent, RunConfig, RunContext, Runner, ToolError, function_tool
 from helikon_fc.core import (
@@ -39,7 +40,6 @@ from helikon_fc.shell.hooks import (
 )
 from helikon_fc.testing import FunctionModel, ScriptedModel, call, call_tools, reply, run_simulated
 from helikon_fc.testing.script import ScriptedTurn
-from tests.control.control_fakes import collect, logging_hook, lookup_tool, names
 
 
 def _results(request: ModelRequest) -> list[ToolResult]:
@@ -62,9 +62,7 @@ async def test_points_fire_in_order_agent_hooks_before_run_hooks(autojump_clock:
     OnRunComplete last, after the terminal event went out."""
     log: list[str] = []
     calls: list[str] = []
-    agent = LlmAgent(
-        name="a", model=_one_lookup([]), tools=[lookup_tool(calls)], hooks=[logging_hook(log, "agent")]
-    )
+    agent = LlmAgent(name="a", model=_one_lookup([]), tools=[lookup_tool(calls)], hooks=[logging_hook(log, "agent")])
     ctx = RunContext.ephemeral(None).with_hooks(logging_hook(log, "run"))
     events = await collect(agent.run(ctx, AgentInput.from_user_text("hi")))
     assert isinstance(events[-1], RunCompleted) and calls == ["k"]
@@ -128,7 +126,9 @@ async def test_injections_go_into_the_next_request_only_and_are_never_stored(
                 return InjectSystemMessage("ignored at a tool call")
         return None
 
-    agent = LlmAgent(name="a", model=_one_lookup(requests), tools=[lookup_tool([])], hooks=[logging_hook([], "h", inject)])
+    agent = LlmAgent(
+        name="a", model=_one_lookup(requests), tools=[lookup_tool([])], hooks=[logging_hook([], "h", inject)]
+    )
     ctx = RunContext.ephemeral(None)
     runner = Runner(RunConfig())
     events = await collect(runner.run(agent, ctx, AgentInput.from_user_text("hi")))
@@ -185,7 +185,9 @@ async def test_post_tool_use_replaces_or_blocks_a_successful_output(autojump_clo
             return ReplaceOutput({"masked": True})
         return None
 
-    agent = LlmAgent(name="a", model=_one_lookup(requests), tools=[lookup_tool([])], hooks=[logging_hook([], "h", replace)])
+    agent = LlmAgent(
+        name="a", model=_one_lookup(requests), tools=[lookup_tool([])], hooks=[logging_hook([], "h", replace)]
+    )
     await run_simulated(agent, "hi")
     assert seen == ["value of k"]
     assert _results(requests[1]) == [ToolResult("c1", '{"masked":true}')]
@@ -304,7 +306,7 @@ def test_hooks_are_checked_when_the_agent_is_built() -> None:
     model = ScriptedModel([reply("x")])
     with pytest.raises(TypeError, match=r"Hooks: hooks\[0\] must be an async callable.*async def"):
         LlmAgent(name="a", model=model, hooks=[sync_hook])  # type: ignore[list-item]
-    with pytest.raises(TypeError, match="Hooks: hooks must be an iterable of hooks.*wrap one hook in a list"):
+    with pytest.raises(TypeError, match=r"Hooks: hooks must be an iterable of hooks.*wrap one hook in a list"):
         LlmAgent(name="a", model=model, hooks=hook)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match=r"Hooks: hooks\[0\] must be an async callable"):
         RunContext.ephemeral(None).with_hooks(42)  # type: ignore[arg-type]

@@ -20,7 +20,6 @@ from ..agents.sequential import SequentialAgent
 from ..agents.swarm import SwarmAgent
 from ..shell.protocol import Agent
 
-
 _DEEPEST = 64
 """Levels walked at most (a handoff resolver that builds a new agent per call would otherwise never end)."""
 
