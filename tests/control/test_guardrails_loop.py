@@ -64,12 +64,12 @@ async def test_a_slow_tripwire_stops_the_tool_the_model_already_asked_for(
 
 
 async def test_input_guardrails_run_beside_the_first_model_call(autojump_clock: trio.testing.MockClock) -> None:
-    """Beyond the original: a 2 s guardrail beside a 2 s first model call costs 2 s, not 4, and the model's
-    deltas are held until the guardrail passed (none is delivered before t=2)."""
+    """Beyond the original: a 2 s guardrail beside a 1 s first model call costs 2 s, not 3, and the model's
+    deltas (ready at t=1) are held until the guardrail passed (none is delivered before t=2)."""
     calls: list[str] = []
     agent = LlmAgent(
         name="assistant",
-        model=ScriptedModel([reply("fine words here", latency=2)]),
+        model=ScriptedModel([reply("fine words here", latency=1)]),
         input_guardrails=[timed_guardrail("topic", 2, Pass())],
     )
     times: list[float] = []
