@@ -49,3 +49,13 @@ def test_the_worker_refuses_before_it_polls() -> None:
 
     with pytest.raises(ValueError, match="has hooks"):
         HelikonWorker(None, "q", agents=[_plain("a").with_hooks(_hook)])  # type: ignore[arg-type]
+
+
+def test_a_handoff_target_that_cannot_be_resolved_is_left_to_its_run() -> None:
+    """The walk resolves handoff targets; one whose resolver raises is skipped (its run reports it), not a crash."""
+    from helikon_fc import Handoff as HandoffType
+
+    def broken() -> LlmAgent[None]:
+        raise RuntimeError("no such agent today")
+
+    refuse_controls([_plain("triage").with_handoffs(HandoffType(agent_name="billing", description="", resolve=broken))])

@@ -61,7 +61,11 @@ def _children(path: str, agent: Agent[Any]) -> Iterator[tuple[str, Agent[Any]]]:
             if isinstance(tool, AgentAsTool):
                 yield f"{path}/tool:{tool.name}", tool.agent
         for name, resolve in definition.resolvers.items():
-            yield f"{path}/handoff:{name}", resolve()
+            try:
+                target = resolve()
+            except Exception:  # a target that cannot be found fails its run when it is handed off to
+                continue
+            yield f"{path}/handoff:{name}", target
     elif isinstance(agent, SequentialAgent | LoopAgent):
         for index, (_, child) in enumerate(agent.steps):
             yield f"{path}/step:{index}", child
