@@ -88,8 +88,8 @@ class LoopControls:
     def of(cls, definition: LoopDefinition, ctx: RunContext[Any]) -> LoopControls | None:
         """The controls of a run of `definition` in `ctx`, or `None` when there are none at all."""
         if (
-            definition.hooks
-            or ctx.hooks
+            definition.hooks.hooks
+            or ctx.hooks.hooks
             or definition.input_guardrails
             or definition.output_guardrails
             or ctx.input_guardrails

@@ -466,6 +466,8 @@ async def call_tool(
     """One call of a round through its pipeline (original-notes section 3.2): `PreToolUse` (which may block
     the call or replace its arguments, then checked again), `invoke` (unknown tool, arguments, the tool
     itself), `PostToolUse` (successful calls only: it may block or replace the output)."""
+    if not (hooks.hooks or ctx.hooks.hooks):  # the common case, at the cost of two tuple checks
+        return await invoke(tool, call, ctx, checked=checked)
     before = await before_tool_call(ctx, hooks, call)
     if type(before) is ToolResult:
         return before
