@@ -124,6 +124,8 @@ class LoopControls:
         if self._due and self.hooked:
             self._due = False
             await fire_on_run_complete(self.ctx, self.agent_hooks, self.ctx.hooks, self.name)
+        else:
+            await trio.lowlevel.checkpoint()
 
     def input_gate(self, items: Iterable[Item]) -> InputGate | None:
         """The gate of this run's input guardrails over `items`' user text, or `None` without any."""
@@ -160,7 +162,7 @@ class LoopControls:
                     if effect.error is not None:
                         return failed_step(state, (*events[:index], RunFailed(effect.error)))
                     self._injections.extend(effect.injections)
-        return outcome
+        return outcome  # noqa: ASYNC910 - the driver's step began with a cancel point
 
 
 def _before(events: tuple[AgentEvent, ...], kind: type) -> Iterable[AgentEvent]:
@@ -227,10 +229,10 @@ class _Held:
         if self._gate.passed:
             await self.release()
 
-    async def release(self) -> None:  # noqa: ASYNC910 - only after the gate's nursery, a checkpoint
+    async def release(self) -> None:  # noqa: ASYNC910 - a pass-through of sends, as `sender`
         """Send what was held (once) and let every later event through."""
         if self.released:
-            return
+            return  # noqa: ASYNC910 - only after the gate's nursery, a checkpoint
         self.released = True
         held, self._held = self._held, []
         for event in held:
@@ -242,7 +244,7 @@ async def failing_on_hook(work: Awaitable[T]) -> T | HookFailed:
     try:
         return await work
     except HookFailure as exc:
-        return exc.error
+        return exc.error  # noqa: ASYNC910 - what raised it was awaited (a hook, which checkpoints first)
     except BaseExceptionGroup as group:
         matched, rest = group.split(HookFailure)
         if matched is None or rest is not None:
@@ -251,4 +253,4 @@ async def failing_on_hook(work: Awaitable[T]) -> T | HookFailed:
         while isinstance(leaf, BaseExceptionGroup):
             leaf = leaf.exceptions[0]
         assert isinstance(leaf, HookFailure)
-        return leaf.error
+        return leaf.error  # noqa: ASYNC910 - a group comes out of a nursery, a checkpoint
