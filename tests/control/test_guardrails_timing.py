@@ -4,14 +4,13 @@ and the run takes only as long as the slower of the two."""
 
 from __future__ import annotations
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
+from tests.control.control_fakes import lookup_tool, timed_guardrail
 
 from helikon_fc import LlmAgent
 from helikon_fc.core import GuardrailTripped, MessageOutput, TokenDelta, ToolCallItem
 from helikon_fc.shell.guardrails import Pass, Tripwire
 from helikon_fc.testing import ScriptedModel, call, call_tools, reply, simulate
-from tests.control.control_fakes import lookup_tool, timed_guardrail
 
 quarters = st.integers(min_value=0, max_value=16).map(lambda n: n / 4)
 
