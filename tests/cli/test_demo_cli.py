@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from helikon_fc.cli import main
+from helikon_fc.cli.commands.demo import SCENARIO_KEYS
 from helikon_fc.cli.demo import run_demo, scenario_keys
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -102,6 +103,7 @@ def test_colour_is_ansi_only_when_asked() -> None:
 def test_main_selects_scenarios_and_rejects_unknown_ones(capsys: pytest.CaptureFixture[str]) -> None:
     """`helikon demo <scenario>` runs only those; an unknown scenario is a usage error (exit 2)."""
     assert scenario_keys() == ("triage", "swarm", "graph", "pipeline", "parallel", "typed", "cancel")
+    assert scenario_keys() == SCENARIO_KEYS  # the parser's copy, kept so that building it imports no scenario
     assert main(["demo", "--fast", "--no-color", "pipeline"]) == 0
     out = capsys.readouterr().out
     assert "Research, then write" in out and "Triage" not in out

@@ -5,16 +5,14 @@ from __future__ import annotations
 import argparse
 import sys
 from functools import partial
+from typing import TYPE_CHECKING
 
-import trio
-
-from ...shell.config import RunConfig
-from ...shell.results import RunStartError
 from .._command import Command
-from ..live import json_lines, live_view, run_live
-from ..loading import TargetError, load_agent
-from ..model_option import PROVIDERS, ModelOptionError, add_model_options, model_from_options
+from ..model_option import PROVIDERS, add_model_options
 from ..terminal import EXIT_FAILED, add_colour_options, exit_status, wants_colour
+
+if TYPE_CHECKING:
+    from ...shell.config import RunConfig
 
 _EPILOG = f"""\
 MODULE:ATTRIBUTE names an agent object, or a factory of one:
@@ -53,6 +51,8 @@ def _config(args: argparse.Namespace, parser: argparse.ArgumentParser, own: RunC
     """A config from ``--timeout``/``--max-turns`` over the agent's own, or `None` to run the agent as it is."""
     if args.timeout is None and args.max_turns is None:
         return None
+    from ...shell.config import RunConfig
+
     config = own or RunConfig()
     try:
         if args.timeout is not None:
@@ -65,6 +65,13 @@ def _config(args: argparse.Namespace, parser: argparse.ArgumentParser, own: RunC
 
 
 def _execute(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    import trio  # the library loads when the command runs, not to build the parser (`helikon --help`)
+
+    from ...shell.results import RunStartError
+    from ..live import json_lines, live_view, run_live
+    from ..loading import TargetError, load_agent
+    from ..model_option import ModelOptionError, model_from_options
+
     try:
         model = model_from_options(args.model, base_url=args.base_url, api_key_env=args.api_key_env)
     except ModelOptionError as exc:
