@@ -9,7 +9,7 @@ from .._command import Command
 from ..model_option import add_model_options
 from ..terminal import add_colour_options, wants_colour
 
-SCENARIO_KEYS = ("triage", "swarm", "graph", "pipeline", "parallel", "typed", "cancel")
+SCENARIO_KEYS = ("triage", "swarm", "graph", "pipeline", "parallel", "typed", "resume", "cancel")
 """The demo's scenario keys, in running order, for the parser (``cli.demo.scenario_keys()`` builds them from the
 scenarios themselves, which imports the whole library; a test keeps the two equal)."""
 
