@@ -105,6 +105,8 @@ def test_resume_errors_name_what_is_wrong(tmp_path: Path) -> None:
     ):
         bad = helikon("run", f"{AGENTS}:budget", "hi", *args)
         assert bad.returncode == 2 and message in bad.stderr, bad.stderr
+    empty = helikon("run", f"{AGENTS}:budget", "hi", "--store", "")
+    assert empty.returncode == 2 and "--store needs a SQLite file path" in empty.stderr
     with_prompt = helikon("run", f"{AGENTS}:budget", "hi", "--resume", "r1", "--store", store)
     assert with_prompt.returncode == 2 and "give no prompt" in with_prompt.stderr
     no_prompt = helikon("run", f"{AGENTS}:budget")

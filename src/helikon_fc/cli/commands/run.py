@@ -128,6 +128,8 @@ def _run(args: argparse.Namespace, agent: Agent[Any], config: RunConfig | None, 
 
 def _check_durable_options(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
     """Refuse combinations of the prompt, ``--store``, ``--resume`` and ``--session`` that mean nothing."""
+    if args.store == "":
+        parser.error("--store needs a SQLite file path or a postgresql:// DSN, got ''")
     if args.store is None:
         for option in ("resume", "session"):
             if getattr(args, option) is not None:
