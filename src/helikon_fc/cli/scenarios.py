@@ -400,7 +400,7 @@ def saved_and_resumed(model: Model | None = None) -> Scenario:
     balances = {"checking": 1840.0, "savings": 6200.0}
 
     @function_tool
-    async def get_balance(account: str) -> float:  # noqa: ASYNC910 - async on purpose (see the tools above)
+    async def get_balance(account: str) -> float:  # noqa: ASYNC124, ASYNC910 - async on purpose (see the tools above)
         """The current balance of an account.
 
         Args:
