@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from bench import http_fixture
 from helikon_fc.cli import main
 from helikon_fc.cli.commands.demo import SCENARIO_KEYS
 from helikon_fc.cli.demo import run_demo, scenario_keys
@@ -204,3 +205,22 @@ def test_the_resume_scenario_gives_the_uninterrupted_run_s_answer() -> None:
     text = out.getvalue()
     assert f"advisor: {whole.result.final_output}" in text
     assert f"simulated usage: {describe_usage(whole.result.usage)}" in text
+
+
+def test_the_resume_scenario_runs_on_a_real_server_that_answers_without_tools() -> None:
+    """`helikon demo resume --model openai:NAME --base-url URL` runs the scenario over HTTP; a model that answers
+    at once has nothing to stop or resume, which the demo says, and the scenario still ran as intended."""
+    with http_fixture.serving() as base_url:
+        model = ("--model", "openai:bench-model", "--base-url", base_url)
+        done = subprocess.run(
+            [sys.executable, "-m", "helikon_fc", "demo", "resume", *model],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env={**_env(), "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "src")},
+            check=False,
+        )
+    assert done.returncode == 0, done.stderr
+    assert f"advisor: {http_fixture.TEXT}" in done.stdout
+    assert "(the run finished before calling a tool: nothing to resume)" in done.stdout
+    assert "1/1 scenarios ran as intended - every agent above ran on bench-model." in done.stdout

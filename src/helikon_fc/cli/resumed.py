@@ -36,7 +36,10 @@ async def play_resumed(scenario: Scenario, renderer: EventRenderer) -> bool:
             async for event in events:
                 renderer.render(event)
                 match event:
-                    case RunCompleted():
+                    case RunCompleted():  # a real model may answer without a tool: nothing to stop or resume
+                        renderer.line(
+                            renderer.paint("  (the run finished before calling a tool: nothing to resume)", "dim")
+                        )
                         return True
                     case ToolCallItem(item=call):
                         pending.add(call.call_id)
