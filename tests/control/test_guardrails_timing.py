@@ -11,6 +11,7 @@ from helikon_fc import LlmAgent
 from helikon_fc.core import GuardrailTripped, MessageOutput, TokenDelta, ToolCallItem
 from helikon_fc.shell.guardrails import Pass, Tripwire
 from helikon_fc.testing import ScriptedModel, call, call_tools, reply, simulate
+from helikon_fc.testing.script import ScriptedTurn
 
 quarters = st.integers(min_value=0, max_value=16).map(lambda n: n / 4)
 
@@ -23,7 +24,7 @@ def test_no_tool_runs_and_nothing_is_delivered_before_the_gate_passes(
     """A trip at `guard` s ends the run then, with no tool run and no model output delivered; a pass costs
     max(guard, model) s and gives the run it would have had without the guardrail."""
     calls: list[str] = []
-    turns = [
+    turns: list[ScriptedTurn] = [
         call_tools(*(call("lookup", key=f"k{i}") for i in range(n_calls)), latency=model),
         reply("all looked up"),
     ]
