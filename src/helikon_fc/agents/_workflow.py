@@ -6,6 +6,9 @@ The merge convention, the same for every workflow agent:
 - the outer stream starts with one `RunStarted(<workflow name>)` and ends with exactly one
   terminal event (`RunCompleted` with the summed usage, or `RunFailed`), last;
 - each child's own `RunStarted` becomes `AgentUpdated(<child name>)` (which agent is now active);
+- a child that pauses for approval (`RunPaused`) pauses the workflow, once the children running
+  beside it have ended: its `RunPaused` lists every waiting call, and a resume continues the
+  paused children (finished ones replay);
 - each child's terminal event is swallowed: its usage counts on the workflow's `UsageMeter` (every
   model call below counts as it is made; `run_child` settles what a custom agent only reports), so
   the workflow's `RunCompleted` carries the usage of its whole subtree, by agent; `RunFailed.error`
@@ -30,12 +33,14 @@ from ..core import (
     AgentError,
     AgentEvent,
     AgentUpdated,
+    ApprovalRequested,
     JsonValue,
     MaxAgentDepthExceeded,
     MessageOutput,
     OtherError,
     RunCompleted,
     RunFailed,
+    RunPaused,
     RunStarted,
     TerminalEvent,
     Usage,
@@ -68,7 +73,14 @@ class ChildFailed:
     error: AgentError
 
 
-ChildOutcome: TypeAlias = ChildSucceeded | ChildFailed
+@attrs.frozen
+class ChildPaused:
+    """A child run paused for approval: `pending` is what its waiting calls ask (the workflow pauses too)."""
+
+    pending: tuple[ApprovalRequested, ...]
+
+
+ChildOutcome: TypeAlias = ChildSucceeded | ChildFailed | ChildPaused
 """How one child run ended."""
 
 
@@ -132,6 +144,9 @@ async def run_child(agent: Agent[Ctx], ctx: RunContext[Ctx], input: AgentInput, 
                         continue
                     case RunFailed(error=error):
                         outcome = ChildFailed(error)
+                        continue
+                    case RunPaused(pending=pending):
+                        outcome = ChildPaused(pending)
                         continue
                     case MessageOutput(item=item):
                         text = item.text

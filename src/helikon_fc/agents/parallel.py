@@ -10,6 +10,7 @@ import trio
 from typing_extensions import TypeVar
 
 from ..core import (
+    ApprovalRequested,
     AssistantMessage,
     BranchFailure,
     MessageOutput,
@@ -17,6 +18,7 @@ from ..core import (
     ParallelFailed,
     RunCompleted,
     RunFailed,
+    RunPaused,
     TerminalEvent,
     Usage,
 )
@@ -27,6 +29,7 @@ from ..shell.input import AgentInput
 from ._workflow import (
     ChildFailed,
     ChildOutcome,
+    ChildPaused,
     ChildSucceeded,
     Emit,
     Interleaving,
@@ -127,6 +130,7 @@ async def _merge(name: str, outcomes: dict[str, ChildOutcome], emit: Emit) -> Te
     total = Usage()
     texts: dict[str, str] = {}
     failures: list[BranchFailure] = []
+    pending: list[ApprovalRequested] = []
     for key in sorted(outcomes):
         match outcomes[key]:
             case ChildSucceeded(text=text, usage=usage):
@@ -134,7 +138,11 @@ async def _merge(name: str, outcomes: dict[str, ChildOutcome], emit: Emit) -> Te
                 texts[key] = text
             case ChildFailed(error=error):
                 failures.append(BranchFailure(key, error))
+            case ChildPaused(pending=waiting):
+                pending.extend(waiting)
     if failures:
         return RunFailed(ParallelFailed(tuple(failures)))  # noqa: ASYNC910 - the branches' nursery was the checkpoint
+    if pending:
+        return RunPaused(tuple(pending))  # noqa: ASYNC910 - as above
     await emit(MessageOutput(AssistantMessage(compact_json(texts), agent=name)))
     return RunCompleted(total)

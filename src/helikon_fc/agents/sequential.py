@@ -8,13 +8,14 @@ import attrs
 import trio
 from typing_extensions import TypeVar
 
-from ..core import OtherError, RunCompleted, RunFailed, TerminalEvent, Usage
+from ..core import OtherError, RunCompleted, RunFailed, RunPaused, TerminalEvent, Usage
 from ..shell import _checks
 from ..shell.context import RunContext
 from ..shell.durable import child_context
 from ..shell.input import AgentInput
 from ._workflow import (
     ChildFailed,
+    ChildPaused,
     ChildSucceeded,
     Emit,
     open_workflow_stream,
@@ -80,6 +81,8 @@ class SequentialAgent(Generic[Ctx]):
                 match await run_child(agent, child, input, emit):
                     case ChildFailed(error=error):
                         return RunFailed(error)  # noqa: ASYNC910 - the child run awaited
+                    case ChildPaused(pending=pending):
+                        return RunPaused(pending)
                     case ChildSucceeded(text=text, usage=usage):
                         total += usage
                         write_state(ctx, key, text)

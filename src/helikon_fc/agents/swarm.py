@@ -9,7 +9,7 @@ import attrs
 import trio
 from typing_extensions import TypeVar
 
-from ..core import HandoffItem, MaxHandoffsExceeded, RunCompleted, RunFailed, TerminalEvent
+from ..core import HandoffItem, MaxHandoffsExceeded, RunCompleted, RunFailed, RunPaused, TerminalEvent
 from ..core.events import AgentEvent
 from ..shell import _checks
 from ..shell.context import RunContext
@@ -18,6 +18,7 @@ from ..shell.input import AgentInput
 from ._workflow import (
     ChildFailed,
     ChildOutcome,
+    ChildPaused,
     ChildSucceeded,
     Emit,
     open_workflow_stream,
@@ -131,6 +132,8 @@ class SwarmAgent(Generic[Ctx]):
                     return RunCompleted(usage)
                 case ChildFailed(error=error):
                     return RunFailed(error)
+                case ChildPaused(pending=pending):
+                    return RunPaused(pending)
 
         return open_workflow_stream(
             self.name, ctx, body, input=input, pattern="swarm", fingerprint=self.durable_fingerprint()

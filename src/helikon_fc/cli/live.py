@@ -10,7 +10,7 @@ from typing import Any, TextIO
 import trio
 
 from ..agents.protocol import Agent
-from ..core import AgentEvent, RunCompleted, RunFailed, TerminalEvent, to_json
+from ..core import AgentEvent, RunCompleted, RunFailed, RunPaused, TerminalEvent, to_json
 from ..models.protocol import Model
 from ..shell.config import RunConfig
 from ..shell.context import RunContext
@@ -66,7 +66,7 @@ async def run_live(
                 async with stream as events:
                     async for event in events:
                         sink(event)
-                        if isinstance(event, RunCompleted | RunFailed):
+                        if isinstance(event, RunCompleted | RunFailed | RunPaused):
                             terminal = event
             except RunStartError as exc:  # kept out of the nursery's exception group
                 refused = exc

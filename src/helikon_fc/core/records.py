@@ -32,7 +32,7 @@ from .events import AgentEvent, RunCompleted, RunFailed
 from .items import Item, ToolResult
 from .json_value import JsonValue
 from .model import ModelResponse
-from .states import CallModel, ExecuteTools, LoopState, NextAction, PerformHandoff, Terminate
+from .states import AwaitApproval, CallModel, ExecuteTools, LoopState, NextAction, PerformHandoff, Terminate
 
 RECORD_FORMAT_VERSION = 1
 """The version of this record format; written in every `RunOpened`."""
@@ -43,6 +43,7 @@ class ActionKind(enum.Enum):
 
     CALL_MODEL = "call_model"
     EXECUTE_TOOLS = "execute_tools"
+    AWAIT_APPROVAL = "await_approval"
     PERFORM_HANDOFF = "perform_handoff"
     TERMINATE = "terminate"
 
@@ -54,6 +55,8 @@ def action_kind(action: NextAction) -> ActionKind:
             return ActionKind.CALL_MODEL
         case ExecuteTools():
             return ActionKind.EXECUTE_TOOLS
+        case AwaitApproval():
+            return ActionKind.AWAIT_APPROVAL
         case PerformHandoff():
             return ActionKind.PERFORM_HANDOFF
         case Terminate():

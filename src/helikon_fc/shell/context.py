@@ -17,6 +17,7 @@ from ..core import Item, JsonValue
 from .config import RunConfig
 from .durable import Durability
 from .metering import UsageMeter
+from .permissions import Approvals, Permissions
 from .storage import Session, SessionSnapshot
 
 if TYPE_CHECKING:
@@ -407,6 +408,11 @@ class RunContext(Generic[Ctx]):
     and only ever tightens; see `for_run`."""
     meter: UsageMeter | None = attrs.field(default=None, eq=False, repr=False)
     """The usage meter of the run this context belongs to (`None` outside any run); see `for_run`."""
+    permissions: Permissions | None = None
+    """What the run's tool calls may do: decided per call before it runs, its output redacted (`None`:
+    every call runs, nothing is redacted). It crosses every boundary, `AgentAsTool` included."""
+    approvals: Approvals | None = attrs.field(default=None, eq=False, repr=False)
+    """The human decisions a resumed run was given (``runner.resume(..., approvals=...)``), shared by its sub-runs."""
 
     @classmethod
     def ephemeral(cls, user: Ctx, *, session: Session | None = None) -> RunContext[Ctx]:
@@ -437,6 +443,10 @@ class RunContext(Generic[Ctx]):
     def with_run_config(self, config: RunConfig | None) -> RunContext[Ctx]:
         """The same context with `config` installed (it wins over the agent's own)."""
         return attrs.evolve(self, run_config=config)
+
+    def with_permissions(self, permissions: Permissions | None) -> RunContext[Ctx]:
+        """The same context with `permissions` deciding every tool call (`None`: no checks)."""
+        return attrs.evolve(self, permissions=permissions)
 
     def with_tracer(self, tracer: Tracer | None) -> RunContext[Ctx]:
         """The same context traced by `tracer` (`None`: not traced)."""
@@ -486,9 +496,10 @@ class RunContext(Generic[Ctx]):
         )
 
     def isolated_child(self) -> RunContext[Ctx]:
-        """The context of an agent-as-tool sub-run: the user value, cancellation, the tracer and depth
-        cross; it gets a fresh in-memory session, fresh state and signals, and no run config. The depth
-        limit in force crosses too, so a sub-run can never nest deeper than its callers allow."""
+        """The context of an agent-as-tool sub-run: the user value, cancellation, the tracer, depth and
+        the permissions (with a resumed run's approvals) cross; it gets a fresh in-memory session,
+        fresh state and signals, and no run config. The depth limit in force crosses too, so a
+        sub-run can never nest deeper than its callers allow."""
         return RunContext(
             self.user,
             cancel_token=self.cancel_token.child(),
@@ -496,6 +507,8 @@ class RunContext(Generic[Ctx]):
             tracer=self.tracer,
             depth_limit=self.max_agent_depth,
             meter=self.meter,
+            permissions=self.permissions,
+            approvals=self.approvals,
         )
 
 

@@ -32,6 +32,8 @@ import trio
 from ..core import (
     AgentEvent,
     ApplyingHandoff,
+    ApprovalRequested,
+    AwaitApproval,
     CallModel,
     Conversation,
     ExecuteTools,
@@ -53,6 +55,7 @@ from ..core import (
     ReasoningDelta,
     RunCompleted,
     RunFailed,
+    RunPaused,
     RunStarted,
     Start,
     TerminalEvent,
@@ -79,10 +82,12 @@ from .definition import LoopDefinition
 from .durable import IncompatibleRunError, child_context
 from .durable_llm import LlmRecording, handoff_segment
 from .input import AgentInput
+from .permissions import ApprovalAnswer
 from .results import HandoffCollisionError, RunError
 from .run_stream import RunStreamManager, Send, emit_run, forward_run, open_run_stream, sender
 from .tool import Tool
 from .tool_exec import execute_tool_call
+from .tool_round import ApprovalPhase, CallDone, CallOutcome, round_results, run_call
 from .tracing import trace_model_call, traced_tool_call
 
 _DEFAULT_CONFIG = RunConfig()
@@ -203,6 +208,7 @@ async def _loop(
     tracer = ctx.tracer
     meter = ctx.meter
     assert meter is not None
+    phase = ApprovalPhase() if ctx.permissions is not None else None
 
     try:
         recording = await LlmRecording.open(definition, ctx, ctx.durable, input) if ctx.durable is not None else None
@@ -256,7 +262,21 @@ async def _loop(
                     recording.answered(answer)
                 step = answer
             case ExecuteTools(calls=calls):
-                step = ToolResults(await execute_tools(calls, tools, ctx, limiter, recording))
+                outcomes = await execute_tools(calls, tools, ctx, limiter, recording)
+                if phase is not None:
+                    phase.note(outcomes)
+                step = round_results(outcomes)
+            case AwaitApproval(pending=pending):
+                phase = phase or ApprovalPhase()
+                settled = await phase.settle(
+                    pending, tools, ctx, partial(_execute_answered, tools, ctx, limiter, recording)
+                )
+                if type(settled) is not ToolResults:
+                    paused = RunPaused(cast("tuple[ApprovalRequested, ...]", settled), state.usage)
+                    if recording is not None:
+                        await recording.finish(paused)
+                    return paused
+                step = settled
             case PerformHandoff(target=target, transcript=transcript):
                 terminal = await hand_off(definition, target, transcript, ctx, send)
                 if recording is not None:
@@ -338,26 +358,45 @@ async def execute_tools(
     ctx: RunContext[Any],
     limiter: trio.CapacityLimiter | None,
     recording: LlmRecording | None = None,
-) -> tuple[ToolResult, ...]:
-    """Run `calls` concurrently (at most `limiter`'s tokens at once); their results, in call order.
+    answers: Mapping[str, ApprovalAnswer | None] | None = None,
+) -> tuple[CallOutcome, ...]:
+    """Run `calls` concurrently (at most `limiter`'s tokens at once) through the per-call pipeline
+    (`shell.tool_round.run_call`); their outcomes, in call order.
 
     With a `recording`, each result is recorded as its call finishes, and a call whose result was
-    recorded before a crash is not run again.
+    recorded before a crash is not run again. `answers` holds a human's answer per call id (the
+    approval phase's calls).
     """
     run = execute_tool_call if ctx.tracer is None else traced_tool_call
     if recording is not None:
-        return await _execute_recorded(calls, tools, ctx, limiter, recording, run)
+        return await _execute_recorded(calls, tools, ctx, limiter, recording, run, answers)
     if len(calls) == 1 and limiter is None:
         call = calls[0]
-        return (await run(tools.get(call.name), call, ctx, checked=True),)
-    slots: list[ToolResult | None] = [None] * len(calls)
+        return (await run_call(tools.get(call.name), call, ctx, run, _answer(answers, call)),)
+    slots: list[CallOutcome | None] = [None] * len(calls)
 
     async with trio.open_nursery() as nursery:
         for index, call in enumerate(calls):
-            nursery.start_soon(_run_one, slots, index, call, tools.get(call.name), ctx, limiter, run)
-    # Every slot is filled: `execute_tool_call` returns a result or is cancelled, and a cancelled
+            nursery.start_soon(_run_one, slots, index, call, tools.get(call.name), ctx, limiter, run, answers)
+    # Every slot is filled: `run_call` returns an outcome or is cancelled, and a cancelled
     # call makes the nursery raise before this line.
-    return cast("tuple[ToolResult, ...]", tuple(slots))
+    return cast("tuple[CallOutcome, ...]", tuple(slots))
+
+
+async def _execute_answered(
+    tools: Mapping[str, Tool[Any]],
+    ctx: RunContext[Any],
+    limiter: trio.CapacityLimiter | None,
+    recording: LlmRecording | None,
+    calls: tuple[ToolCall, ...],
+    answers: Mapping[str, ApprovalAnswer | None],
+) -> tuple[CallOutcome, ...]:
+    """`execute_tools` for the decided calls of an approval phase."""
+    return await execute_tools(calls, tools, ctx, limiter, recording, answers)
+
+
+def _answer(answers: Mapping[str, ApprovalAnswer | None] | None, call: ToolCall) -> ApprovalAnswer | None:
+    return answers.get(call.call_id) if answers is not None else None
 
 
 async def _execute_recorded(
@@ -367,21 +406,25 @@ async def _execute_recorded(
     limiter: trio.CapacityLimiter | None,
     recording: LlmRecording,
     run: Callable[..., Awaitable[ToolResult]],
-) -> tuple[ToolResult, ...]:
+    answers: Mapping[str, ApprovalAnswer | None] | None,
+) -> tuple[CallOutcome, ...]:
     """`execute_tools` for a recorded run: skip the calls recorded as finished, record the others one by one."""
-    slots: list[ToolResult | None] = [recording.recorded_result(call) for call in calls]
+    slots: list[CallOutcome | None] = []
+    for call in calls:
+        recorded = recording.recorded_result(call)
+        slots.append(CallDone(recorded) if recorded is not None else None)
     recording.forget_recorded_results()
     async with trio.open_nursery() as nursery:
         for index, call in enumerate(calls):
             if slots[index] is None:
                 nursery.start_soon(
-                    _run_recorded, slots, index, call, tools.get(call.name), ctx, limiter, recording, run
+                    _run_recorded, slots, index, call, tools.get(call.name), ctx, limiter, recording, run, answers
                 )
-    return cast("tuple[ToolResult, ...]", tuple(slots))
+    return cast("tuple[CallOutcome, ...]", tuple(slots))
 
 
 async def _run_recorded(
-    slots: list[ToolResult | None],
+    slots: list[CallOutcome | None],
     index: int,
     call: ToolCall,
     tool: Tool[Any] | None,
@@ -389,29 +432,31 @@ async def _run_recorded(
     limiter: trio.CapacityLimiter | None,
     recording: LlmRecording,
     run: Callable[..., Awaitable[ToolResult]],
+    answers: Mapping[str, ApprovalAnswer | None] | None,
 ) -> None:
-    """One tool call of a recorded round: run it, record its result, then fill its slot."""
-    await _run_one(slots, index, call, tool, ctx, limiter, run)
-    result = slots[index]
-    assert result is not None
-    await recording.tool_finished(result)
+    """One tool call of a recorded round: run it, record its result (a held call has none), then fill its slot."""
+    await _run_one(slots, index, call, tool, ctx, limiter, run, answers)
+    outcome = slots[index]
+    if type(outcome) is CallDone:
+        await recording.tool_finished(outcome.result)
 
 
 async def _run_one(
-    slots: list[ToolResult | None],
+    slots: list[CallOutcome | None],
     index: int,
     call: ToolCall,
     tool: Tool[Any] | None,
     ctx: RunContext[Any],
     limiter: trio.CapacityLimiter | None,
     run: Callable[..., Awaitable[ToolResult]] = execute_tool_call,
+    answers: Mapping[str, ApprovalAnswer | None] | None = None,
 ) -> None:
-    """One tool call of a round, its result stored in its own slot (module-level: no closure per round)."""
+    """One tool call of a round, its outcome stored in its own slot (module-level: no closure per round)."""
     if limiter is None:
-        slots[index] = await run(tool, call, ctx, checked=True)
+        slots[index] = await run_call(tool, call, ctx, run, _answer(answers, call))
     else:
         async with limiter:
-            slots[index] = await run(tool, call, ctx, checked=True)
+            slots[index] = await run_call(tool, call, ctx, run, _answer(answers, call))
 
 
 async def hand_off(
@@ -473,7 +518,7 @@ class _HandoffForward:
     async def __call__(self, event: AgentEvent) -> None:  # noqa: ASYNC910 - a pass-through per event, as `sender`
         if type(event) is RunStarted:
             return  # noqa: ASYNC910
-        if type(event) is RunCompleted or type(event) is RunFailed:
+        if type(event) is RunCompleted or type(event) is RunFailed or type(event) is RunPaused:
             self.terminal = event
         elif self.terminal is None:
             await self._send(event)

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 import trio
 
-from ..core import AgentEvent, JsonValue, RunCompleted, from_json, to_json
+from ..core import AgentEvent, JsonValue, RunCompleted, RunPaused, from_json, to_json
 from ..core.records import (
     RecordLogError,
     Resumption,
@@ -98,15 +98,21 @@ class ReplayMarks:
 
 @attrs.frozen
 class Durability:
-    """Where a run records itself: the store, its run id, and the replay marks of the whole run tree."""
+    """Where a run records itself: the store, its run id, and the replay marks of the whole run tree.
+
+    `scope` is the run's place below the run that was started (``""`` there, ``"tool:CALL/"`` in an
+    agent-as-tool sub-run, ...): it qualifies the call ids a paused run asks approval for, so a
+    decision given to `Runner.resume` reaches the run whose call waits.
+    """
 
     store: RunStore
     run_id: str
     marks: ReplayMarks = attrs.field(factory=ReplayMarks, eq=False)
+    scope: str = ""
 
     def child(self, segment: str) -> Durability:
         """The durability of a sub-run: recorded in the same store under ``f"{run_id}/{segment}"``."""
-        return Durability(self.store, f"{self.run_id}/{segment}", self.marks)
+        return Durability(self.store, f"{self.run_id}/{segment}", self.marks, f"{self.scope}{segment}/")
 
 
 def child_context(ctx: RunContext[Any], parent: RunContext[Any], segment: str) -> RunContext[Any]:
@@ -160,7 +166,15 @@ class RunRecorder:
             _CRASH.wrote()
 
     async def finish(self, terminal: AgentEvent, escalated: bool = False) -> None:
-        """Write the run's `RunFinished` record, with the status its terminal event gives."""
+        """Write the run's `RunFinished` record, with the status its terminal event gives.
+
+        A `RunPaused` run has not finished: its status becomes ``"paused"`` and nothing is appended
+        (its last boundary holds the waiting calls; a resume continues from there).
+        """
+        if isinstance(terminal, RunPaused):
+            async with self._lock:
+                await self.durable.store.append_run_records(self.durable.run_id, (), "paused")
+            return
         status: RunStatus = "completed" if isinstance(terminal, RunCompleted) else "failed"
         await self.write(RunFinished(terminal=terminal, escalated=escalated), status=status)
 

@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import TextIO
 
-from ...core import AgentEvent, RunCompleted, RunFailed, TerminalEvent, WireFormatError, from_json
+from ...core import AgentEvent, RunCompleted, RunFailed, RunPaused, TerminalEvent, WireFormatError, from_json
 from .._command import Command
 from ..render import EventRenderer
 from ..terminal import EXIT_FAILED, EXIT_USAGE, add_colour_options, exit_status, wants_colour
@@ -32,7 +32,7 @@ def replay(lines: TextIO, renderer: EventRenderer, source: str) -> int:
             print(f"helikon replay: {source}:{number}: not an event: {exc}", file=sys.stderr)
             return EXIT_USAGE
         renderer.render(event)
-        if isinstance(event, RunCompleted | RunFailed):
+        if isinstance(event, RunCompleted | RunFailed | RunPaused):
             terminal = event
     if terminal is None:
         print(f"helikon replay: {source} ends without a terminal event (the run was cut short)", file=sys.stderr)
