@@ -165,7 +165,7 @@ def test_no_configured_secret_appears_in_any_event(secret: str, shapes: list[str
     permissions = Permissions(
         config=PermissionConfig(mode=PermissionMode.BYPASS), redaction=RedactionConfig(secrets=(secret,))
     )
-    result = simulate(agent, "go", RunContext.ephemeral(None).with_permissions(permissions)).result
-    assert not result.paused
-    for event in result.events:
+    run = simulate(agent, "go", RunContext.ephemeral(None).with_permissions(permissions))
+    assert run.result is not None and not run.result.paused
+    for event in run.events:
         assert secret not in to_json(event), event
