@@ -8,9 +8,9 @@ from __future__ import annotations
 from properties.reference import ADD, ANSWER, BILLING, WEATHER, drive, make_ctx
 
 from helikon_fc.core import (
-    AwaitApproval,
     ApplyingHandoff,
     AssistantMessage,
+    AwaitApproval,
     CallingModel,
     CallModel,
     Compacting,

@@ -47,8 +47,8 @@ from helikon_fc import (
     Usage,
 )
 from helikon_fc.core import (
-    AwaitApproval,
     ApplyingHandoff,
+    AwaitApproval,
     CallingModel,
     CallModel,
     Compacting,
