@@ -76,6 +76,23 @@ async def test_mixed_decisions_run_the_approved_answer_the_rejected_and_keep_the
         assert (await store.run_summary("r")).status == "completed"
 
 
+async def test_a_resumed_pause_does_not_deliver_its_requests_again_unless_replaying(tmp_path: Path) -> None:
+    """The pause's own events were delivered before it paused: a resume starts with the decisions' effects, and
+    only `replay=True` hands the earlier events out again."""
+    async with MemoryStore() as store:
+        await start(store, ops(None), "r")
+        again = await resume(store, ops(None), "r", {"cmd0": Approve()})
+        requested = [event.call_id for event in again.events if isinstance(event, ApprovalRequested)]
+        assert requested == ["cmd2", "cmd3"]  # only the round of decisions' own (the calls still waiting)
+        stream = Runner(store=store).resume("r", ops(None), context(), replay=True)
+        replayed = await RunResultStreaming(stream).collect()
+        assert [event.call_id for event in replayed.events if isinstance(event, ApprovalRequested)][:3] == [
+            "cmd0",
+            "cmd2",
+            "cmd3",
+        ]
+
+
 async def test_replaced_arguments_that_a_guard_stops_wait_again_instead_of_running(tmp_path: Path) -> None:
     """Approve(arguments=...) is judged afresh: new arguments that hit a guard ask again; the old decision
     does not answer the new question (each decision is taken once)."""

@@ -150,6 +150,11 @@ class LlmRecording:
                 for event in redeliver:
                     await send(marks.mark(event))
                 redeliver = ()
+        if redeliver and point.action is ActionKind.AWAIT_APPROVAL and await _paused(self.durable):
+            # the run paused after sending them (its pause is what set the status): they were delivered
+            for event in redeliver:
+                await send(marks.mark(event))
+            redeliver = ()
         if point.escalated:
             self.ctx.actions.escalate()
         await self._count_finished_sub_runs()
@@ -239,6 +244,11 @@ class LlmRecording:
         """The recorded terminal event of a run that had finished, or `None`."""
         finished = self.point.finished
         return finished.terminal if finished is not None else None
+
+
+async def _paused(durable: Durability) -> bool:
+    """Whether the run's status is ``"paused"``."""
+    return (await durable.store.run_summary(durable.run_id)).status == "paused"
 
 
 def records_agent(records: Sequence[RunRecord]) -> str:
