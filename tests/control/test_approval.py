@@ -22,14 +22,17 @@ from tests.control.scenario import (
 )
 from trio.testing import MockClock
 
-from helikon_fc import AgentInput, RunConfig, Runner, RunResultStreaming
+from helikon_fc import AgentInput, RunConfig, RunContext, Runner, RunResultStreaming
 from helikon_fc.core import (
     ApprovalRequested,
+    AssistantMessage,
     NeedsApproval,
     PermissionDenied,
     PermissionGranted,
     RunFailed,
     TimedOut,
+    ToolCall,
+    ToolResult,
     from_json,
     to_json,
 )
@@ -91,6 +94,22 @@ async def test_a_resumed_pause_does_not_deliver_its_requests_again_unless_replay
             "cmd2",
             "cmd3",
         ]
+
+
+async def test_a_session_gets_each_item_of_a_paused_and_resumed_run_once(tmp_path: Path) -> None:
+    """The pause appends the run's items so far to the session; the resume appends only what came after."""
+    async with MemoryStore() as store:
+        session = store.session("chat")
+        ctx = RunContext.ephemeral(None, session=session).with_permissions(Permissions())
+        runner = Runner(store=store)
+        await RunResultStreaming(runner.run(ops(None), ctx, AgentInput.from_user_text("go"), run_id="r")).collect()
+        await RunResultStreaming(runner.resume("r", ops(None), ctx, approvals=DECISIONS)).collect()
+        items = await session.items()
+        calls = [item.call_id for item in items if isinstance(item, ToolCall)]
+        results = [item.call_id for item in items if isinstance(item, ToolResult)]
+        assert calls == ["cmd0", "cmd1", "cmd2", "cmd3"]
+        assert sorted(results) == ["cmd0", "cmd1", "cmd2", "cmd3"]
+        assert [item.text for item in items if isinstance(item, AssistantMessage)] == [IN_PROCESS_ANSWER]
 
 
 async def test_replaced_arguments_that_a_guard_stops_wait_again_instead_of_running(tmp_path: Path) -> None:

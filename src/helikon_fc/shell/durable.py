@@ -91,6 +91,10 @@ class ReplayMarks:
         self._marked[id(event)] = event
         return event
 
+    def has(self, event: AgentEvent) -> bool:
+        """Whether `event` is marked as a replay (it stays marked)."""
+        return id(event) in self._marked
+
     def take(self, event: AgentEvent) -> bool:
         """Whether `event` was marked as a replay (and forget it)."""
         return self._marked.pop(id(event), None) is not None
@@ -261,3 +265,12 @@ async def run_exists(store: RunStore, run_id: str) -> bool:
     except RunNotFound:
         return False  # noqa: ASYNC910 - the store call that raised is a checkpoint
     return summary.records > 0
+
+
+async def paused_run(store: RunStore, run_id: str) -> bool:
+    """Whether the run recorded under `run_id` paused for approval (its status is ``"paused"``)."""
+    try:
+        summary = await store.run_summary(run_id)
+    except RunNotFound:
+        return False  # noqa: ASYNC910 - the store call that raised is a checkpoint
+    return summary.status == "paused"

@@ -53,7 +53,15 @@ from ..core.records import (
 )
 from .context import RunContext
 from .definition import LoopDefinition
-from .durable import Durability, RunRecorder, decode_records, definition_fingerprint, open_log, run_exists
+from .durable import (
+    Durability,
+    RunRecorder,
+    decode_records,
+    definition_fingerprint,
+    open_log,
+    paused_run,
+    run_exists,
+)
 from .input import AgentInput
 from .run_stream import Send
 from .storage import RunRecord
@@ -150,7 +158,11 @@ class LlmRecording:
                 for event in redeliver:
                     await send(marks.mark(event))
                 redeliver = ()
-        if redeliver and point.action is ActionKind.AWAIT_APPROVAL and await _paused(self.durable):
+        if (
+            redeliver
+            and point.action is ActionKind.AWAIT_APPROVAL
+            and await paused_run(self.durable.store, self.durable.run_id)
+        ):
             # the run paused after sending them (its pause is what set the status): they were delivered
             for event in redeliver:
                 await send(marks.mark(event))
@@ -244,11 +256,6 @@ class LlmRecording:
         """The recorded terminal event of a run that had finished, or `None`."""
         finished = self.point.finished
         return finished.terminal if finished is not None else None
-
-
-async def _paused(durable: Durability) -> bool:
-    """Whether the run's status is ``"paused"``."""
-    return (await durable.store.run_summary(durable.run_id)).status == "paused"
 
 
 def records_agent(records: Sequence[RunRecord]) -> str:

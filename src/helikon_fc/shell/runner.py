@@ -31,7 +31,7 @@ from ..core import (
 from . import _checks
 from .config import RunConfig
 from .context import RunContext
-from .durable import Durability, check_compatible, read_opened, run_exists
+from .durable import Durability, ReplayMarks, check_compatible, paused_run, read_opened, run_exists
 from .input import AgentInput
 from .permissions import ApprovalAnswer, Approvals
 from .protocol import Agent, RunStream
@@ -173,6 +173,7 @@ class Runner:
         """
         session = ctx.session
         new_items: list[Item] = list(input.items)
+        kept: ReplayMarks | None = None  # a paused run's replays: already in the session
         history = await session.items()
         full_input = AgentInput.from_items(history + input.items) if history else input
         durable = ctx.durable
@@ -186,6 +187,9 @@ class Runner:
                 # the recorded input is the history then the new input: only the new part is the run's own
                 own = opened.input[len(history) :] if opened.input[: len(history)] == history else opened.input
                 new_items = list(own)
+                if await paused_run(durable.store, durable.run_id):
+                    new_items, kept = [], durable.marks  # its pause appended them, and every replayed item
+
             elif await run_exists(durable.store, durable.run_id):
                 raise RunRecordConflict(
                     f"a run is recorded under {durable.run_id!r} already; "
@@ -215,7 +219,8 @@ class Runner:
                     terminal = event
                     return  # noqa: ASYNC910
                 case MessageOutput(item=item) | ToolCallItem(item=item) | ToolOutputItem(item=item):
-                    new_items.append(item)
+                    if kept is None or not kept.has(event):
+                        new_items.append(item)
             if marks is not None and marks.take(event):
                 return  # noqa: ASYNC910 - delivered before the crash (a replay takes no turn)
             await send(event)
