@@ -100,7 +100,11 @@ async def second_process(db: Path, model_args: list[str]) -> None:
 
 def main() -> None:
     if len(sys.argv) >= 3 and sys.argv[1] == "--child":
-        trio.run(first_process, Path(sys.argv[2]), sys.argv[3:])
+        try:
+            trio.run(first_process, Path(sys.argv[2]), sys.argv[3:])
+        except RunError as exc:  # as `_support.run_example`: a failed run is one line, never a traceback
+            print(f"run failed: {exc}", file=sys.stderr)
+            raise SystemExit(1) from None
         return
     model_args = sys.argv[1:]
     pick_model(FunctionModel(lambda request: reply("")), model_args)  # a bad --model exits 2 before anything runs
@@ -110,7 +114,8 @@ def main() -> None:
             [sys.executable, __file__, "--child", str(db), *model_args], capture_output=True, text=True, check=False
         )
         if child.returncode != 0:
-            raise SystemExit(child.stderr or f"the first process failed ({child.returncode})")
+            sys.stderr.write(child.stderr)
+            raise SystemExit(child.returncode)
         waiting = json.loads(child.stdout.splitlines()[-1])
         print(f"first process exited; the run waits for approval of {len(waiting)} call(s):")
         for call_id, args in waiting:
