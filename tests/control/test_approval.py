@@ -27,6 +27,7 @@ from helikon_fc.core import (
     ApprovalRequested,
     AssistantMessage,
     NeedsApproval,
+    PermissionConfig,
     PermissionDenied,
     PermissionGranted,
     RunFailed,
@@ -209,3 +210,29 @@ def assert_states_round_trip(records: tuple[object, ...]) -> None:
         if isinstance(body, Boundary) and isinstance(body.state, NeedsApproval):
             waiting.append(body.state)
     assert waiting and [call.call_id for call in waiting[-1].pending] == ["cmd0", "cmd2", "cmd3"]
+
+
+async def test_a_round_cut_by_a_crash_keeps_every_decision_in_the_log(tmp_path: Path) -> None:
+    """The decisions of the calls that finished before a crash are recorded with their results, so the round's
+    settling boundary, written by the resumed run, still holds one PermissionGranted per call."""
+    from tests.durable.harness import CrashingStore
+
+    allow_all = Permissions(config=PermissionConfig(builtin_guards=False))
+    async with MemoryStore() as inner:
+        with trio.CancelScope() as scope:
+            crashing = CrashingStore(inner, 4, scope)
+            await start(crashing, ops(tmp_path / "log"), "r", allow_all)
+        records = await inner.read_run_records("r")
+        assert [record.kind for record in records].count("tool_finished") >= 1
+        stream = Runner(store=inner).resume("r", ops(tmp_path / "log"), context(allow_all))
+        done = await RunResultStreaming(stream).collect()
+        assert not done.paused
+        bodies = [from_json(RunRecordBody, record.body) for record in await inner.read_run_records("r")]
+        settling = [
+            body
+            for body in bodies
+            if isinstance(body, Boundary) and any(isinstance(event, PermissionGranted) for event in body.events)
+        ]
+        assert len(settling) == 1
+        granted = sorted(event.call_id for event in settling[0].events if isinstance(event, PermissionGranted))
+        assert granted == ["cmd0", "cmd1", "cmd2", "cmd3"]

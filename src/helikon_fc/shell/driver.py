@@ -412,7 +412,7 @@ async def _execute_recorded(
     slots: list[CallOutcome | None] = []
     for call in calls:
         recorded = recording.recorded_result(call)
-        slots.append(CallDone(recorded) if recorded is not None else None)
+        slots.append(CallDone(recorded, recording.recorded_events(call)) if recorded is not None else None)
     recording.forget_recorded_results()
     async with trio.open_nursery() as nursery:
         for index, call in enumerate(calls):
@@ -438,7 +438,7 @@ async def _run_recorded(
     await _run_one(slots, index, call, tool, ctx, limiter, run, answers)
     outcome = slots[index]
     if type(outcome) is CallDone:
-        await recording.tool_finished(outcome.result)
+        await recording.tool_finished(outcome.result, outcome.events)
 
 
 async def _run_one(
