@@ -7,7 +7,7 @@ invoke) slot in beside them. A refused call is an error result the model reads
 (``permission denied: R``); a call a human must decide first is *held* (`CallHeld`): the round
 ends with it pending and the machine enters `NeedsApproval`.
 
-The approval phase (`settle_approvals`) gets a human decision for each held call: from the
+The approval phase (`ApprovalPhase.settle`) gets a human decision for each held call: from the
 decisions a resumed run was given (`RunContext.approvals`), else from the in-process approval
 handler (the run waits for it, cancellable, under the run's deadline). Approved calls then go
 through the pipeline again, with the answer (so replaced arguments are judged afresh); a call
