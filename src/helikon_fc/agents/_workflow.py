@@ -4,15 +4,16 @@ stream, running a child agent into it, and writing a child's answer to the run's
 The merge convention, the same for every workflow agent:
 
 - the outer stream starts with one `RunStarted(<workflow name>)` and ends with exactly one
-  terminal event (`RunCompleted` with the summed usage, or `RunFailed`), last;
+  terminal event (`RunCompleted` with the subtree's usage, or `RunFailed`), last;
 - each child's own `RunStarted` becomes `AgentUpdated(<child name>)` (which agent is now active);
 - a child that pauses for approval (`RunPaused`) pauses the workflow, once the children running
   beside it have ended: its `RunPaused` lists every waiting call, and a resume continues the
   paused children (finished ones replay);
 - each child's terminal event is swallowed: its usage counts on the workflow's `UsageMeter` (every
   model call below counts as it is made; `run_child` settles what a custom agent only reports), so
-  the workflow's `RunCompleted` carries the usage of its whole subtree, by agent; `RunFailed.error`
-  decides what the workflow does next;
+  the workflow's `RunCompleted` carries the usage of its whole subtree, by agent (the meter is the
+  one source: a body returns `COMPLETED` and `open_workflow_stream` puts the meter's totals in);
+  `RunFailed.error` decides what the workflow does next;
 - every other child event passes through unchanged and live;
 - where children run concurrently (parallel branches, graph nodes) their events interleave, and
   `Interleaving` keeps them attributable: an `AgentUpdated(<agent>)` goes out whenever the agent
@@ -60,10 +61,9 @@ Emit: TypeAlias = Callable[[AgentEvent], Awaitable[None]]
 
 @attrs.frozen
 class ChildSucceeded:
-    """A child run completed: its last answer text and its total usage."""
+    """A child run completed with its last answer text (its usage is on the workflow's meter)."""
 
     text: str
-    usage: Usage
 
 
 @attrs.frozen
@@ -82,6 +82,10 @@ class ChildPaused:
 
 ChildOutcome: TypeAlias = ChildSucceeded | ChildFailed | ChildPaused
 """How one child run ended."""
+
+COMPLETED = RunCompleted(Usage())
+"""What a workflow body returns when it succeeds: `open_workflow_stream` replaces it with the meter's totals,
+the one source of a run's usage (every model call below counted as it was made)."""
 
 
 def compact_json(value: Mapping[str, str]) -> str:
@@ -140,7 +144,7 @@ async def run_child(agent: Agent[Ctx], ctx: RunContext[Ctx], input: AgentInput, 
                         event = AgentUpdated(name)
                     case RunCompleted(usage=usage):
                         slot.settle(agent.name, usage)
-                        outcome = ChildSucceeded(text, slot.total)
+                        outcome = ChildSucceeded(text)
                         continue
                     case RunFailed(error=error):
                         outcome = ChildFailed(error)

@@ -16,11 +16,9 @@ from ..core import (
     BranchFailure,
     GraphFailed,
     MessageOutput,
-    RunCompleted,
     RunFailed,
     RunPaused,
     TerminalEvent,
-    Usage,
     UserMessage,
 )
 from ..core.wavefront import Wavefront, find_cycle
@@ -29,6 +27,7 @@ from ..shell.context import RunContext
 from ..shell.durable import child_context
 from ..shell.input import AgentInput
 from ._workflow import (
+    COMPLETED,
     ChildFailed,
     ChildOutcome,
     ChildPaused,
@@ -111,7 +110,6 @@ class GraphAgent(Generic[Ctx]):
             texts: dict[str, str] = {}
             failures: dict[str, AgentError] = {}
             paused: dict[str, tuple[ApprovalRequested, ...]] = {}
-            total = Usage()
             reports_in, reports = trio.open_memory_channel[tuple[str, ChildOutcome]](math.inf)
             merged = Interleaving(emit, self.name)
 
@@ -133,9 +131,8 @@ class GraphAgent(Generic[Ctx]):
                 while not wave.finished:
                     key, outcome = await reports.receive()
                     match outcome:
-                        case ChildSucceeded(text=text, usage=usage):
+                        case ChildSucceeded(text=text):
                             texts[key] = text
-                            total += usage
                             write_state(ctx, key, text)
                             wave, ready = wave.complete(key)
                             for successor in ready:
@@ -156,7 +153,7 @@ class GraphAgent(Generic[Ctx]):
             sinks = wave.sinks
             final = texts[sinks[0]] if len(sinks) == 1 else compact_json({key: texts[key] for key in sinks})
             await merged.emit(MessageOutput(AssistantMessage(final, agent=self.name)))
-            return RunCompleted(total)
+            return COMPLETED
 
         return open_workflow_stream(
             self.name, ctx, body, input=input, pattern="graph", fingerprint=self.durable_fingerprint()

@@ -16,17 +16,16 @@ from ..core import (
     MessageOutput,
     OtherError,
     ParallelFailed,
-    RunCompleted,
     RunFailed,
     RunPaused,
     TerminalEvent,
-    Usage,
 )
 from ..shell import _checks
 from ..shell.context import RunContext
 from ..shell.durable import child_context
 from ..shell.input import AgentInput
 from ._workflow import (
+    COMPLETED,
     ChildFailed,
     ChildOutcome,
     ChildPaused,
@@ -127,14 +126,12 @@ class ParallelAgent(Generic[Ctx]):
 
 async def _merge(name: str, outcomes: dict[str, ChildOutcome], emit: Emit) -> TerminalEvent:
     """The terminal event of a parallel run whose branches ended with `outcomes`, independent of their order."""
-    total = Usage()
     texts: dict[str, str] = {}
     failures: list[BranchFailure] = []
     pending: list[ApprovalRequested] = []
     for key in sorted(outcomes):
         match outcomes[key]:
-            case ChildSucceeded(text=text, usage=usage):
-                total += usage
+            case ChildSucceeded(text=text):
                 texts[key] = text
             case ChildFailed(error=error):
                 failures.append(BranchFailure(key, error))
@@ -145,4 +142,4 @@ async def _merge(name: str, outcomes: dict[str, ChildOutcome], emit: Emit) -> Te
     if pending:
         return RunPaused(tuple(pending))  # noqa: ASYNC910 - as above
     await emit(MessageOutput(AssistantMessage(compact_json(texts), agent=name)))
-    return RunCompleted(total)
+    return COMPLETED
