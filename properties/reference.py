@@ -16,6 +16,7 @@ import attrs
 
 from helikon_fc.core import (
     AgentEvent,
+    AwaitApproval,
     CallModel,
     Conversation,
     ExecuteTools,
@@ -120,6 +121,8 @@ def drive(
             case ExecuteTools(calls=calls):
                 batches.append(calls)
                 given = ToolResults(tuple(tool_output(call) for call in reversed(calls)))
+            case AwaitApproval(pending=pending):  # every waiting call approved, and run
+                given = ToolResults(tuple(tool_output(call) for call in pending))
             case PerformHandoff() | Terminate():
                 break
             case _:

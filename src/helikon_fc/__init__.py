@@ -63,6 +63,7 @@ if TYPE_CHECKING:
         RepairStarted as RepairStarted,
         RunCompleted as RunCompleted,
         RunFailed as RunFailed,
+        RunPaused as RunPaused,
         RunStarted as RunStarted,
         SessionFailed as SessionFailed,
         StructuredOutputFailed as StructuredOutputFailed,
@@ -99,6 +100,12 @@ if TYPE_CHECKING:
     from .shell.guardrails import Guardrail as Guardrail, Pass as Pass, Tripwire as Tripwire
     from .shell.hooks import Hooks as Hooks
     from .shell.input import AgentInput as AgentInput
+    from .shell.permissions import (
+        ApprovalRequest as ApprovalRequest,
+        Approve as Approve,
+        Permissions as Permissions,
+        Reject as Reject,
+    )
     from .shell.protocol import Agent as Agent, RunStream as RunStream
     from .shell.results import (
         HandoffCollisionError as HandoffCollisionError,
@@ -177,11 +184,16 @@ _EXPORTS: dict[str, str] = {
     "RunContext": ".shell.context",
     "RunError": ".shell.results",
     "RunFailed": ".core",
+    "RunPaused": ".core",
     "RunResult": ".shell.results",
     "RunResultStreaming": ".shell.results",
     "RunStartError": ".shell.results",
     "RunStarted": ".core",
     "RunStream": ".shell.protocol",
+    "ApprovalRequest": ".shell.permissions",
+    "Approve": ".shell.permissions",
+    "Permissions": ".shell.permissions",
+    "Reject": ".shell.permissions",
     "Runner": ".shell.runner",
     "SequentialAgent": ".agents.sequential",
     "SessionFailed": ".core",
@@ -224,7 +236,9 @@ __all__ = [
     "AgentEvent",
     "AgentInput",
     "AgentUpdated",
+    "ApprovalRequest",
     "ApprovalRequested",
+    "Approve",
     "AssistantMessage",
     "BranchFailure",
     "CancelToken",
@@ -272,8 +286,10 @@ __all__ = [
     "PermissionDenied",
     "PermissionGranted",
     "PermissionMode",
+    "Permissions",
     "Reasoning",
     "ReasoningDelta",
+    "Reject",
     "RepairStarted",
     "RetryPolicy",
     "RetryingModel",
@@ -282,6 +298,7 @@ __all__ = [
     "RunContext",
     "RunError",
     "RunFailed",
+    "RunPaused",
     "RunResult",
     "RunResultStreaming",
     "RunStartError",

@@ -36,6 +36,7 @@ from .core import (
     ModelResponse,
     RunCompleted,
     RunFailed,
+    RunPaused,
     TerminalEvent,
     TimedOut,
     ToolCall,
@@ -160,6 +161,8 @@ class _AgentRun(_Open):
                 self._end(None)
             case RunFailed(error=error):
                 self._end(agent_error_type(error), str(error))
+            case RunPaused():
+                self._end(None)  # not an error: the run waits for approval
             case _:
                 assert_never(terminal)
 

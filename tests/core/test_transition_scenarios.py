@@ -10,6 +10,7 @@ from properties.reference import ADD, ANSWER, BILLING, WEATHER, drive, make_ctx
 from helikon_fc.core import (
     ApplyingHandoff,
     AssistantMessage,
+    AwaitApproval,
     CallingModel,
     CallModel,
     Compacting,
@@ -114,13 +115,13 @@ def test_06_tool_results_at_max_turns_preserves_outputs_before_failing() -> None
 
 
 def test_07_reserved_states_surface_not_implemented() -> None:
-    """compacting_surfaces_not_implemented and needs_approval_surfaces_not_implemented. Rule: "`LoopState` (all nine
-    variants, including the reserved `Compacting` and `NeedsApproval`)"."""
+    """compacting_surfaces_not_implemented. Rule: "`LoopState` (all nine variants, including the reserved
+    `Compacting`)"; `NeedsApproval` is driven now: `Start` on it asks for the approvals again."""
     compacting = transition(Compacting(1), Start(), make_ctx())
     assert compacting.next_state == Failed(NotImplementedPhase("compaction"))
+    assert compacting.events == (RunFailed(NotImplementedPhase("compaction")),)
     approval = transition(NeedsApproval((CALL_A,), 1), Start(), make_ctx())
-    assert approval.next_state == Failed(NotImplementedPhase("approval"))
-    assert approval.events == (RunFailed(NotImplementedPhase("approval")),)
+    assert approval.next_action == AwaitApproval((CALL_A,))
 
 
 def test_08_finalizing_request_carries_the_schema_and_no_tools() -> None:

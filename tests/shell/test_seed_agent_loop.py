@@ -48,6 +48,7 @@ from helikon_fc import (
 )
 from helikon_fc.core import (
     ApplyingHandoff,
+    AwaitApproval,
     CallingModel,
     CallModel,
     Compacting,
@@ -286,13 +287,14 @@ async def test_repairing_output_is_the_one_repair_turn() -> None:
     assert type(info.value.error).__name__ == "StructuredOutputInvalid"
 
 
-def test_compacting_and_needs_approval_are_reserved() -> None:
-    """Seed: "Compacting and NeedsApproval { pending } — reserved phases, not yet driven." """
+def test_compacting_is_reserved_and_needs_approval_is_driven() -> None:
+    """Seed: "Compacting and NeedsApproval { pending } — reserved phases, not yet driven"; approval is driven now."""
     ctx = TransitionCtx(agent_name="a", instructions=None, conversation=Conversation())
-    for state, feature in ((Compacting(0), "compaction"), (NeedsApproval((), 0), "approval")):
-        outcome = transition(state, Start(), ctx)
-        assert outcome.next_state == Failed(NotImplementedPhase(feature))
-        assert isinstance(outcome.next_action, Terminate)
+    outcome = transition(Compacting(0), Start(), ctx)
+    assert outcome.next_state == Failed(NotImplementedPhase("compaction"))
+    assert isinstance(outcome.next_action, Terminate)
+    waiting = transition(NeedsApproval((), 0), Start(), ctx)
+    assert isinstance(waiting.next_action, AwaitApproval)
 
 
 async def test_done_is_terminal_success(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -342,7 +344,7 @@ def test_transition_returns_an_outcome() -> None:
 
 async def test_next_action_tells_the_driver_what_to_do(monkeypatch: pytest.MonkeyPatch) -> None:
     """Seed: "next_action tells the driver what side effect to run before the next step:" """
-    assert set(get_args(NextAction)) == {CallModel, ExecuteTools, PerformHandoff, Terminate}
+    assert set(get_args(NextAction)) == {CallModel, ExecuteTools, AwaitApproval, PerformHandoff, Terminate}
     log = record_transitions(monkeypatch)
     model = ScriptedModel([call_tools(call("spending")), reply("ok")])
     await drain(tool_agent(model, SleepTool("spending")).run(ephemeral(), QUESTION))
@@ -477,7 +479,7 @@ async def test_agent_event_is_one_serializable_union() -> None:
     events = await drain(tool_agent(model, SleepTool("a", seconds=0)).run(ephemeral(), QUESTION))
     for event in events:
         assert from_json(AgentEvent, to_json(event)) == event
-    assert len(get_args(AgentEvent)) == 18  # the seed's 17, and PermissionGranted (docs/control.md)
+    assert len(get_args(AgentEvent)) == 19  # the seed's 17, PermissionGranted and RunPaused (docs/control.md)
 
 
 def test_event_families_exist_with_their_fields() -> None:

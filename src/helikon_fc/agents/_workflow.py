@@ -6,6 +6,9 @@ The merge convention, the same for every workflow agent:
 - the outer stream starts with one `RunStarted(<workflow name>)` and ends with exactly one
   terminal event (`RunCompleted` with the subtree's usage, or `RunFailed`), last;
 - each child's own `RunStarted` becomes `AgentUpdated(<child name>)` (which agent is now active);
+- a child that pauses for approval (`RunPaused`) pauses the workflow, once the children running
+  beside it have ended: its `RunPaused` lists every waiting call, and a resume continues the
+  paused children (finished ones replay);
 - each child's terminal event is swallowed: its usage counts on the workflow's `UsageMeter` (every
   model call below counts as it is made; `run_child` settles what a custom agent only reports), so
   the workflow's `RunCompleted` carries the usage of its whole subtree, by agent (the meter is the
@@ -31,6 +34,7 @@ from ..core import (
     AgentError,
     AgentEvent,
     AgentUpdated,
+    ApprovalRequested,
     HookFailed,
     JsonValue,
     MaxAgentDepthExceeded,
@@ -38,6 +42,7 @@ from ..core import (
     OtherError,
     RunCompleted,
     RunFailed,
+    RunPaused,
     RunStarted,
     TerminalEvent,
     Usage,
@@ -71,7 +76,14 @@ class ChildFailed:
     error: AgentError
 
 
-ChildOutcome: TypeAlias = ChildSucceeded | ChildFailed
+@attrs.frozen
+class ChildPaused:
+    """A child run paused for approval: `pending` is what its waiting calls ask (the workflow pauses too)."""
+
+    pending: tuple[ApprovalRequested, ...]
+
+
+ChildOutcome: TypeAlias = ChildSucceeded | ChildFailed | ChildPaused
 """How one child run ended."""
 
 COMPLETED = RunCompleted(Usage())
@@ -148,6 +160,9 @@ async def _run_child(agent: Agent[Ctx], ctx: RunContext[Ctx], input: AgentInput,
                         continue
                     case RunFailed(error=error):
                         outcome = ChildFailed(error)
+                        continue
+                    case RunPaused(pending=pending):
+                        outcome = ChildPaused(pending)
                         continue
                     case MessageOutput(item=item):
                         text = item.text

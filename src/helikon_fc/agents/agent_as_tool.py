@@ -14,8 +14,9 @@ from ..shell.context import RunContext
 from ..shell.durable import child_context
 from ..shell.hooks import subagent_stopped
 from ..shell.input import AgentInput
+from ..shell.permissions import SubRunPaused
 from ..shell.tool import ToolContext, ToolError, ToolOutput
-from ._workflow import ChildFailed, ChildSucceeded, depth_error, run_child
+from ._workflow import ChildFailed, ChildPaused, ChildSucceeded, depth_error, run_child
 from .protocol import Agent
 
 Ctx = TypeVar("Ctx", default=None)
@@ -50,7 +51,9 @@ class AgentAsTool(Generic[Ctx]):
     config can tighten it for the levels below, never loosen it.
 
     A sub-run that fails becomes an error result the parent's model reads
-    (``"agent <name> failed: <error>"``); the parent run goes on.
+    (``"agent <name> failed: <error>"``); the parent run goes on. A sub-run that pauses for
+    approval holds the call: the parent pauses with the sub-run's requests, and resuming the
+    parent runs the call again, which resumes the sub-run (recorded under the call's id).
 
     Immutable: `with_name`, `with_description` and `with_run_config` return a new tool.
 
@@ -119,11 +122,12 @@ class AgentAsTool(Generic[Ctx]):
         """The context the sub-run gets: the one place that decides what crosses the boundary.
 
         Crosses: the user value, cancellation (a child token: cancelling the parent cancels the
-        sub-run, never the reverse), the tracer, the depth (one deeper) and the depth limit in force.
-        Fresh: session, state, escalate signal, and no run-level hooks or guardrails (the wrapped agent's own
-        still apply; the caller's run-level hooks receive `OnSubagentStop` when it ends). The sub-run's
-        config is `run_config`. Permission
-        settings cross here too once the run context carries them.
+        sub-run, never the reverse), the tracer, the depth (one deeper), the depth limit in force, and
+        the permissions (mode, rules, policy, approval handler, redaction) with a resumed run's
+        approvals, so a `PLAN` or policy decision applies to the wrapped agent's tools too.
+        Fresh: session, state, escalate signal, and no run-level hooks or guardrails (the wrapped agent's
+        own still apply; the caller's run-level hooks receive `OnSubagentStop` when it ends). The sub-run's
+        config is `run_config`.
         """
         return parent.isolated_child().with_run_config(self.run_config)
 
@@ -150,3 +154,5 @@ class AgentAsTool(Generic[Ctx]):
                 return ToolOutput(answer)
             case ChildFailed(error=error):
                 raise ToolError(f"agent {self.agent.name} failed: {error}")
+            case ChildPaused(pending=pending):
+                raise SubRunPaused(pending)  # the call waits; a resume runs it again and the sub-run continues

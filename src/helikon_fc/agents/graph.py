@@ -11,11 +11,13 @@ from typing_extensions import TypeVar
 
 from ..core import (
     AgentError,
+    ApprovalRequested,
     AssistantMessage,
     BranchFailure,
     GraphFailed,
     MessageOutput,
     RunFailed,
+    RunPaused,
     TerminalEvent,
     UserMessage,
 )
@@ -28,6 +30,7 @@ from ._workflow import (
     COMPLETED,
     ChildFailed,
     ChildOutcome,
+    ChildPaused,
     ChildSucceeded,
     Emit,
     Interleaving,
@@ -106,6 +109,7 @@ class GraphAgent(Generic[Ctx]):
             wave = self.wavefront
             texts: dict[str, str] = {}
             failures: dict[str, AgentError] = {}
+            paused: dict[str, tuple[ApprovalRequested, ...]] = {}
             reports_in, reports = trio.open_memory_channel[tuple[str, ChildOutcome]](math.inf)
             merged = Interleaving(emit, self.name)
 
@@ -136,11 +140,16 @@ class GraphAgent(Generic[Ctx]):
                         case ChildFailed(error=error):
                             failures[key] = error
                             wave, _ = wave.fail(key)
+                        case ChildPaused(pending=waiting):
+                            paused[key] = waiting  # its successors wait too: a resume runs them
+                            wave, _ = wave.fail(key)
                         case _:
                             assert_never(outcome)
             if failures:
                 failed = tuple(BranchFailure(key, failures[key]) for key in sorted(failures))
                 return RunFailed(GraphFailed(failed, tuple(sorted(wave.skipped))))
+            if paused:
+                return RunPaused(tuple(request for key in sorted(paused) for request in paused[key]))
             sinks = wave.sinks
             final = texts[sinks[0]] if len(sinks) == 1 else compact_json({key: texts[key] for key in sinks})
             await merged.emit(MessageOutput(AssistantMessage(final, agent=self.name)))

@@ -8,7 +8,7 @@ import attrs
 import trio
 from typing_extensions import TypeVar
 
-from ..core import MaxIterationsExceeded, OtherError, RunFailed, TerminalEvent
+from ..core import MaxIterationsExceeded, OtherError, RunFailed, RunPaused, TerminalEvent
 from ..shell import _checks
 from ..shell.context import RunContext
 from ..shell.durable import child_context
@@ -16,6 +16,7 @@ from ..shell.input import AgentInput
 from ._workflow import (
     COMPLETED,
     ChildFailed,
+    ChildPaused,
     ChildSucceeded,
     Emit,
     open_workflow_stream,
@@ -83,6 +84,8 @@ class LoopAgent(Generic[Ctx]):
                     match await run_child(agent, child, input, emit):
                         case ChildFailed(error=error):
                             return RunFailed(error)
+                        case ChildPaused(pending=pending):
+                            return RunPaused(pending)
                         case ChildSucceeded(text=text):
                             write_state(ctx, key, text)
                     if child.actions.escalated:

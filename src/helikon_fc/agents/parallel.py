@@ -10,12 +10,14 @@ import trio
 from typing_extensions import TypeVar
 
 from ..core import (
+    ApprovalRequested,
     AssistantMessage,
     BranchFailure,
     MessageOutput,
     OtherError,
     ParallelFailed,
     RunFailed,
+    RunPaused,
     TerminalEvent,
 )
 from ..shell import _checks
@@ -26,6 +28,7 @@ from ._workflow import (
     COMPLETED,
     ChildFailed,
     ChildOutcome,
+    ChildPaused,
     ChildSucceeded,
     Emit,
     Interleaving,
@@ -125,13 +128,18 @@ async def _merge(name: str, outcomes: dict[str, ChildOutcome], emit: Emit) -> Te
     """The terminal event of a parallel run whose branches ended with `outcomes`, independent of their order."""
     texts: dict[str, str] = {}
     failures: list[BranchFailure] = []
+    pending: list[ApprovalRequested] = []
     for key in sorted(outcomes):
         match outcomes[key]:
             case ChildSucceeded(text=text):
                 texts[key] = text
             case ChildFailed(error=error):
                 failures.append(BranchFailure(key, error))
+            case ChildPaused(pending=waiting):
+                pending.extend(waiting)
     if failures:
         return RunFailed(ParallelFailed(tuple(failures)))  # noqa: ASYNC910 - the branches' nursery was the checkpoint
+    if pending:
+        return RunPaused(tuple(pending))  # noqa: ASYNC910 - as above
     await emit(MessageOutput(AssistantMessage(compact_json(texts), agent=name)))
     return COMPLETED

@@ -8,7 +8,7 @@ import attrs
 import trio
 from typing_extensions import TypeVar
 
-from ..core import OtherError, RunFailed, TerminalEvent
+from ..core import OtherError, RunFailed, RunPaused, TerminalEvent
 from ..shell import _checks
 from ..shell.context import RunContext
 from ..shell.durable import child_context
@@ -16,6 +16,7 @@ from ..shell.input import AgentInput
 from ._workflow import (
     COMPLETED,
     ChildFailed,
+    ChildPaused,
     ChildSucceeded,
     Emit,
     open_workflow_stream,
@@ -80,6 +81,8 @@ class SequentialAgent(Generic[Ctx]):
                 match await run_child(agent, child, input, emit):
                     case ChildFailed(error=error):
                         return RunFailed(error)  # noqa: ASYNC910 - the child run awaited
+                    case ChildPaused(pending=pending):
+                        return RunPaused(pending)
                     case ChildSucceeded(text=text):
                         write_state(ctx, key, text)
             return COMPLETED  # noqa: ASYNC910 - with no steps: `emit_run` sent RunStarted just before

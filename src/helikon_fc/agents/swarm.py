@@ -9,7 +9,7 @@ import attrs
 import trio
 from typing_extensions import TypeVar
 
-from ..core import HandoffItem, MaxHandoffsExceeded, RunFailed, TerminalEvent
+from ..core import HandoffItem, MaxHandoffsExceeded, RunFailed, RunPaused, TerminalEvent
 from ..core.events import AgentEvent
 from ..shell import _checks
 from ..shell.context import RunContext
@@ -19,6 +19,7 @@ from ._workflow import (
     COMPLETED,
     ChildFailed,
     ChildOutcome,
+    ChildPaused,
     ChildSucceeded,
     Emit,
     open_workflow_stream,
@@ -132,6 +133,8 @@ class SwarmAgent(Generic[Ctx]):
                     return COMPLETED
                 case ChildFailed(error=error):
                     return RunFailed(error)
+                case ChildPaused(pending=pending):
+                    return RunPaused(pending)
 
         return open_workflow_stream(
             self.name, ctx, body, input=input, pattern="swarm", fingerprint=self.durable_fingerprint()

@@ -11,7 +11,7 @@ import attrs
 import trio
 
 from ..agents.protocol import Agent, RunStream
-from ..core import AgentEvent, RunCompleted, RunFailed, TerminalEvent, to_json
+from ..core import AgentEvent, RunCompleted, RunFailed, RunPaused, TerminalEvent, to_json
 from ..models.protocol import Model
 from ..shell.config import RunConfig
 from ..shell.context import RunContext
@@ -105,7 +105,7 @@ async def run_live(
                 async with _stream(agent, ctx, input, runner, recording) as events:
                     async for event in events:
                         sink(event)
-                        if isinstance(event, RunCompleted | RunFailed):
+                        if isinstance(event, RunCompleted | RunFailed | RunPaused):
                             terminal = event
             except (RunStartError, StoreError, IncompatibleRunError) as exc:  # kept out of the nursery's group
                 refused = exc

@@ -20,6 +20,7 @@ from ..core import (
     RepairStarted,
     RunCompleted,
     RunFailed,
+    RunPaused,
     RunStarted,
     StructuredOutputFailed,
     TokenDelta,
@@ -234,5 +235,10 @@ class EventRenderer:
                 )
             case RunFailed(error=error):
                 self.line(pad + self.paint(f"failed{self._elapsed()}: {error}", "red", "bold"))
+            case RunPaused(pending=pending):
+                waiting = ", ".join(f"{request.tool} ({request.call_id})" for request in pending)
+                self.line(
+                    pad + self.paint(f"paused{self._elapsed()}: waiting for approval of {waiting}", "yellow", "bold")
+                )
             case _:
                 assert_never(event)

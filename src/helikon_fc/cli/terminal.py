@@ -20,6 +20,8 @@ EXIT_FAILED = 1
 """The run failed (or the recording ends without a terminal event)."""
 EXIT_USAGE = 2
 """Bad arguments: the command did not run."""
+EXIT_PAUSED = 3
+"""The run paused: tool calls wait for approval (resume it with approvals)."""
 EXIT_CANCELLED = 130
 """The run was cancelled (Ctrl-C), as shells report a process ended by SIGINT."""
 
@@ -39,12 +41,20 @@ def wants_colour(args: argparse.Namespace) -> bool:
 
 
 def exit_status(terminal: TerminalEvent | None) -> int:
-    """The exit status of a run that ended with `terminal`: 0 completed, 130 cancelled, 1 otherwise."""
-    from ..core import Cancelled, RunCompleted, RunFailed  # the core loads when a run has ended, not for --help
+    """The exit status of a run that ended with `terminal`: 0 completed, 3 paused for approval, 130 cancelled,
+    1 otherwise."""
+    from ..core import (  # the core loads when a run has ended, not for --help
+        Cancelled,
+        RunCompleted,
+        RunFailed,
+        RunPaused,
+    )
 
     match terminal:
         case RunCompleted():
             return EXIT_COMPLETED
+        case RunPaused():
+            return EXIT_PAUSED
         case RunFailed(error=Cancelled()):
             return EXIT_CANCELLED
         case _:

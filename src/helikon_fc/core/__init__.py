@@ -42,6 +42,7 @@ from .events import (
     RepairStarted as RepairStarted,
     RunCompleted as RunCompleted,
     RunFailed as RunFailed,
+    RunPaused as RunPaused,
     RunStarted as RunStarted,
     StructuredOutputFailed as StructuredOutputFailed,
     TerminalEvent as TerminalEvent,
@@ -120,6 +121,7 @@ from .schema import (
 )
 from .states import (
     ApplyingHandoff as ApplyingHandoff,
+    AwaitApproval as AwaitApproval,
     CallingModel as CallingModel,
     CallModel as CallModel,
     Compacting as Compacting,

@@ -1,8 +1,9 @@
 """`AgentEvent`: the one typed stream a run is observed through.
 
-Eighteen variants in six families: lifecycle, raw deltas (live, as the model produces them),
+Nineteen variants in six families: lifecycle, raw deltas (live, as the model produces them),
 semantic items (the same content re-aggregated once a turn settles), transitions, control
-signals, and the two terminal outcomes. Exactly one terminal event ends every run, last.
+signals, and the three terminal outcomes (completed, failed, paused for approval). Exactly one
+terminal event ends every run, last.
 """
 
 from __future__ import annotations
@@ -188,6 +189,19 @@ class RunFailed:
     error: AgentError
 
 
+@attrs.frozen
+class RunPaused:
+    """The run stopped to wait for a human: `pending` holds the approval request of every waiting call.
+
+    Not a failure: a run recorded in a store continues with
+    ``runner.resume(run_id, agent, ctx, approvals={call_id: Approve() | Reject(reason)})``.
+    `usage` is what the run spent until it paused.
+    """
+
+    pending: tuple[ApprovalRequested, ...]
+    usage: Usage = Usage()
+
+
 AgentEvent: TypeAlias = (
     RunStarted
     | TurnStarted
@@ -207,8 +221,9 @@ AgentEvent: TypeAlias = (
     | StructuredOutputFailed
     | RunCompleted
     | RunFailed
+    | RunPaused
 )
 """Everything a run reports, in order."""
 
-TerminalEvent: TypeAlias = RunCompleted | RunFailed
-"""The two events that end a run."""
+TerminalEvent: TypeAlias = RunCompleted | RunFailed | RunPaused
+"""The three events that end a run (a paused run waits for approvals: see `RunPaused`)."""

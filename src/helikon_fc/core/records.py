@@ -32,7 +32,7 @@ from .events import AgentEvent, RunCompleted, RunFailed
 from .items import Item, ToolResult
 from .json_value import JsonValue
 from .model import ModelResponse
-from .states import CallModel, ExecuteTools, LoopState, NextAction, PerformHandoff, Terminate
+from .states import AwaitApproval, CallModel, ExecuteTools, LoopState, NextAction, PerformHandoff, Terminate
 
 RECORD_FORMAT_VERSION = 1
 """The version of this record format; written in every `RunOpened`."""
@@ -43,6 +43,7 @@ class ActionKind(enum.Enum):
 
     CALL_MODEL = "call_model"
     EXECUTE_TOOLS = "execute_tools"
+    AWAIT_APPROVAL = "await_approval"
     PERFORM_HANDOFF = "perform_handoff"
     TERMINATE = "terminate"
 
@@ -54,6 +55,8 @@ def action_kind(action: NextAction) -> ActionKind:
             return ActionKind.CALL_MODEL
         case ExecuteTools():
             return ActionKind.EXECUTE_TOOLS
+        case AwaitApproval():
+            return ActionKind.AWAIT_APPROVAL
         case PerformHandoff():
             return ActionKind.PERFORM_HANDOFF
         case Terminate():
@@ -99,11 +102,13 @@ class ToolFinished:
     """One finished tool call of the current round.
 
     `escalated` is whether the run's escalate signal was raised when it finished (a `LoopAgent`
-    reads it), so a resumed run raises it again.
+    reads it), so a resumed run raises it again. `events` are the call's permission decisions
+    (`PermissionGranted`, ...), so a round cut short by a crash still has them in its log.
     """
 
     result: ToolResult
     escalated: bool = False
+    events: tuple[AgentEvent, ...] = ()
 
 
 @attrs.frozen(kw_only=True)
@@ -138,6 +143,7 @@ class Resumption:
         answers: every model answer recorded, in order (their usage counts for the resumed run).
         finished_calls: the call id of every tool call recorded as finished, in order.
         tool_results: the tool results recorded after the last boundary (do not run those again).
+        tool_events: the permission events recorded with those results, by call id.
         escalated: whether the escalate signal was raised during the recorded part.
         finished: the `RunFinished` record, when the run ended.
         next_seq: the seq the next record gets.
@@ -153,6 +159,7 @@ class Resumption:
     answers: tuple[ModelResponse, ...] = ()
     finished_calls: tuple[str, ...] = ()
     tool_results: tuple[ToolResult, ...] = ()
+    tool_events: tuple[tuple[str, tuple[AgentEvent, ...]], ...] = ()
     escalated: bool = False
     finished: RunFinished | None = None
     next_seq: int = 1
@@ -177,6 +184,7 @@ def restore(records: Sequence[RunRecordBody]) -> Resumption:
     answers: list[ModelResponse] = []
     finished_calls: list[str] = []
     results: list[ToolResult] = []
+    decided: list[tuple[str, tuple[AgentEvent, ...]]] = []
     escalated = False
     finished: RunFinished | None = None
     for index, record in enumerate(records[1:], start=1):
@@ -187,7 +195,7 @@ def restore(records: Sequence[RunRecordBody]) -> Resumption:
                 raise RecordLogError(f"record {index} is a second run_opened record")
             case Boundary():
                 replayed.extend(record.events)
-                state, last, after_last, response, results = record.state, record, False, None, []
+                state, last, after_last, response, results, decided = record.state, record, False, None, [], []
                 conversation.extend(record.appends)
             case ModelAnswered():
                 replayed.extend(record.deltas)
@@ -195,6 +203,8 @@ def restore(records: Sequence[RunRecordBody]) -> Resumption:
                 response, after_last = record.response, True
             case ToolFinished():
                 results.append(record.result)
+                if record.events:
+                    decided.append((record.result.call_id, record.events))
                 finished_calls.append(record.result.call_id)
                 escalated = escalated or record.escalated
                 after_last = True
@@ -219,6 +229,7 @@ def restore(records: Sequence[RunRecordBody]) -> Resumption:
         answers=tuple(answers),
         finished_calls=tuple(finished_calls),
         tool_results=tuple(results),
+        tool_events=tuple(decided),
         escalated=escalated,
         finished=finished,
         next_seq=len(records),

@@ -92,11 +92,19 @@ class Compacting:
 
 @attrs.frozen
 class NeedsApproval:
-    """Reserved: tool calls waiting for a human decision (no driver enters it yet)."""
+    """Tool calls of a round wait for a human decision (the permission decision asked).
+
+    `pending` are the waiting calls; `calls` every call of the round (results keep their order)
+    and `settled` the results already in (rejected, refused or run). The driver asks the approval
+    handler, or pauses the run until it is resumed with approvals, and answers with `ToolResults`
+    (the approved calls run, the refused ones answered); calls still undecided go in its `pending`.
+    """
 
     pending: tuple[ToolCall, ...]
     turn: int
     usage: Usage = Usage()
+    calls: tuple[ToolCall, ...] = ()
+    settled: tuple[ToolResult, ...] = ()
 
 
 @attrs.frozen
@@ -144,9 +152,16 @@ class Start:
 
 @attrs.frozen
 class ToolResults:
-    """The results of the calls an `ExecuteTools` action asked for, one per call."""
+    """The results of the calls an `ExecuteTools` (or `AwaitApproval`) action asked for, one per call.
+
+    `pending` are the calls that wait for approval instead (each answered by no result), and
+    `events` the permission decisions of the round (`PermissionGranted`, `PermissionDenied`), which
+    the machine emits before the results.
+    """
 
     results: tuple[ToolResult, ...]
+    pending: tuple[ToolCall, ...] = ()
+    events: tuple[AgentEvent, ...] = ()
 
 
 TransitionInput: TypeAlias = Start | ModelResponse | ToolResults
@@ -171,6 +186,14 @@ class ExecuteTools:
 
 
 @attrs.frozen
+class AwaitApproval:
+    """Get a human decision on each of `pending` (the approval handler, or pause the run); then run the
+    approved calls and feed every result back as `ToolResults` (calls still undecided as its `pending`)."""
+
+    pending: tuple[ToolCall, ...]
+
+
+@attrs.frozen
 class PerformHandoff:
     """Run the agent `target` on `transcript`; its events continue this run's stream."""
 
@@ -183,7 +206,7 @@ class Terminate:
     """The state is terminal: stop driving."""
 
 
-NextAction: TypeAlias = CallModel | ExecuteTools | PerformHandoff | Terminate
+NextAction: TypeAlias = CallModel | ExecuteTools | AwaitApproval | PerformHandoff | Terminate
 """The side effect the driver performs next."""
 
 

@@ -29,6 +29,7 @@ from .errors import (
 from .events import (
     AgentEvent,
     AgentUpdated,
+    ApprovalRequested,
     HandoffItem,
     MessageOutput,
     RepairStarted,
@@ -45,6 +46,7 @@ from .model import ModelRequest, ModelResponse, OutputSchema, ToolDef
 from .schema import parse_arguments, validate
 from .states import (
     ApplyingHandoff,
+    AwaitApproval,
     CallingModel,
     CallModel,
     Compacting,
@@ -82,7 +84,15 @@ def transition(state: LoopState, input: TransitionInput, ctx: TransitionCtx) -> 
         case Compacting(usage=usage):
             return _fail(NotImplementedPhase("compaction"), usage)
         case NeedsApproval(usage=usage):
-            return _fail(NotImplementedPhase("approval"), usage)
+            match input:
+                case Start():
+                    return TransitionOutcome(state, (), AwaitApproval(state.pending))
+                case ToolResults():
+                    return _on_approvals(state, input, ctx)
+                case ModelResponse():
+                    return _invalid(state, input, usage)
+                case _:
+                    assert_never(input)
         case CallingModel(turn=turn, usage=usage):
             if turn >= ctx.max_turns:
                 return _fail(MaxTurnsExceeded(ctx.max_turns), usage)
@@ -297,12 +307,49 @@ def _call_problem(call: ToolCall, tools: dict[str, ToolDef]) -> str | None:
 
 def _on_tool_results(state: ExecutingTools, input: ToolResults, ctx: TransitionCtx) -> TransitionOutcome:
     expected = [call.call_id for call in _runnable(state.calls, state.rejected)]
-    given = [result.call_id for result in input.results]
-    if sorted(given) != sorted(expected):
-        detail = f"tool results answer {given}, expected exactly {expected}"
-        return _invalid(state, input, state.usage, detail)
+    problem = _answers_problem(input, expected)
+    if problem is not None:
+        return _invalid(state, input, state.usage, problem)
     results = state.rejected + input.results
-    return _after_tools(state.turn, state.usage, state.calls, results, [], (), ctx.conversation, ctx)
+    if input.pending:
+        return _await_approval(state.turn, state.usage, state.calls, results, input)
+    events = list(input.events)
+    return _after_tools(state.turn, state.usage, state.calls, results, events, (), ctx.conversation, ctx)
+
+
+def _answers_problem(input: ToolResults, expected: list[str]) -> str | None:
+    """Why `input` does not answer exactly the calls `expected` (each by a result or as pending), or `None`."""
+    given = [result.call_id for result in input.results]
+    waiting = [call.call_id for call in input.pending]
+    if sorted(given + waiting) == sorted(expected):
+        return None
+    pending = f" (pending {waiting})" if waiting else ""
+    return f"tool results answer {given}{pending}, expected exactly {expected}"
+
+
+def _await_approval(
+    turn: int,
+    usage: Usage,
+    calls: tuple[ToolCall, ...],
+    settled: tuple[ToolResult, ...],
+    input: ToolResults,
+) -> TransitionOutcome:
+    """Some calls of the round wait for a human: enter `NeedsApproval`, one `ApprovalRequested` per waiting call."""
+    pending = input.pending
+    events = (*input.events, *(ApprovalRequested(call.call_id, call.name, call.arguments) for call in pending))
+    return TransitionOutcome(NeedsApproval(pending, turn, usage, calls, settled), events, AwaitApproval(pending))
+
+
+def _on_approvals(state: NeedsApproval, input: ToolResults, ctx: TransitionCtx) -> TransitionOutcome:
+    """Decisions came for (some of) the waiting calls: settle the round, or wait on for the undecided ones."""
+    problem = _answers_problem(input, [call.call_id for call in state.pending])
+    if problem is not None:
+        return _invalid(state, input, state.usage, problem)
+    results = state.settled + input.results
+    if input.pending:
+        return _await_approval(state.turn, state.usage, state.calls, results, input)
+    events = list(input.events)
+    return _after_tools(state.turn, state.usage, state.calls, results, events, (), ctx.conversation, ctx)
 
 
 def _after_tools(

@@ -19,6 +19,7 @@ from .durable import Durability
 from .guardrails import Guardrail, guardrail_tuple
 from .hooks import Hook, Hooks, as_hooks
 from .metering import UsageMeter
+from .permissions import Approvals, Permissions
 from .storage import Session, SessionSnapshot
 
 if TYPE_CHECKING:
@@ -425,6 +426,11 @@ class RunContext(Generic[Ctx]):
     """Run-level input guardrails, checked beside each agent's own wherever the run-level hooks fire."""
     output_guardrails: tuple[Guardrail[Ctx], ...] = attrs.field(default=(), converter=_output_guardrails, eq=False)
     """Run-level output guardrails, checked beside each agent's own on every final answer of a model loop."""
+    permissions: Permissions | None = None
+    """What the run's tool calls may do: decided per call before it runs, its output redacted (`None`:
+    every call runs, nothing is redacted). It crosses every boundary, `AgentAsTool` included."""
+    approvals: Approvals | None = attrs.field(default=None, eq=False, repr=False)
+    """The human decisions a resumed run was given (``runner.resume(..., approvals=...)``), shared by its sub-runs."""
 
     @classmethod
     def ephemeral(cls, user: Ctx, *, session: Session | None = None) -> RunContext[Ctx]:
@@ -474,6 +480,10 @@ class RunContext(Generic[Ctx]):
         """The same context with `guardrails` added to the run-level output guardrails."""
         return attrs.evolve(self, output_guardrails=(*self.output_guardrails, *guardrails))
 
+    def with_permissions(self, permissions: Permissions | None) -> RunContext[Ctx]:
+        """The same context with `permissions` deciding every tool call (`None`: no checks)."""
+        return attrs.evolve(self, permissions=permissions)
+
     def with_tracer(self, tracer: Tracer | None) -> RunContext[Ctx]:
         """The same context traced by `tracer` (`None`: not traced)."""
         return attrs.evolve(self, tracer=tracer)
@@ -522,10 +532,11 @@ class RunContext(Generic[Ctx]):
         )
 
     def isolated_child(self) -> RunContext[Ctx]:
-        """The context of an agent-as-tool sub-run: the user value, cancellation, the tracer and depth
-        cross; it gets a fresh in-memory session, fresh state and signals, no run config, and no run-level
-        hooks or guardrails (the wrapped agent's own still apply). The depth limit in force crosses too,
-        so a sub-run can never nest deeper than its callers allow."""
+        """The context of an agent-as-tool sub-run: the user value, cancellation, the tracer, depth and
+        the permissions (with a resumed run's approvals) cross; it gets a fresh in-memory session,
+        fresh state and signals, no run config, and no run-level hooks or guardrails (the wrapped
+        agent's own still apply). The depth limit in force crosses too, so a sub-run can never nest
+        deeper than its callers allow."""
         return RunContext(
             self.user,
             cancel_token=self.cancel_token.child(),
@@ -533,6 +544,8 @@ class RunContext(Generic[Ctx]):
             tracer=self.tracer,
             depth_limit=self.max_agent_depth,
             meter=self.meter,
+            permissions=self.permissions,
+            approvals=self.approvals,
         )
 
 

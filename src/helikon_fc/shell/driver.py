@@ -32,6 +32,8 @@ import trio
 from ..core import (
     AgentEvent,
     ApplyingHandoff,
+    ApprovalRequested,
+    AwaitApproval,
     CallModel,
     Conversation,
     ExecuteTools,
@@ -55,6 +57,7 @@ from ..core import (
     ReasoningDelta,
     RunCompleted,
     RunFailed,
+    RunPaused,
     RunStarted,
     Start,
     TerminalEvent,
@@ -85,10 +88,12 @@ from .guardrails import Tripped
 from .hooks import HookFailure, Hooks, after_tool_call, before_tool_call, subagent_stopped
 from .input import AgentInput
 from .metering import UsageMeter
+from .permissions import ApprovalAnswer
 from .results import HandoffCollisionError, RunError
 from .run_stream import RunStreamManager, Send, emit_run, forward_run, open_run_stream, sender
 from .tool import Tool
 from .tool_exec import execute_tool_call
+from .tool_round import ApprovalPhase, CallDone, CallOutcome, round_results, run_call
 from .tracing import Tracer, trace_model_call, traced_tool_call
 
 _DEFAULT_CONFIG = RunConfig()
@@ -231,6 +236,7 @@ async def _loop(
     tracer = ctx.tracer
     meter = ctx.meter
     assert meter is not None
+    phase = ApprovalPhase() if ctx.permissions is not None else None
 
     try:
         recording = await LlmRecording.open(definition, ctx, ctx.durable, input) if ctx.durable is not None else None
@@ -301,10 +307,25 @@ async def _loop(
                     recording.answered(answer)
                 step = answer
             case ExecuteTools(calls=calls):
-                results = await failing_on_hook(execute_tools(calls, tools, ctx, limiter, recording, definition.hooks))
-                if type(results) is HookFailed:
-                    return await _stop(state, (RunFailed(results),), send, recording)
-                step = ToolResults(cast("tuple[ToolResult, ...]", results))
+                outcomes = await failing_on_hook(execute_tools(calls, tools, ctx, limiter, recording, definition.hooks))
+                if type(outcomes) is HookFailed:
+                    return await _stop(state, (RunFailed(outcomes),), send, recording)
+                outcomes = cast("tuple[CallOutcome, ...]", outcomes)
+                if phase is not None:
+                    phase.note(outcomes)
+                step = round_results(outcomes)
+            case AwaitApproval(pending=pending):
+                phase = phase or ApprovalPhase()
+                decided = partial(_execute_answered, tools, ctx, limiter, recording, definition.hooks)
+                settled = await failing_on_hook(phase.settle(pending, tools, ctx, decided))
+                if type(settled) is HookFailed:
+                    return await _stop(state, (RunFailed(settled),), send, recording)
+                if type(settled) is not ToolResults:
+                    paused = RunPaused(cast("tuple[ApprovalRequested, ...]", settled), state.usage)
+                    if recording is not None:
+                        await recording.finish(paused)
+                    return paused
+                step = settled
             case PerformHandoff(target=target, transcript=transcript):
                 if controls is not None:
                     controls.handed_off()
@@ -428,30 +449,56 @@ async def execute_tools(
     limiter: trio.CapacityLimiter | None,
     recording: LlmRecording | None = None,
     hooks: Hooks[Any] = _NO_HOOKS,
-) -> tuple[ToolResult, ...]:
-    """Run `calls` concurrently (at most `limiter`'s tokens at once); their results, in call order.
+    answers: Mapping[str, ApprovalAnswer | None] | None = None,
+) -> tuple[CallOutcome, ...]:
+    """Run `calls` concurrently (at most `limiter`'s tokens at once) through the per-call pipeline
+    (`call_tool`: the agent's `hooks`, then ``ctx.hooks``, around `shell.tool_round.run_call`); their
+    outcomes, in call order.
 
-    Each call goes through `call_tool` (the agent's `hooks`, then ``ctx.hooks``). With a `recording`,
-    each result is recorded as its call finishes, and a call whose result was recorded before a crash
-    is not run again.
+    With a `recording`, each result is recorded as its call finishes, and a call whose result was
+    recorded before a crash is not run again. `answers` holds a human's answer per call id (the
+    approval phase's calls).
 
     Raises:
         HookFailure: a tool hook raised (the round's other calls are cancelled; the run fails with it).
     """
-    run = partial(call_tool, execute_tool_call if ctx.tracer is None else traced_tool_call, hooks)
+    run: RunCall = partial(call_tool, execute_tool_call if ctx.tracer is None else traced_tool_call, hooks)
     if recording is not None:
-        return await _execute_recorded(calls, tools, ctx, limiter, recording, run)
+        return await _execute_recorded(calls, tools, ctx, limiter, recording, run, answers)
     if len(calls) == 1 and limiter is None:
         call = calls[0]
-        return (await run(tools.get(call.name), call, ctx, checked=True),)
-    slots: list[ToolResult | None] = [None] * len(calls)
+        return (await run(tools.get(call.name), call, ctx, _answer(answers, call)),)
+    slots: list[CallOutcome | None] = [None] * len(calls)
 
     async with trio.open_nursery() as nursery:
         for index, call in enumerate(calls):
-            nursery.start_soon(_run_one, slots, index, call, tools.get(call.name), ctx, limiter, run)
-    # Every slot is filled: `execute_tool_call` returns a result or is cancelled, and a cancelled
+            nursery.start_soon(_run_one, slots, index, call, tools.get(call.name), ctx, limiter, run, answers)
+    # Every slot is filled: `run_call` returns an outcome or is cancelled, and a cancelled
     # call makes the nursery raise before this line.
-    return cast("tuple[ToolResult, ...]", tuple(slots))
+    return cast("tuple[CallOutcome, ...]", tuple(slots))
+
+
+async def _execute_answered(
+    tools: Mapping[str, Tool[Any]],
+    ctx: RunContext[Any],
+    limiter: trio.CapacityLimiter | None,
+    recording: LlmRecording | None,
+    hooks: Hooks[Any],
+    calls: tuple[ToolCall, ...],
+    answers: Mapping[str, ApprovalAnswer | None],
+) -> tuple[CallOutcome, ...]:
+    """`execute_tools` for the decided calls of an approval phase."""
+    return await execute_tools(calls, tools, ctx, limiter, recording, hooks, answers)
+
+
+def _answer(answers: Mapping[str, ApprovalAnswer | None] | None, call: ToolCall) -> ApprovalAnswer | None:
+    return answers.get(call.call_id) if answers is not None else None
+
+
+RunCall: TypeAlias = Callable[
+    [Tool[Any] | None, ToolCall, RunContext[Any], ApprovalAnswer | None], Awaitable[CallOutcome]
+]
+"""One call through the whole per-call pipeline (`call_tool` with its invoke and hooks bound)."""
 
 
 async def call_tool(
@@ -460,20 +507,36 @@ async def call_tool(
     tool: Tool[Any] | None,
     call: ToolCall,
     ctx: RunContext[Any],
-    *,
-    checked: bool = True,
-) -> ToolResult:
+    answer: ApprovalAnswer | None = None,
+) -> CallOutcome:
     """One call of a round through its pipeline (original-notes section 3.2): `PreToolUse` (which may block
-    the call or replace its arguments, then checked again), `invoke` (unknown tool, arguments, the tool
-    itself), `PostToolUse` (successful calls only: it may block or replace the output)."""
+    the call or replace its arguments), authorize (`run_call`: permissions decide on the arguments the hooks
+    left, so a hook can never slip a call past them), `invoke` (unknown tool, arguments checked again when
+    replaced, the tool itself), `PostToolUse` (successful calls only: it may block or replace the output),
+    and redaction last (`run_call`)."""
     if not (hooks.hooks or ctx.hooks.hooks):  # the common case, at the cost of two tuple checks
-        return await invoke(tool, call, ctx, checked=checked)
+        return await run_call(tool, call, ctx, invoke, answer)
     before = await before_tool_call(ctx, hooks, call)
     if type(before) is ToolResult:
-        return before
+        return CallDone(before)
     assert type(before) is ToolCall
-    result = await invoke(tool, before, ctx, checked=checked and before is call)
-    return await after_tool_call(ctx, hooks, before, result)
+    hooked = partial(_invoke_hooked, invoke, hooks, before is not call)
+    return await run_call(tool, before, ctx, hooked, answer)
+
+
+async def _invoke_hooked(
+    invoke: Callable[..., Awaitable[ToolResult]],
+    hooks: Hooks[Any],
+    replaced: bool,
+    tool: Tool[Any] | None,
+    call: ToolCall,
+    ctx: RunContext[Any],
+    *,
+    checked: bool,
+) -> ToolResult:
+    """`invoke`, then `PostToolUse`; arguments a `PreToolUse` hook replaced are checked again."""
+    result = await invoke(tool, call, ctx, checked=checked and not replaced)
+    return await after_tool_call(ctx, hooks, call, result)
 
 
 async def _execute_recorded(
@@ -482,52 +545,58 @@ async def _execute_recorded(
     ctx: RunContext[Any],
     limiter: trio.CapacityLimiter | None,
     recording: LlmRecording,
-    run: Callable[..., Awaitable[ToolResult]],
-) -> tuple[ToolResult, ...]:
+    run: RunCall,
+    answers: Mapping[str, ApprovalAnswer | None] | None,
+) -> tuple[CallOutcome, ...]:
     """`execute_tools` for a recorded run: skip the calls recorded as finished, record the others one by one."""
-    slots: list[ToolResult | None] = [recording.recorded_result(call) for call in calls]
+    slots: list[CallOutcome | None] = []
+    for call in calls:
+        recorded = recording.recorded_result(call)
+        slots.append(CallDone(recorded, recording.recorded_events(call)) if recorded is not None else None)
     recording.forget_recorded_results()
     async with trio.open_nursery() as nursery:
         for index, call in enumerate(calls):
             if slots[index] is None:
                 nursery.start_soon(
-                    _run_recorded, slots, index, call, tools.get(call.name), ctx, limiter, recording, run
+                    _run_recorded, slots, index, call, tools.get(call.name), ctx, limiter, recording, run, answers
                 )
-    return cast("tuple[ToolResult, ...]", tuple(slots))
+    return cast("tuple[CallOutcome, ...]", tuple(slots))
 
 
 async def _run_recorded(
-    slots: list[ToolResult | None],
+    slots: list[CallOutcome | None],
     index: int,
     call: ToolCall,
     tool: Tool[Any] | None,
     ctx: RunContext[Any],
     limiter: trio.CapacityLimiter | None,
     recording: LlmRecording,
-    run: Callable[..., Awaitable[ToolResult]],
+    run: RunCall,
+    answers: Mapping[str, ApprovalAnswer | None] | None,
 ) -> None:
-    """One tool call of a recorded round: run it, record its result, then fill its slot."""
-    await _run_one(slots, index, call, tool, ctx, limiter, run)
-    result = slots[index]
-    assert result is not None
-    await recording.tool_finished(result)
+    """One tool call of a recorded round: run it, record its result (a held call has none), then fill its slot."""
+    await _run_one(slots, index, call, tool, ctx, limiter, run, answers)
+    outcome = slots[index]
+    if type(outcome) is CallDone:
+        await recording.tool_finished(outcome.result, outcome.events)
 
 
 async def _run_one(
-    slots: list[ToolResult | None],
+    slots: list[CallOutcome | None],
     index: int,
     call: ToolCall,
     tool: Tool[Any] | None,
     ctx: RunContext[Any],
     limiter: trio.CapacityLimiter | None,
-    run: Callable[..., Awaitable[ToolResult]] = execute_tool_call,
+    run: RunCall,
+    answers: Mapping[str, ApprovalAnswer | None] | None = None,
 ) -> None:
-    """One tool call of a round, its result stored in its own slot (module-level: no closure per round)."""
+    """One tool call of a round, its outcome stored in its own slot (module-level: no closure per round)."""
     if limiter is None:
-        slots[index] = await run(tool, call, ctx, checked=True)
+        slots[index] = await run(tool, call, ctx, _answer(answers, call))
     else:
         async with limiter:
-            slots[index] = await run(tool, call, ctx, checked=True)
+            slots[index] = await run(tool, call, ctx, _answer(answers, call))
 
 
 async def hand_off(
@@ -581,7 +650,7 @@ class _HandoffForward:
     async def __call__(self, event: AgentEvent) -> None:  # noqa: ASYNC910 - a pass-through per event, as `sender`
         if type(event) is RunStarted:
             return  # noqa: ASYNC910
-        if type(event) is RunCompleted or type(event) is RunFailed:
+        if type(event) is RunCompleted or type(event) is RunFailed or type(event) is RunPaused:
             self.terminal = event
         elif self.terminal is None:
             await self._send(event)

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 import trio
 
-from ..core import AgentEvent, JsonValue, RunCompleted, from_json, to_json
+from ..core import AgentEvent, JsonValue, RunCompleted, RunPaused, from_json, to_json
 from ..core.records import (
     RecordLogError,
     Resumption,
@@ -91,6 +91,10 @@ class ReplayMarks:
         self._marked[id(event)] = event
         return event
 
+    def has(self, event: AgentEvent) -> bool:
+        """Whether `event` is marked as a replay (it stays marked)."""
+        return id(event) in self._marked
+
     def take(self, event: AgentEvent) -> bool:
         """Whether `event` was marked as a replay (and forget it)."""
         return self._marked.pop(id(event), None) is not None
@@ -98,15 +102,21 @@ class ReplayMarks:
 
 @attrs.frozen
 class Durability:
-    """Where a run records itself: the store, its run id, and the replay marks of the whole run tree."""
+    """Where a run records itself: the store, its run id, and the replay marks of the whole run tree.
+
+    `scope` is the run's place below the run that was started (``""`` there, ``"tool:CALL/"`` in an
+    agent-as-tool sub-run, ...): it qualifies the call ids a paused run asks approval for, so a
+    decision given to `Runner.resume` reaches the run whose call waits.
+    """
 
     store: RunStore
     run_id: str
     marks: ReplayMarks = attrs.field(factory=ReplayMarks, eq=False)
+    scope: str = ""
 
     def child(self, segment: str) -> Durability:
         """The durability of a sub-run: recorded in the same store under ``f"{run_id}/{segment}"``."""
-        return Durability(self.store, f"{self.run_id}/{segment}", self.marks)
+        return Durability(self.store, f"{self.run_id}/{segment}", self.marks, f"{self.scope}{segment}/")
 
 
 def child_context(ctx: RunContext[Any], parent: RunContext[Any], segment: str) -> RunContext[Any]:
@@ -160,7 +170,15 @@ class RunRecorder:
             _CRASH.wrote()
 
     async def finish(self, terminal: AgentEvent, escalated: bool = False) -> None:
-        """Write the run's `RunFinished` record, with the status its terminal event gives."""
+        """Write the run's `RunFinished` record, with the status its terminal event gives.
+
+        A `RunPaused` run has not finished: its status becomes ``"paused"`` and nothing is appended
+        (its last boundary holds the waiting calls; a resume continues from there).
+        """
+        if isinstance(terminal, RunPaused):
+            async with self._lock:
+                await self.durable.store.append_run_records(self.durable.run_id, (), "paused")
+            return
         status: RunStatus = "completed" if isinstance(terminal, RunCompleted) else "failed"
         await self.write(RunFinished(terminal=terminal, escalated=escalated), status=status)
 
@@ -247,3 +265,12 @@ async def run_exists(store: RunStore, run_id: str) -> bool:
     except RunNotFound:
         return False  # noqa: ASYNC910 - the store call that raised is a checkpoint
     return summary.records > 0
+
+
+async def paused_run(store: RunStore, run_id: str) -> bool:
+    """Whether the run recorded under `run_id` paused for approval (its status is ``"paused"``)."""
+    try:
+        summary = await store.run_summary(run_id)
+    except RunNotFound:
+        return False  # noqa: ASYNC910 - the store call that raised is a checkpoint
+    return summary.status == "paused"

@@ -53,7 +53,15 @@ from ..core.records import (
 )
 from .context import RunContext
 from .definition import LoopDefinition
-from .durable import Durability, RunRecorder, decode_records, definition_fingerprint, open_log, run_exists
+from .durable import (
+    Durability,
+    RunRecorder,
+    decode_records,
+    definition_fingerprint,
+    open_log,
+    paused_run,
+    run_exists,
+)
 from .input import AgentInput
 from .run_stream import Send
 from .storage import RunRecord
@@ -101,7 +109,7 @@ class StartPoint:
 class LlmRecording:
     """The record of one `LlmAgent` run (see the module docstring)."""
 
-    __slots__ = ("_answer", "_deltas", "_done_results", "ctx", "point", "recorder")
+    __slots__ = ("_answer", "_deltas", "_done_events", "_done_results", "ctx", "point", "recorder")
 
     def __init__(self, recorder: RunRecorder, point: Resumption, ctx: RunContext[Any]) -> None:
         self.recorder = recorder
@@ -110,6 +118,7 @@ class LlmRecording:
         self._answer: ModelResponse | None = None
         self._deltas: list[AgentEvent] = []
         self._done_results: dict[str, ToolResult] = {result.call_id: result for result in point.tool_results}
+        self._done_events: dict[str, tuple[AgentEvent, ...]] = dict(point.tool_events)
 
     @classmethod
     async def open(
@@ -150,6 +159,15 @@ class LlmRecording:
                 for event in redeliver:
                     await send(marks.mark(event))
                 redeliver = ()
+        if (
+            redeliver
+            and point.action is ActionKind.AWAIT_APPROVAL
+            and await paused_run(self.durable.store, self.durable.run_id)
+        ):
+            # the run paused after sending them (its pause is what set the status): they were delivered
+            for event in redeliver:
+                await send(marks.mark(event))
+            redeliver = ()
         if point.escalated:
             self.ctx.actions.escalate()
         await self._count_finished_sub_runs()
@@ -217,13 +235,18 @@ class LlmRecording:
         """The result of `call` if it finished before the crash (then it is not run again)."""
         return self._done_results.get(call.call_id)
 
-    async def tool_finished(self, result: ToolResult) -> None:
-        """Write one finished tool call."""
-        await self.recorder.write(ToolFinished(result=result, escalated=self.ctx.actions.escalated))
+    def recorded_events(self, call: ToolCall) -> tuple[AgentEvent, ...]:
+        """The permission events recorded with `call`'s result."""
+        return self._done_events.get(call.call_id, ())
+
+    async def tool_finished(self, result: ToolResult, events: tuple[AgentEvent, ...] = ()) -> None:
+        """Write one finished tool call (with its permission events)."""
+        await self.recorder.write(ToolFinished(result=result, escalated=self.ctx.actions.escalated, events=events))
 
     def forget_recorded_results(self) -> None:
         """The round the recorded results belong to is over."""
         self._done_results = {}
+        self._done_events = {}
 
     async def finish(self, terminal: AgentEvent) -> None:  # noqa: ASYNC910 - only after a step's checkpoint
         """Write the terminal event, with the usage of the run's whole subtree as its meter has it

@@ -11,7 +11,7 @@ meter of its own (a slot) too, so usage a custom `Agent` reports without a meter
 
 from __future__ import annotations
 
-from ..core import AgentUsage, RunCompleted, TerminalEvent, Usage
+from ..core import AgentUsage, RunCompleted, RunPaused, TerminalEvent, Usage
 
 _NONE = Usage()
 
@@ -90,7 +90,10 @@ class UsageMeter:
             self.add(agent, missing)
 
     def completed(self, terminal: TerminalEvent) -> TerminalEvent:
-        """`terminal`, a `RunCompleted` replaced by one carrying this meter's total and breakdown."""
+        """`terminal`, a `RunCompleted` replaced by one carrying this meter's total and breakdown (a
+        `RunPaused` by one carrying its total)."""
+        if type(terminal) is RunPaused:
+            return RunPaused(terminal.pending, self.total)
         if type(terminal) is not RunCompleted:
             return terminal
         by_agent = self.by_agent()

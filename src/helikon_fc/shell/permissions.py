@@ -10,6 +10,7 @@ value, so it crosses handoffs and `AgentAsTool` sub-runs unchanged.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Protocol, TypeAlias
 
 import attrs
@@ -18,11 +19,13 @@ import trio
 from ..core import (
     AgentEvent,
     Allow,
+    ApprovalRequested,
     Ask,
     ConsultPolicy,
     Deny,
     PermissionConfig,
     PolicyVerdict,
+    RedactionConfig,
     ToolCall,
     ToolEffect,
     ToolInfo,
@@ -33,6 +36,8 @@ from ..core import (
 
 __all__ = [
     "ApprovalAnswer",
+    "Approvals",
+    "Held",
     "ApprovalHandler",
     "ApprovalRequest",
     "Approve",
@@ -40,7 +45,9 @@ __all__ = [
     "PermissionResolution",
     "Permissions",
     "Reject",
+    "SubRunPaused",
     "denial_text",
+    "held_question",
     "resolve_permission",
 ]
 
@@ -104,13 +111,18 @@ class Permissions:
     Attributes:
         config: The rules, mode, guards and data policy.
         policy: Consulted when the config leaves the call to it; `None` for none (the call is then allowed).
-        approval_handler: Answers questions in-process; `None` refuses every question (the original's
-            behaviour; a paused run is the driver's later alternative).
+        approval_handler: Answers questions in-process: a run waits for it. `None`: a run that
+            meets a question pauses (`RunPaused`) until it is resumed with approvals (and
+            `resolve_permission` on its own refuses the question, the original's behaviour).
+        redaction: How tool output is redacted before the model, the events or a store see it
+            (secret-named assignments, the environment's secret values and `RedactionConfig.secrets`);
+            ``RedactionConfig(enabled=False)`` turns it off.
     """
 
     config: PermissionConfig = PermissionConfig()
     policy: PermissionPolicy | None = None
     approval_handler: ApprovalHandler | None = None
+    redaction: RedactionConfig = RedactionConfig()
 
     @property
     def decision_config(self) -> PermissionConfig:
@@ -133,13 +145,74 @@ class PermissionResolution:
     events: tuple[AgentEvent, ...]
 
 
+class Approvals:
+    """The decisions a resumed run was given, by call id; each is taken once, by the run whose call waits.
+
+    Shared by a run and every run below it (handoff targets, agent-as-tool sub-runs, workflow
+    children), so a decision reaches the sub-run that asked. Taking a decision removes it: a call
+    that raises a second question (another guard, or replaced arguments that a guard stops) waits
+    again instead of being answered by the first decision.
+    """
+
+    __slots__ = ("_decisions",)
+
+    def __init__(self, decisions: Mapping[str, ApprovalAnswer]) -> None:
+        checked: dict[str, ApprovalAnswer] = {}
+        for call_id, decision in decisions.items():
+            if not isinstance(call_id, str) or not isinstance(decision, Approve | Reject):
+                raise TypeError(
+                    "approvals must map call ids (str) to Approve() or Reject(reason), "
+                    f"got {call_id!r}: {decision!r} ({type(decision).__name__})"
+                )
+            checked[call_id] = decision
+        self._decisions = checked
+
+    def take(self, call_id: str) -> ApprovalAnswer | None:
+        """The decision for `call_id` (and forget it), or `None`."""
+        return self._decisions.pop(call_id, None)
+
+    def __len__(self) -> int:
+        return len(self._decisions)
+
+    def __contains__(self, call_id: object) -> bool:
+        return call_id in self._decisions
+
+    def __repr__(self) -> str:
+        return f"Approvals({sorted(self._decisions)!r})"
+
+
 def denial_text(deny: Deny) -> str:
     """The error result the model reads for a refused call (the original's ``permission denied: R``)."""
     return f"permission denied: {deny.reason}"
 
 
+class SubRunPaused(Exception):
+    """Raised by a tool whose sub-run paused for approval (`AgentAsTool`): the call waits with it.
+
+    Attributes:
+        requests: What the sub-run's waiting calls ask.
+    """
+
+    def __init__(self, requests: tuple[ApprovalRequested, ...]) -> None:
+        super().__init__(f"{len(requests)} call(s) of a sub-run wait for approval")
+        self.requests = requests
+
+
+class Held(Exception):
+    """A question came up that only a human can answer and no answer is at hand (see `resolve_permission`'s `hold`)."""
+
+    def __init__(self, question: Ask) -> None:
+        super().__init__(question.reason)
+        self.question = question
+
+
 async def resolve_permission(
-    permissions: Permissions, call: ToolCall, tool: ToolInfo | None = None
+    permissions: Permissions,
+    call: ToolCall,
+    tool: ToolInfo | None = None,
+    *,
+    hold: bool = False,
+    answer: ApprovalAnswer | None = None,
 ) -> PermissionResolution:
     """Decide `call`, awaiting the policy and the approver as the pure decision asks for them.
 
@@ -147,13 +220,19 @@ async def resolve_permission(
         permissions: The run's permissions.
         call: The model's call.
         tool: The tool it names; `None` for an unknown tool (a side effect).
+        hold: How a run asks: a question is answered with `answer` (once), and any other question
+            raises `Held` instead of reaching the approval handler (the run's approval phase asks it).
+        answer: With `hold`, the human's answer to the first question.
 
     Returns:
         The final decision, the call to run and the events that record how it was reached. A policy or
         handler that raises refuses the call (the reason names the exception); trio's ``Cancelled`` propagates.
+
+    Raises:
+        Held: with `hold`, a question is left that no answer was given for.
     """
     info = tool if tool is not None else ToolInfo(call.name, ToolEffect.SIDE_EFFECT, known=False)
-    asking = _Asking(permissions, call, info)
+    asking = _Asking(permissions, call, info, hold=hold, answer=answer)
     final = await asking.run()
     run = asking.call
     if isinstance(final, Allow):
@@ -169,8 +248,12 @@ async def resolve_permission(
 class _Asking:
     """The loop of one resolution: decide, await what the decision asks for, decide again."""
 
-    def __init__(self, permissions: Permissions, call: ToolCall, tool: ToolInfo) -> None:
+    def __init__(
+        self, permissions: Permissions, call: ToolCall, tool: ToolInfo, *, hold: bool, answer: ApprovalAnswer | None
+    ) -> None:
         self.permissions = permissions
+        self.hold = hold
+        self.answer = answer
         self.config = permissions.decision_config
         self.call = call
         self.tool = tool
@@ -214,17 +297,22 @@ class _Asking:
 
     async def ask(self, question: Ask) -> Deny | None:
         await trio.lowlevel.checkpoint()
-        self.events.extend(decision_events(self.call, question))
-        handler = self.permissions.approval_handler
-        if handler is None:
-            return refuse_unanswered(question)
         if self.approvals >= MAX_APPROVAL_ROUNDS:
             return Deny(f"more than {MAX_APPROVAL_ROUNDS} approval rounds for one call")
-        request = ApprovalRequest(self.call, self.tool, question.reason, question.prompt, question.guard)
-        try:
-            answer = await handler(request)
-        except Exception as exc:
-            return Deny(f"approval handler raised {type(exc).__name__}: {exc}")
+        if self.hold:
+            if self.answer is None:
+                raise Held(question)
+            answer, self.answer = self.answer, None
+        else:
+            self.events.extend(decision_events(self.call, question))
+            handler = self.permissions.approval_handler
+            if handler is None:
+                return refuse_unanswered(question)
+            request = ApprovalRequest(self.call, self.tool, question.reason, question.prompt, question.guard)
+            try:
+                answer = await handler(request)
+            except Exception as exc:
+                return Deny(f"approval handler raised {type(exc).__name__}: {exc}")
         match answer:
             case Reject(reason=reason):
                 return Deny(reason, rule=f"guard:{question.guard}" if question.guard else None)
@@ -243,3 +331,12 @@ class _Asking:
             self.approved.add(question.guard)
         else:
             self.policy_approved = True
+
+
+async def held_question(permissions: Permissions, call: ToolCall, tool: ToolInfo | None = None) -> Ask | None:
+    """The question `call` raises for a human (the policy is consulted on the way), or `None` when none is left."""
+    try:
+        await resolve_permission(permissions, call, tool, hold=True)
+    except Held as held:
+        return held.question
+    return None

@@ -20,11 +20,13 @@ import attrs
 from ..core import (
     AgentError,
     AgentEvent,
+    ApprovalRequested,
     HandoffCollision,
     MessageOutput,
     OtherError,
     RunCompleted,
     RunFailed,
+    RunPaused,
     RunStarted,
     Usage,
 )
@@ -75,8 +77,9 @@ class RunResult(Generic[T_co]):
     Attributes:
         final_output: the text of the last `MessageOutput` (``""`` if there was none), or for
             `RunResultStreaming.collect_typed` the decoded value.
-        events: every event of the run, in order, `RunStarted` first and `RunCompleted` last.
-        usage: the run's total usage, from `RunCompleted`: every model call made on its behalf,
+        events: every event of the run, in order, `RunStarted` first and `RunCompleted` last (or
+            `RunPaused`, for a run that waits for approval: see `paused`).
+        usage: the run's total usage, from `RunCompleted` (or `RunPaused`): every model call made on its behalf,
             sub-runs of every kind (handoffs, workflow children, agent-as-tool calls) included.
     """
 
@@ -89,6 +92,17 @@ class RunResult(Generic[T_co]):
         """The id the run was recorded under (from its `RunStarted`), or `None` for a run not recorded."""
         first = self.events[0] if self.events else None
         return first.run_id if isinstance(first, RunStarted) else None
+
+    @property
+    def paused(self) -> bool:
+        """Whether the run paused for approval (`RunPaused`) instead of completing: resume it with approvals."""
+        return bool(self.events) and isinstance(self.events[-1], RunPaused)
+
+    @property
+    def pending(self) -> tuple[ApprovalRequested, ...]:
+        """What a paused run waits for: one request per waiting call (empty unless `paused`)."""
+        last = self.events[-1] if self.events else None
+        return last.pending if isinstance(last, RunPaused) else ()
 
     @property
     def usage_by_agent(self) -> Mapping[str, Usage]:
@@ -195,6 +209,8 @@ def _settled_usage(events: tuple[AgentEvent, ...]) -> Usage:
     """The usage of a run that completed; `RunError` for one that failed."""
     match events[-1] if events else None:
         case RunCompleted(usage=usage):
+            return usage
+        case RunPaused(usage=usage):
             return usage
         case RunFailed(error=error):
             raise RunError(error, events)

@@ -28,7 +28,7 @@ from typing import Any, Protocol, TypeAlias
 
 import trio
 
-from ..core import AgentEvent, Cancelled, OtherError, RunCompleted, RunFailed, RunStarted, TerminalEvent
+from ..core import AgentEvent, Cancelled, OtherError, RunCompleted, RunFailed, RunPaused, RunStarted, TerminalEvent
 from ._checks import cancelled_before_start
 from .context import RunContext
 from .protocol import RunStream
@@ -296,7 +296,7 @@ async def forward_run(run: RunStream, send: Send, *, started: Callable[[], None]
             started()
         async for event in events:
             await send(event)
-            if type(event) is RunCompleted or type(event) is RunFailed:
+            if type(event) is RunCompleted or type(event) is RunFailed or type(event) is RunPaused:
                 return
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import partial
 from typing import Any, TypeVar
 
@@ -20,6 +20,7 @@ from ..core import (
     OtherError,
     RunCompleted,
     RunFailed,
+    RunPaused,
     RunStarted,
     SessionFailed,
     TerminalEvent,
@@ -30,8 +31,9 @@ from ..core import (
 from . import _checks
 from .config import RunConfig
 from .context import RunContext
-from .durable import Durability, check_compatible, read_opened, run_exists
+from .durable import Durability, ReplayMarks, check_compatible, paused_run, read_opened, run_exists
 from .input import AgentInput
+from .permissions import ApprovalAnswer, Approvals
 from .protocol import Agent, RunStream
 from .run_stream import Send, forward_run, open_run_stream, sender
 from .storage import RunRecordConflict, RunStore
@@ -93,7 +95,15 @@ class Runner:
             run_ctx = attrs.evolve(run_ctx, durable=Durability(self.store, run_id or str(uuid.uuid4())))
         return self._stream(agent, run_ctx, input, _Mode())
 
-    def resume(self, run_id: str, agent: Agent[Ctx], ctx: RunContext[Ctx], *, replay: bool = False) -> RunStream:
+    def resume(
+        self,
+        run_id: str,
+        agent: Agent[Ctx],
+        ctx: RunContext[Ctx],
+        *,
+        replay: bool = False,
+        approvals: Mapping[str, ApprovalAnswer] | None = None,
+    ) -> RunStream:
         """Continue the run recorded under `run_id` from its last boundary.
 
         Nothing that finished is done again: a recorded model call or tool call is not made again,
@@ -107,15 +117,25 @@ class Runner:
             ctx: the run context (the session's history is not prepended again: the recorded input has it).
             replay: also deliver the events recorded before the crash, so the stream is the whole run's;
                 by default only what was not delivered yet comes (after a fresh `RunStarted`).
+            approvals: for a run that paused (`RunPaused`), a decision per waiting call id: `Approve()`
+                (optionally ``Approve(arguments=...)``, checked again) runs the call, `Reject(reason)`
+                answers it with ``permission denied: reason``; calls left out wait on, and the run
+                pauses again. A decision reaches the sub-run whose call waits (an agent-as-tool
+                sub-run, a workflow's child). The run's permissions come from `ctx`, as for `run`.
 
         Raises:
             ValueError: this runner has no store.
             RunNotFound: on entering the stream, when nothing is recorded under `run_id`.
             IncompatibleRunError: on entering the stream, when `agent`'s definition differs from the recorded one.
+            TypeError: `approvals` maps something other than call ids to `Approve`/`Reject`.
         """
         if self.store is None:
             raise ValueError("resume needs the store the run was recorded in: Runner(config, store=...)")
-        run_ctx = attrs.evolve(ctx.with_run_config(self.config), durable=Durability(self.store, run_id))
+        run_ctx = attrs.evolve(
+            ctx.with_run_config(self.config),
+            durable=Durability(self.store, run_id),
+            approvals=Approvals(approvals) if approvals else ctx.approvals,
+        )
         return self._stream(agent, run_ctx, AgentInput(()), _Mode(resume=True, replay=replay))
 
     def _stream(self, agent: Agent[Any], ctx: RunContext[Any], input: AgentInput, mode: _Mode) -> RunStream:
@@ -153,6 +173,7 @@ class Runner:
         """
         session = ctx.session
         new_items: list[Item] = list(input.items)
+        kept: ReplayMarks | None = None  # a paused run's replays: already in the session
         history = await session.items()
         full_input = AgentInput.from_items(history + input.items) if history else input
         durable = ctx.durable
@@ -166,6 +187,9 @@ class Runner:
                 # the recorded input is the history then the new input: only the new part is the run's own
                 own = opened.input[len(history) :] if opened.input[: len(history)] == history else opened.input
                 new_items = list(own)
+                if await paused_run(durable.store, durable.run_id):
+                    new_items, kept = [], durable.marks  # its pause appended them, and every replayed item
+
             elif await run_exists(durable.store, durable.run_id):
                 raise RunRecordConflict(
                     f"a run is recorded under {durable.run_id!r} already; "
@@ -191,11 +215,12 @@ class Runner:
             if terminal is not None:
                 return  # noqa: ASYNC910 - a pass-through per event, as `sender`
             match event:
-                case RunCompleted() | RunFailed():
+                case RunCompleted() | RunFailed() | RunPaused():
                     terminal = event
                     return  # noqa: ASYNC910
                 case MessageOutput(item=item) | ToolCallItem(item=item) | ToolOutputItem(item=item):
-                    new_items.append(item)
+                    if kept is None or not kept.has(event):
+                        new_items.append(item)
             if marks is not None and marks.take(event):
                 return  # noqa: ASYNC910 - delivered before the crash (a replay takes no turn)
             await send(event)

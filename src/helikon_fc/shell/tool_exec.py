@@ -23,6 +23,7 @@ import trio
 from ..core import JsonObject, ToolCall, ToolResult, parse_arguments, validate
 from .context import RunContext
 from .hooks import HookFailure
+from .permissions import SubRunPaused
 from .tool import Tool, ToolContext, ToolError, ToolOutput
 
 __all__ = ["execute_tool_call"]
@@ -47,7 +48,8 @@ async def execute_tool_call(
         whose text says what went wrong.
 
     Raises:
-        trio.Cancelled: the surrounding scope was cancelled; nothing else escapes.
+        trio.Cancelled: the surrounding scope was cancelled.
+        SubRunPaused: the tool's sub-run paused for approval; nothing else escapes.
     """
     if tool is None:
         # No checkpoint on the error paths: the driver's step, which asked for this call, began with one.
@@ -73,6 +75,8 @@ async def execute_tool_call(
             timed_out, output = await _invoke_with_timeout(tool, tool_ctx, arguments, timeout)
             if timed_out:
                 return _error(call, f"tool {name} timed out after {timeout:g} s")
+    except SubRunPaused:
+        raise  # the call waits for its sub-run's approvals (see `shell.tool_round`)
     except ToolError as exc:
         return _error(call, str(exc) or f"tool {name} failed")  # noqa: ASYNC910
     except HookFailure:

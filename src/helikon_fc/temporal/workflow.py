@@ -36,6 +36,7 @@ with workflow.unsafe.imports_passed_through():
         AgentUpdated,
         AgentUsage,
         AssistantMessage,
+        AwaitApproval,
         BranchFailure,
         CallModel,
         Cancelled,
@@ -548,6 +549,10 @@ class RunWorkflow:
                 await self._run_agent(target_path, transcript, state, depth + 1, config, actions, meter, forward)
                 return forward.terminal or RunFailed(
                     OtherError(f"handoff target {action.target!r} ended its stream without a terminal event")
+                )
+            elif isinstance(action, AwaitApproval):
+                return RunFailed(
+                    OtherError("approvals are not supported under Temporal yet: run this agent with Runner")
                 )
             else:
                 return RunFailed(OtherError(f"internal error: unexpected action {type(action).__name__}"))

@@ -24,7 +24,7 @@ def replay(lines: TextIO, renderer: EventRenderer, source: str) -> int:
 
     A line that is not an event stops the replay with status 2 and a message naming the line.
     """
-    from ...core import AgentEvent, RunCompleted, RunFailed, WireFormatError, from_json
+    from ...core import AgentEvent, RunCompleted, RunFailed, RunPaused, WireFormatError, from_json
 
     terminal: TerminalEvent | None = None
     for number, line in enumerate(lines, start=1):
@@ -36,7 +36,7 @@ def replay(lines: TextIO, renderer: EventRenderer, source: str) -> int:
             print(f"helikon replay: {source}:{number}: not an event: {exc}", file=sys.stderr)
             return EXIT_USAGE
         renderer.render(event)
-        if isinstance(event, RunCompleted | RunFailed):
+        if isinstance(event, RunCompleted | RunFailed | RunPaused):
             terminal = event
     if terminal is None:
         print(f"helikon replay: {source} ends without a terminal event (the run was cut short)", file=sys.stderr)

@@ -1,0 +1,252 @@
+"""One tool call's pipeline in a run, and the approval phase of a round.
+
+The per-call pipeline (`run_call`) follows the original's order: authorize (the run's
+`Permissions`, see `helikon_fc.shell.permissions`) → unknown-tool check → invoke → redaction.
+Each step is one call, so the hook steps (PreToolUse before authorize, PostToolUse after
+invoke) slot in beside them. A refused call is an error result the model reads
+(``permission denied: R``); a call a human must decide first is *held* (`CallHeld`): the round
+ends with it pending and the machine enters `NeedsApproval`.
+
+The approval phase (`ApprovalPhase.settle`) gets a human decision for each held call: from the
+decisions a resumed run was given (`RunContext.approvals`), else from the in-process approval
+handler (the run waits for it, cancellable, under the run's deadline). Approved calls then go
+through the pipeline again, with the answer (so replaced arguments are judged afresh); a call
+whose question no one answered stays pending, and when nothing could be decided the run pauses.
+A held call that no longer raises a question was waiting on a sub-run (an `AgentAsTool` whose own
+run paused): it simply runs again, and the sub-run resumes with the decisions meant for it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, TypeAlias, assert_never
+
+import attrs
+import trio
+
+from ..core import (
+    AgentEvent,
+    ApprovalRequested,
+    Deny,
+    ToolCall,
+    ToolInfo,
+    ToolResult,
+    ToolResults,
+    redact_text,
+)
+from .context import RunContext
+from .permissions import (
+    ApprovalAnswer,
+    ApprovalRequest,
+    Held,
+    Permissions,
+    Reject,
+    SubRunPaused,
+    denial_text,
+    held_question,
+    resolve_permission,
+)
+from .redaction import known_secrets
+from .tool import Tool, tool_effect
+
+__all__ = ["ApprovalPhase", "CallDone", "CallHeld", "CallOutcome", "held_requests", "round_results", "run_call"]
+
+RunTool: TypeAlias = Callable[..., Awaitable[ToolResult]]
+"""`execute_tool_call` or its traced form: ``run(tool, call, ctx, checked=...)``."""
+
+
+@attrs.frozen
+class CallDone:
+    """The call is answered by `result`; `events` record its permission decision."""
+
+    result: ToolResult
+    events: tuple[AgentEvent, ...] = ()
+
+
+@attrs.frozen
+class CallHeld:
+    """The call waits for a human; `requests` are what is asked (the call itself, or its sub-run's calls)."""
+
+    call: ToolCall
+    requests: tuple[ApprovalRequested, ...]
+
+
+CallOutcome: TypeAlias = CallDone | CallHeld
+"""How one call of a round went."""
+
+
+def _info(call: ToolCall, tool: Tool[Any] | None) -> ToolInfo:
+    return ToolInfo(call.name, tool_effect(tool), known=True) if tool is not None else ToolInfo(call.name, known=False)
+
+
+def approval_key(ctx: RunContext[Any], call_id: str) -> str:
+    """The id a paused run asks approval for `call_id` under: qualified by the run's place in the run tree
+    (``"tool:call_1/call_7"`` for call ``call_7`` of the agent-as-tool sub-run of call ``call_1``)."""
+    durable = ctx.durable
+    return durable.scope + call_id if durable is not None else call_id
+
+
+def _waiting(ctx: RunContext[Any], call: ToolCall) -> ApprovalRequested:
+    return ApprovalRequested(approval_key(ctx, call.call_id), call.name, call.arguments)
+
+
+async def run_call(
+    tool: Tool[Any] | None,
+    call: ToolCall,
+    ctx: RunContext[Any],
+    run: RunTool,
+    answer: ApprovalAnswer | None = None,
+) -> CallOutcome:
+    """One call through the pipeline: authorize, then run it (the unknown-tool check is `run`'s), then redact.
+
+    Args:
+        tool: The tool the call names (`None`: unknown, which still goes through authorize first).
+        call: The model's call, its arguments already checked against the tool's schema.
+        ctx: The run's context (its `permissions` decide; none: the call runs).
+        run: What runs a call (`execute_tool_call` or the traced form).
+        answer: A human's decision on the call's question (the approval phase passes it).
+    """
+    permissions = ctx.permissions
+    if permissions is None:
+        return await _invoke(tool, call, ctx, run, checked=True)
+    try:
+        resolution = await resolve_permission(permissions, call, _info(call, tool), hold=True, answer=answer)
+    except Held:
+        return CallHeld(call, (_waiting(ctx, call),))
+    decision, events = resolution.decision, resolution.events
+    if isinstance(decision, Deny):
+        return CallDone(ToolResult(call.call_id, denial_text(decision), is_error=True), events)
+    runnable = resolution.call
+    outcome = await _invoke(tool, runnable, ctx, run, checked=runnable.arguments == call.arguments)
+    match outcome:
+        case CallDone(result=result):
+            return CallDone(_redacted(result, permissions), events)
+        case CallHeld():
+            return outcome
+        case _:
+            assert_never(outcome)
+
+
+async def _invoke(
+    tool: Tool[Any] | None, call: ToolCall, ctx: RunContext[Any], run: RunTool, *, checked: bool
+) -> CallOutcome:
+    """Run the call; a sub-run that paused for approval holds it."""
+    try:
+        return CallDone(await run(tool, call, ctx, checked=checked))
+    except SubRunPaused as paused:
+        return CallHeld(call, paused.requests)
+
+
+def _redacted(result: ToolResult, permissions: Permissions) -> ToolResult:
+    """`result` with secrets masked (the last step: nothing downstream sees the raw output)."""
+    config = permissions.redaction
+    if not config.enabled:
+        return result
+    output = redact_text(result.output, known_secrets(config))
+    return result if output == result.output else attrs.evolve(result, output=output)
+
+
+def round_results(outcomes: tuple[CallOutcome, ...]) -> ToolResults:
+    """The `ToolResults` of a round: answered calls' results, held calls as pending, the decisions' events."""
+    results: list[ToolResult] = []
+    pending: list[ToolCall] = []
+    events: list[AgentEvent] = []
+    for outcome in outcomes:
+        match outcome:
+            case CallDone(result=result, events=more):
+                results.append(result)
+                events.extend(more)
+            case CallHeld(call=call):
+                pending.append(call)
+            case _:
+                assert_never(outcome)
+    return ToolResults(tuple(results), tuple(pending), tuple(events))
+
+
+def held_requests(outcomes: tuple[CallOutcome, ...]) -> tuple[ApprovalRequested, ...]:
+    """What the held calls of a round ask a human, in call order."""
+    return tuple(request for outcome in outcomes if isinstance(outcome, CallHeld) for request in outcome.requests)
+
+
+@attrs.frozen
+class _Decided:
+    """The approval phase's answer for one held call: run it with `answer` (`None`: it no longer asks)."""
+
+    answer: ApprovalAnswer | None
+
+
+async def _decision_for(
+    call: ToolCall, tool: Tool[Any] | None, ctx: RunContext[Any], before: tuple[ApprovalRequested, ...] | None
+) -> _Decided | tuple[ApprovalRequested, ...]:
+    """A decision for a held call, or what it asks when no one can decide it now.
+
+    `before` is what the call asked when it was last held in this process (`None`: not yet).
+    """
+    approvals = ctx.approvals
+    permissions = ctx.permissions
+    question = await held_question(permissions, call, _info(call, tool)) if permissions is not None else None
+    if question is None:
+        # It waited on its sub-run: run it again, unless that sub-run paused in this process and
+        # no decision for it has come since (it would only pause again).
+        if before is None or (approvals is not None and any(r.call_id in approvals for r in before)):
+            return _Decided(None)
+        return before
+    given = approvals.take(approval_key(ctx, call.call_id)) if approvals is not None else None
+    if given is not None:
+        return _Decided(given)
+    assert permissions is not None
+    handler = permissions.approval_handler
+    if handler is None:
+        return (_waiting(ctx, call),)
+    request = ApprovalRequest(call, _info(call, tool), question.reason, question.prompt, question.guard)
+    try:
+        return _Decided(await handler(request))
+    except Exception as exc:
+        return _Decided(Reject(f"approval handler raised {type(exc).__name__}: {exc}"))
+
+
+Execute: TypeAlias = Callable[
+    [tuple[ToolCall, ...], Mapping[str, ApprovalAnswer | None]], Awaitable[tuple[CallOutcome, ...]]
+]
+"""Runs decided calls through `run_call` (each with its answer) and gives their outcomes in call order."""
+
+
+class ApprovalPhase:
+    """The approval phase of one run in this process: what each held call asked when last held here."""
+
+    __slots__ = ("_held",)
+
+    def __init__(self) -> None:
+        self._held: dict[str, tuple[ApprovalRequested, ...]] = {}
+
+    def note(self, outcomes: tuple[CallOutcome, ...]) -> None:
+        """Remember the held calls of a round just run."""
+        for outcome in outcomes:
+            if isinstance(outcome, CallHeld):
+                self._held[outcome.call.call_id] = outcome.requests
+
+    async def settle(
+        self, pending: tuple[ToolCall, ...], tools: Mapping[str, Tool[Any]], ctx: RunContext[Any], execute: Execute
+    ) -> ToolResults | tuple[ApprovalRequested, ...]:
+        """Decide the held calls of a round and run the decided ones (see the module docstring).
+
+        Returns:
+            The `ToolResults` for the machine (calls still undecided as its pending), or, when no call
+            could be decided, what every waiting call asks (the run pauses).
+        """
+        await trio.lowlevel.checkpoint()
+        answers: dict[str, ApprovalAnswer | None] = {}
+        waiting: list[ApprovalRequested] = []
+        for call in pending:  # one by one: a human answers one question at a time
+            decided = await _decision_for(call, tools.get(call.name), ctx, self._held.get(call.call_id))
+            if isinstance(decided, _Decided):
+                answers[call.call_id] = decided.answer
+            else:
+                waiting.extend(decided)
+        if not answers:
+            return tuple(waiting)
+        outcomes = await execute(tuple(call for call in pending if call.call_id in answers), answers)
+        self.note(outcomes)
+        undecided = tuple(call for call in pending if call.call_id not in answers)
+        results = round_results(outcomes)
+        return ToolResults(results.results, undecided + results.pending, results.events)
