@@ -181,6 +181,34 @@ class _Interleaving:
         self._emit(event)
 
 
+@attrs.frozen
+class _Scope:
+    """Where an agent runs in this workflow: the shared state, its depth and bounds, its meter and event sink."""
+
+    state: State
+    depth: int
+    config: RunSettings | None
+    meter: UsageMeter
+    emit: Emit
+
+    def emitting(self, emit: Emit) -> _Scope:
+        """The same scope, its events sent to `emit`."""
+        return attrs.evolve(self, emit=emit)
+
+    def metered(self, meter: UsageMeter) -> _Scope:
+        """The same scope, counting on `meter`."""
+        return attrs.evolve(self, meter=meter)
+
+    def deeper(self) -> _Scope:
+        """The scope of a child one level down (the same state, bounds, meter and sink)."""
+        return attrs.evolve(self, depth=self.depth + 1)
+
+    @property
+    def limit(self) -> int:
+        """The deepest level a child may start at."""
+        return (self.config or RunSettings()).max_agent_depth
+
+
 @workflow.defn(name=WORKFLOW_NAME)
 class RunWorkflow:
     """One run of a registered agent (see the module docstring); queried for its events as it goes."""
@@ -204,9 +232,8 @@ class RunWorkflow:
         items: tuple[Item, ...] = from_json(tuple[Item, ...], request.input_json)
         timeout = request.config.timeout if request.config is not None else None
         state: State = json.loads(request.state_json)
-        body = self._run_agent(
-            request.path, items, state, request.depth, request.config, _Actions(), self._meter, self._record
-        )
+        scope = _Scope(state, request.depth, request.config, self._meter, self._record)
+        body = self._run_agent(request.path, items, scope, _Actions())
         try:
             terminal = await asyncio.wait_for(body, timeout) if timeout is not None else await body
         except TimeoutError:
@@ -227,25 +254,16 @@ class RunWorkflow:
             self._output = event.item.text
         self._events.append(to_json(event))
 
-    async def _run_agent(
-        self,
-        path: str,
-        items: tuple[Item, ...],
-        state: State,
-        depth: int,
-        config: RunSettings | None,
-        actions: _Actions,
-        meter: UsageMeter,
-        emit: Emit,
-    ) -> TerminalEvent:
+    async def _run_agent(self, path: str, items: tuple[Item, ...], scope: _Scope, actions: _Actions) -> TerminalEvent:
         """Run the agent at `path`: `RunStarted`, its events, then its terminal (also returned).
 
-        The run counts its model calls and its children's on a meter of its own below `meter`, which
-        completes its `RunCompleted` (total and by-agent usage, as the trio shell's `UsageMeter`).
+        The run counts its model calls and its children's on a meter of its own below the scope's,
+        which completes its `RunCompleted` (total and by-agent usage, as the trio shell's `UsageMeter`).
         """
+        emit = scope.emit
         plan = await workflow.execute_activity(
             DESCRIBE,
-            DescribeInput(path, json.dumps(state), depth, config),
+            DescribeInput(path, json.dumps(scope.state), scope.depth, scope.config),
             result_type=AgentPlan,
             start_to_close_timeout=timedelta(seconds=60),
             retry_policy=RetryPolicy(
@@ -258,86 +276,59 @@ class RunWorkflow:
             emit(terminal)
             return terminal
         emit(RunStarted(plan.name))
-        meter = meter.child()
+        meter = scope.meter.child()
+        scope = scope.metered(meter)
         if plan.kind == "llm":
-            terminal = await self._run_loop(path, plan, items, state, depth, config, actions, meter, emit)
+            terminal = await self._run_loop(path, plan, items, scope, actions)
+        elif scope.depth + 1 > scope.limit:
+            terminal = RunFailed(MaxAgentDepthExceeded(scope.depth + 1, scope.limit))
+        elif plan.kind == "parallel":
+            terminal = await self._run_parallel(plan, items, scope)
+        elif plan.kind == "swarm":
+            terminal = await self._run_swarm(plan, items, scope)
+        elif plan.kind == "graph":
+            terminal = await self._run_graph(plan, items, scope)
         else:
-            limit = (config or RunSettings()).max_agent_depth
-            if depth + 1 > limit:
-                terminal = RunFailed(MaxAgentDepthExceeded(depth + 1, limit))
-            elif plan.kind == "parallel":
-                terminal = await self._run_parallel(plan, items, state, depth, config, meter, emit)
-            elif plan.kind == "swarm":
-                terminal = await self._run_swarm(plan, items, state, depth, config, meter, emit)
-            elif plan.kind == "graph":
-                terminal = await self._run_graph(path, plan, items, state, depth, config, meter, emit)
-            else:
-                terminal = await self._run_steps(plan, items, state, depth, config, meter, emit)
+            terminal = await self._run_steps(plan, items, scope)
         terminal = meter.completed(terminal)
         emit(terminal)
         return terminal
 
-    async def _run_child(
-        self,
-        path: str,
-        items: tuple[Item, ...],
-        state: State,
-        depth: int,
-        config: RunSettings | None,
-        meter: UsageMeter,
-        emit: Emit,
-    ) -> tuple[_ChildForward, _Actions]:
-        forward = _ChildForward(emit)
+    async def _run_child(self, path: str, items: tuple[Item, ...], scope: _Scope) -> tuple[_ChildForward, _Actions]:
+        """Run the agent at `path` one level below `scope`, its events forwarded by the merge convention."""
+        forward = _ChildForward(scope.emit)
         actions = _Actions()
-        await self._run_agent(path, items, state, depth + 1, config, actions, meter, forward)
+        await self._run_agent(path, items, scope.deeper().emitting(forward), actions)
         return forward, actions
 
-    async def _run_steps(
-        self,
-        plan: AgentPlan,
-        items: tuple[Item, ...],
-        state: State,
-        depth: int,
-        config: RunSettings | None,
-        meter: UsageMeter,
-        emit: Emit,
-    ) -> TerminalEvent:
+    async def _run_steps(self, plan: AgentPlan, items: tuple[Item, ...], scope: _Scope) -> TerminalEvent:
         """A sequential agent (one pass, fail fast) or a loop agent (passes until a step escalates)."""
         passes = plan.max_iterations if plan.kind == "loop" else 1
         for _ in range(passes):
             for child in plan.children:
-                forward, actions = await self._run_child(child.path, items, state, depth, config, meter, emit)
+                forward, actions = await self._run_child(child.path, items, scope)
                 if not isinstance(forward.terminal, RunCompleted):
                     return _failed(forward.terminal, child.path)
-                state[child.key] = forward.text
+                scope.state[child.key] = forward.text
                 if plan.kind == "loop" and actions.escalated:
                     return _METERED
         if plan.kind == "loop":
             return RunFailed(MaxIterationsExceeded(plan.max_iterations))
         return _METERED
 
-    async def _run_parallel(
-        self,
-        plan: AgentPlan,
-        items: tuple[Item, ...],
-        state: State,
-        depth: int,
-        config: RunSettings | None,
-        meter: UsageMeter,
-        emit: Emit,
-    ) -> TerminalEvent:
+    async def _run_parallel(self, plan: AgentPlan, items: tuple[Item, ...], scope: _Scope) -> TerminalEvent:
         """A parallel agent: every branch at once, answers merged as sorted JSON, failures collected."""
         keys = [child.key for child in plan.children]
         duplicates = sorted({key for key in keys if keys.count(key) > 1})
         if duplicates:
             return RunFailed(OtherError(f"duplicate parallel branch key(s): {', '.join(duplicates)}"))
-        merged = _Interleaving(emit, plan.name)
+        merged = _Interleaving(scope.emit, plan.name)
         outcomes: dict[str, _ChildForward] = {}
 
         async def branch(key: str, path: str) -> None:
-            forward, _ = await self._run_child(path, items, state, depth, config, meter, merged.emitter())
+            forward, _ = await self._run_child(path, items, scope.emitting(merged.emitter()))
             if isinstance(forward.terminal, RunCompleted):
-                state[key] = forward.text
+                scope.state[key] = forward.text
             outcomes[key] = forward
 
         await asyncio.gather(*(branch(child.key, child.path) for child in plan.children))
@@ -355,16 +346,7 @@ class RunWorkflow:
         merged.emit(MessageOutput(AssistantMessage(text, agent=plan.name)))
         return _METERED
 
-    async def _run_swarm(
-        self,
-        plan: AgentPlan,
-        items: tuple[Item, ...],
-        state: State,
-        depth: int,
-        config: RunSettings | None,
-        meter: UsageMeter,
-        emit: Emit,
-    ) -> TerminalEvent:
+    async def _run_swarm(self, plan: AgentPlan, items: tuple[Item, ...], scope: _Scope) -> TerminalEvent:
         """A swarm: the entry member's loop, its mesh of handoffs nesting; over the handoff budget it is cancelled."""
         limit = plan.max_iterations if plan.max_iterations >= 0 else None
         seen = 0
@@ -374,7 +356,7 @@ class RunWorkflow:
             nonlocal seen, exceeded
             if exceeded:
                 return
-            emit(event)
+            scope.emit(event)
             if isinstance(event, HandoffItem):
                 seen += 1
                 if limit is not None and seen > limit:
@@ -382,7 +364,7 @@ class RunWorkflow:
                     member.cancel()
 
         entry = plan.children[0]
-        member = asyncio.ensure_future(self._run_child(entry.path, items, state, depth, config, meter, counting))
+        member = asyncio.ensure_future(self._run_child(entry.path, items, scope.emitting(counting)))
         try:
             forward, _ = await member
         except asyncio.CancelledError:
@@ -395,17 +377,7 @@ class RunWorkflow:
             return _METERED
         return _failed(forward.terminal, entry.path)
 
-    async def _run_graph(
-        self,
-        path: str,
-        plan: AgentPlan,
-        items: tuple[Item, ...],
-        state: State,
-        depth: int,
-        config: RunSettings | None,
-        meter: UsageMeter,
-        emit: Emit,
-    ) -> TerminalEvent:
+    async def _run_graph(self, plan: AgentPlan, items: tuple[Item, ...], scope: _Scope) -> TerminalEvent:
         """A graph: the `Wavefront` as workflow state, each node a child workflow started once its predecessors end.
 
         A node's events reach the stream when the node ends (its child workflow returns them), each
@@ -413,7 +385,7 @@ class RunWorkflow:
         """
         wave = Wavefront.of([node.key for node in plan.children], [(e.before, e.after) for e in plan.edges])
         paths = {node.key: node.path for node in plan.children}
-        merged = _Interleaving(emit, plan.name)
+        merged = _Interleaving(scope.emit, plan.name)
         reports: list[tuple[str, _ChildForward]] = []
         texts: dict[str, str] = {}
         failures: dict[str, AgentError] = {}
@@ -421,12 +393,12 @@ class RunWorkflow:
 
         async def node(key: str, node_items: tuple[Item, ...]) -> None:
             forward = _ChildForward(merged.emitter())
-            outcome = await self._child_run(paths[key], node_items, state, depth + 1, config, meter, events=True)
+            outcome = await self._child_run(paths[key], node_items, scope.deeper(), events=True)
             if isinstance(outcome, RunOutcome):
                 for text in outcome.events:
                     forward(from_json(AgentEvent, text))
                 if isinstance(forward.terminal, RunCompleted):
-                    state.update(json.loads(outcome.state_json))
+                    scope.state.update(json.loads(outcome.state_json))
             else:
                 forward.terminal = outcome
             reports.append((key, forward))
@@ -444,7 +416,7 @@ class RunWorkflow:
             key, forward = reports.pop(0)
             if isinstance(forward.terminal, RunCompleted):
                 texts[key] = forward.text
-                state[key] = forward.text
+                scope.state[key] = forward.text
                 wave, ready = wave.complete(key)
                 for successor in ready:
                     launch(successor)
@@ -460,30 +432,23 @@ class RunWorkflow:
         return _METERED
 
     async def _child_run(
-        self,
-        path: str,
-        items: tuple[Item, ...],
-        state: State,
-        depth: int,
-        config: RunSettings | None,
-        meter: UsageMeter,
-        *,
-        events: bool,
+        self, path: str, items: tuple[Item, ...], scope: _Scope, *, events: bool
     ) -> RunOutcome | RunFailed:
-        """Run the agent at `path` as a child workflow (durable on its own); a failure to run it as `RunFailed`.
+        """Run the agent at `path` in `scope` as a child workflow (durable on its own); failing to run it, `RunFailed`.
 
-        What the child's model calls cost, by agent, is counted on `meter` whether the child completed or failed.
+        What the child's model calls cost, by agent, counts on the scope's meter whether the child completed or failed.
         """
         self._children += 1
+        config = scope.config
         if config is not None and config.timeout is not None:  # a run's timeout is its root's alone
             config = RunSettings(config.max_turns, config.parallel_tool_call_limit, config.max_agent_depth, None)
         request = RunRequest(
             path=path,
             input_json=to_json(items),
             config=config,
-            depth=depth,
+            depth=scope.depth,
             policy=self._policy,
-            state_json=json.dumps(state),
+            state_json=json.dumps(scope.state),
             return_events=events,
         )
         try:
@@ -494,22 +459,14 @@ class RunWorkflow:
             return RunFailed(OtherError(f"child run of {path!r} failed: {exc.cause or exc}"))
         usage: tuple[AgentUsage, ...] = from_json(tuple[AgentUsage, ...], outcome.usage_json)
         for entry in usage:
-            meter.add(entry.agent, entry.usage)
+            scope.meter.add(entry.agent, entry.usage)
         return outcome
 
     async def _run_loop(
-        self,
-        path: str,
-        plan: AgentPlan,
-        items: tuple[Item, ...],
-        state: State,
-        depth: int,
-        config: RunSettings | None,
-        actions: _Actions,
-        meter: UsageMeter,
-        emit: Emit,
+        self, path: str, plan: AgentPlan, items: tuple[Item, ...], scope: _Scope, actions: _Actions
     ) -> TerminalEvent:
         """A model loop: `transition` step by step, each action an activity, a child workflow or a handoff."""
+        emit = scope.emit
         conversation = Conversation(items)
         base: TransitionCtx = from_json(TransitionCtx, plan.ctx_json)
         tctx = attrs.evolve(base, conversation=conversation)
@@ -536,16 +493,16 @@ class RunWorkflow:
                 answer = await self._call_model(path, action.request)
                 if isinstance(answer, RunFailed):
                     return answer
-                meter.add(plan.name, _one_call(answer.usage))
+                scope.meter.add(plan.name, _one_call(answer.usage))
                 step = answer
             elif isinstance(action, ExecuteTools):
-                results = await self._execute_tools(path, plan, action.calls, state, depth, config, actions, meter)
+                results = await self._execute_tools(path, plan, action.calls, scope, actions)
                 step = ToolResults(results)
             elif isinstance(action, PerformHandoff):
                 forward = _HandoffForward(emit)
                 target_path = f"{path}/handoff:{action.target}"
                 transcript = tuple(action.transcript)
-                await self._run_agent(target_path, transcript, state, depth + 1, config, actions, meter, forward)
+                await self._run_agent(target_path, transcript, scope.deeper().emitting(forward), actions)
                 return forward.terminal or RunFailed(
                     OtherError(f"handoff target {action.target!r} ended its stream without a terminal event")
                 )
@@ -571,53 +528,38 @@ class RunWorkflow:
         return response
 
     async def _execute_tools(
-        self,
-        path: str,
-        plan: AgentPlan,
-        calls: tuple[ToolCall, ...],
-        state: State,
-        depth: int,
-        config: RunSettings | None,
-        actions: _Actions,
-        meter: UsageMeter,
+        self, path: str, plan: AgentPlan, calls: tuple[ToolCall, ...], scope: _Scope, actions: _Actions
     ) -> tuple[ToolResult, ...]:
         """Every call of the turn at once (at most the run's limit at a time); results in call order."""
         limit = plan.config.parallel_tool_call_limit
         gate = asyncio.Semaphore(limit) if limit is not None else None
         agent_tools = {ref.tool: ref for ref in plan.agent_tools}
-        snapshot = json.dumps(state)
+        snapshot = json.dumps(scope.state)
 
         async def one(call: ToolCall) -> tuple[ToolResult, State | None, bool]:
             ref = agent_tools.get(call.name)
             if gate is None:
-                return await self._one_tool(path, ref, call, snapshot, depth, config, meter)
+                return await self._one_tool(path, ref, call, snapshot, scope)
             async with gate:
-                return await self._one_tool(path, ref, call, snapshot, depth, config, meter)
+                return await self._one_tool(path, ref, call, snapshot, scope)
 
         done = await asyncio.gather(*(one(call) for call in calls))
         for _, after, escalated in done:
             if after is not None:
-                state.update(after)
+                scope.state.update(after)
             actions.escalated = actions.escalated or escalated
         return tuple(result for result, _, _ in done)
 
     async def _one_tool(
-        self,
-        path: str,
-        ref: AgentToolRef | None,
-        call: ToolCall,
-        snapshot: str,
-        depth: int,
-        config: RunSettings | None,
-        meter: UsageMeter,
+        self, path: str, ref: AgentToolRef | None, call: ToolCall, snapshot: str, scope: _Scope
     ) -> tuple[ToolResult, State | None, bool]:
         if ref is not None:
-            return await self._agent_tool(path, ref, call, depth, config, meter), None, False
+            return await self._agent_tool(path, ref, call, scope), None, False
         policy = self._policy
         try:
             output = await workflow.execute_activity(
                 CALL_TOOL,
-                ToolCallInput(path, to_json(call), snapshot, depth),
+                ToolCallInput(path, to_json(call), snapshot, scope.depth),
                 result_type=ToolCallOutput,
                 start_to_close_timeout=timedelta(seconds=policy.tool_timeout),
                 heartbeat_timeout=timedelta(seconds=policy.heartbeat_timeout),
@@ -632,9 +574,7 @@ class RunWorkflow:
         after: State = json.loads(output.state_json)
         return result, after, output.escalated
 
-    async def _agent_tool(
-        self, path: str, ref: AgentToolRef, call: ToolCall, depth: int, config: RunSettings | None, meter: UsageMeter
-    ) -> ToolResult:
+    async def _agent_tool(self, path: str, ref: AgentToolRef, call: ToolCall, scope: _Scope) -> ToolResult:
         """An `AgentAsTool` call as a child workflow: isolated (fresh state, its own config), one level deeper."""
         try:
             arguments: Any = json.loads(call.arguments or "{}")
@@ -643,12 +583,10 @@ class RunWorkflow:
         text = arguments.get("input") if isinstance(arguments, dict) else None
         if not isinstance(text, str):
             return ToolResult(call.call_id, f"invalid arguments for tool {ref.tool!r}: `input` must be a string", True)
-        limit = (config or RunSettings()).max_agent_depth
-        if depth + 1 > limit:
-            return ToolResult(call.call_id, str(MaxAgentDepthExceeded(depth + 1, limit)), is_error=True)
-        outcome = await self._child_run(
-            f"{path}/tool:{ref.tool}", (UserMessage(text),), {}, depth + 1, ref.config, meter, events=False
-        )
+        if scope.depth + 1 > scope.limit:
+            return ToolResult(call.call_id, str(MaxAgentDepthExceeded(scope.depth + 1, scope.limit)), is_error=True)
+        isolated = attrs.evolve(scope, state={}, depth=scope.depth + 1, config=ref.config)
+        outcome = await self._child_run(f"{path}/tool:{ref.tool}", (UserMessage(text),), isolated, events=False)
         if isinstance(outcome, RunFailed):
             return ToolResult(call.call_id, f"agent {ref.agent} failed: {outcome.error}", is_error=True)
         terminal: TerminalEvent = from_json(TerminalEvent, outcome.terminal_json)
