@@ -270,12 +270,12 @@ class RunWorkflow:
                 initial_interval=timedelta(seconds=self._policy.retry_interval), maximum_attempts=3
             ),
         )
+        emit(RunStarted(plan.name))  # a run that cannot start opens its stream too, as on trio
         if plan.kind == "error":
             error: AgentError = from_json(AgentError, plan.error_json)
             terminal: TerminalEvent = RunFailed(error)
             emit(terminal)
             return terminal
-        emit(RunStarted(plan.name))
         meter = scope.meter.child()
         scope = scope.metered(meter)
         if plan.kind == "llm":
