@@ -21,6 +21,7 @@ from helikon_fc.temporal import (
     RunHandle,
     RunWorkflow,
     TemporalRunResult,
+    UserCodec,
     workflow_runner,
 )
 from helikon_fc.testing import simulate
@@ -75,15 +76,20 @@ def on_temporal(
     *,
     config: RunConfig | None = None,
     during: Callable[[RunHandle], Awaitable[None]] | None = None,
+    user: Any = None,
+    codec: UserCodec | None = None,
 ) -> Outcome:
-    """Run `agent` on a fresh task queue with an in-process worker; stream, wait, replay."""
+    """Run `agent` on a fresh task queue with an in-process worker; stream, wait, replay.
+
+    `user` is the run's user value, crossing by `codec` (on the client and the worker alike).
+    """
 
     async def main() -> Outcome:
         client = await Client.connect(address)
         queue = f"q-{uuid.uuid4()}"
-        async with HelikonWorker(client, queue, agents=agents, heartbeat_every=0.2):
-            runs = HelikonClient(client, queue, policy=FAST)
-            handle = await runs.start(agent, text, config=config)
+        async with HelikonWorker(client, queue, agents=agents, heartbeat_every=0.2, user_codec=codec):
+            runs = HelikonClient(client, queue, policy=FAST, user_codec=codec)
+            handle = await runs.start(agent, text, config=config, user=user)
             if during is not None:
                 await during(handle)
             events = tuple([event async for event in handle.events()])

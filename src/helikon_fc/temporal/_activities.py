@@ -50,6 +50,7 @@ from ._payloads import (
 )
 from ._portal import TrioPortal
 from ._registry import AgentRegistry, UnknownAgentPath
+from ._user import UserCodec
 
 
 def settings_of(config: RunConfig | None) -> RunSettings | None:
@@ -75,10 +76,26 @@ async def _ignore(event: AgentEvent) -> None:
 class Activities:
     """The activities of one worker over its `AgentRegistry`, run through its `TrioPortal`."""
 
-    def __init__(self, registry: AgentRegistry, portal: TrioPortal, *, heartbeat_every: float = 1.0) -> None:
+    def __init__(
+        self,
+        registry: AgentRegistry,
+        portal: TrioPortal,
+        *,
+        heartbeat_every: float = 1.0,
+        user_codec: UserCodec | None = None,
+    ) -> None:
         self._registry = registry
         self._portal = portal
         self._heartbeat_every = heartbeat_every
+        self._codec = user_codec or UserCodec()
+
+    def _user(self, text: str | None) -> Any:
+        """The run's user value, decoded; a value that does not decode fails the call, never retried."""
+        try:
+            return self._codec.from_text(text)
+        except Exception as exc:
+            message = f"the run's user value could not be decoded: {type(exc).__name__}: {exc}"
+            raise ApplicationError(message, type="user_value", non_retryable=True) from None
 
     @activity.defn(name=DESCRIBE)
     def describe(self, request: DescribeInput) -> AgentPlan:
@@ -92,7 +109,11 @@ class Activities:
         except Exception as exc:  # a handoff resolver that raises, say: the run fails, not retried forever
             message = f"agent at {request.path!r} could not be resolved: {type(exc).__name__}: {exc}"
             return _error_plan(request.path, OtherError(message))
-        return _plan(agent, request)
+        try:
+            user = self._user(request.user_json)
+        except ApplicationError as exc:
+            return _error_plan(agent.name, OtherError(str(exc)))
+        return _plan(agent, request, user)
 
     @activity.defn(name=CALL_MODEL)
     def call_model(self, request: ModelCallInput) -> str:
@@ -121,8 +142,8 @@ class Activities:
         """One tool call in a context holding the run's shared state; its result, the state after, the escalation."""
         definition = _loop(self._registry.resolve(request.path)).definition
         call = from_json(ToolCall, request.call_json)
-        ctx: RunContext[None] = RunContext(
-            None, state=SessionState(json.loads(request.state_json)), agent_depth=request.depth
+        ctx: RunContext[Any] = RunContext(
+            self._user(request.user_json), state=SessionState(json.loads(request.state_json)), agent_depth=request.depth
         )
         tool = definition.tools_by_name.get(call.name)
         result = self._portal.run(
@@ -141,10 +162,10 @@ def _error_plan(name: str, error: Any) -> AgentPlan:
     return AgentPlan(kind="error", name=name, config=RunSettings(), error_json=to_json(error))
 
 
-def _plan(agent: Agent[Any], request: DescribeInput) -> AgentPlan:
+def _plan(agent: Agent[Any], request: DescribeInput, user: Any) -> AgentPlan:
     ctx_config = request.config
     if isinstance(agent, LlmAgent):
-        return _loop_plan(agent, request)
+        return _loop_plan(agent, request, user)
     config = ctx_config or RunSettings()
     if isinstance(agent, SequentialAgent | LoopAgent | ParallelAgent):
         pairs = agent.branches if isinstance(agent, ParallelAgent) else agent.steps
@@ -167,15 +188,15 @@ def _plan(agent: Agent[Any], request: DescribeInput) -> AgentPlan:
     return _error_plan(agent.name, OtherError(message))
 
 
-def _loop_plan(agent: LlmAgent[Any], request: DescribeInput) -> AgentPlan:
+def _loop_plan(agent: LlmAgent[Any], request: DescribeInput, user: Any) -> AgentPlan:
     definition = agent.definition
     settings = request.config or settings_of(definition.run_config) or RunSettings()
     if definition.collision is not None:
         return _error_plan(agent.name, definition.collision)
     instructions = definition.instructions
     if callable(instructions):
-        ctx: RunContext[None] = RunContext(
-            None, state=SessionState(json.loads(request.state_json)), agent_depth=request.depth
+        ctx: RunContext[Any] = RunContext(
+            user, state=SessionState(json.loads(request.state_json)), agent_depth=request.depth
         )
         ctx = ctx.with_run_config(_config_of(settings))
         try:

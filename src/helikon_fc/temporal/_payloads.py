@@ -50,7 +50,10 @@ class ActivityPolicy:
 
 @dataclass(frozen=True)
 class RunRequest:
-    """The input of one run workflow: which agent (by path), on what items, with which bounds."""
+    """The input of one run workflow: which agent (by path), on what items, with which bounds.
+
+    `user_json` is the run's user value as a `UserCodec` encoded it (`None`: the tools see ``user=None``).
+    """
 
     path: str
     input_json: str
@@ -59,6 +62,7 @@ class RunRequest:
     policy: ActivityPolicy = field(default_factory=ActivityPolicy)
     state_json: str = "{}"
     return_events: bool = False
+    user_json: str | None = None
 
 
 @dataclass(frozen=True)
@@ -85,6 +89,7 @@ class DescribeInput:
     state_json: str
     depth: int
     config: RunSettings | None = None
+    user_json: str | None = None
 
 
 @dataclass(frozen=True)
@@ -149,12 +154,13 @@ class ModelCallInput:
 
 @dataclass(frozen=True)
 class ToolCallInput:
-    """One tool call: the loop's path, the `ToolCall` and the run's shared state as JSON, the depth."""
+    """One tool call: the loop's path, the `ToolCall` and the run's shared state as JSON, the depth, the user value."""
 
     path: str
     call_json: str
     state_json: str
     depth: int
+    user_json: str | None = None
 
 
 @dataclass(frozen=True)

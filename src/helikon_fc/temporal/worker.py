@@ -15,6 +15,7 @@ from ..shell.protocol import Agent
 from ._activities import Activities
 from ._portal import TrioPortal
 from ._registry import AgentRegistry
+from ._user import UserCodec
 from .workflow import RunWorkflow
 
 PASSTHROUGH = ("helikon_fc", "attrs", "cattrs", "jsonschema_rs")
@@ -40,6 +41,8 @@ class HelikonWorker:
         agents: the root agents, their names unique.
         max_concurrent_activities: model and tool calls at once on this worker (threads of its executor).
         heartbeat_every: seconds between an activity's heartbeats (below the runs' heartbeat timeout).
+        user_codec: decodes each run's user value for its tools and instructions (the same codec as
+            the clients'); the default takes JSON values as they are.
     """
 
     def __init__(
@@ -50,6 +53,7 @@ class HelikonWorker:
         agents: Iterable[Agent[Any]],
         max_concurrent_activities: int = 64,
         heartbeat_every: float = 1.0,
+        user_codec: UserCodec | None = None,
     ) -> None:
         if not task_queue:
             raise ValueError("task_queue must not be empty")
@@ -58,7 +62,7 @@ class HelikonWorker:
         self.registry = AgentRegistry(agents)
         self._portal = TrioPortal()
         self._executor = concurrent.futures.ThreadPoolExecutor(max_concurrent_activities)
-        activities = Activities(self.registry, self._portal, heartbeat_every=heartbeat_every)
+        activities = Activities(self.registry, self._portal, heartbeat_every=heartbeat_every, user_codec=user_codec)
         self._worker = Worker(
             client,
             task_queue=task_queue,

@@ -219,6 +219,7 @@ class RunWorkflow:
         self._children = 0
         self._policy = ActivityPolicy()
         self._meter = UsageMeter()
+        self._user_json: str | None = None
 
     @workflow.query(name="events")
     def events(self, after: int) -> list[str]:
@@ -229,6 +230,7 @@ class RunWorkflow:
     async def run(self, request: RunRequest) -> RunOutcome:
         """Run the agent at ``request.path`` on ``request.input_json``; end with exactly one terminal event."""
         self._policy = request.policy
+        self._user_json = request.user_json
         items: tuple[Item, ...] = from_json(tuple[Item, ...], request.input_json)
         timeout = request.config.timeout if request.config is not None else None
         state: State = json.loads(request.state_json)
@@ -263,7 +265,7 @@ class RunWorkflow:
         emit = scope.emit
         plan = await workflow.execute_activity(
             DESCRIBE,
-            DescribeInput(path, json.dumps(scope.state), scope.depth, scope.config),
+            DescribeInput(path, json.dumps(scope.state), scope.depth, scope.config, self._user_json),
             result_type=AgentPlan,
             start_to_close_timeout=timedelta(seconds=60),
             retry_policy=RetryPolicy(
@@ -450,6 +452,7 @@ class RunWorkflow:
             policy=self._policy,
             state_json=json.dumps(scope.state),
             return_events=events,
+            user_json=self._user_json,
         )
         try:
             outcome: RunOutcome = await workflow.execute_child_workflow(
@@ -559,7 +562,7 @@ class RunWorkflow:
         try:
             output = await workflow.execute_activity(
                 CALL_TOOL,
-                ToolCallInput(path, to_json(call), snapshot, scope.depth),
+                ToolCallInput(path, to_json(call), snapshot, scope.depth, self._user_json),
                 result_type=ToolCallOutput,
                 start_to_close_timeout=timedelta(seconds=policy.tool_timeout),
                 heartbeat_timeout=timedelta(seconds=policy.heartbeat_timeout),
