@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import concurrent.futures
 from collections.abc import Iterable
+from datetime import timedelta
 from types import TracebackType
 from typing import Any
 
@@ -41,6 +42,9 @@ class HelikonWorker:
         agents: the root agents, their names unique.
         max_concurrent_activities: model and tool calls at once on this worker (threads of its executor).
         heartbeat_every: seconds between an activity's heartbeats (below the runs' heartbeat timeout).
+        sticky_timeout: seconds a run's next workflow task waits for this worker (which holds the run
+            cached) before any worker of the queue may take it: how long a run whose worker died waits
+            for its workflow to move, beside the heartbeat timeout of the call in flight.
         user_codec: decodes each run's user value for its tools and instructions (the same codec as
             the clients'); the default takes JSON values as they are.
     """
@@ -53,12 +57,15 @@ class HelikonWorker:
         agents: Iterable[Agent[Any]],
         max_concurrent_activities: int = 64,
         heartbeat_every: float = 1.0,
+        sticky_timeout: float = 10.0,
         user_codec: UserCodec | None = None,
     ) -> None:
         if not task_queue:
             raise ValueError("task_queue must not be empty")
         if max_concurrent_activities < 1:
             raise ValueError(f"max_concurrent_activities must be at least 1, got {max_concurrent_activities}")
+        if not sticky_timeout > 0:
+            raise ValueError(f"sticky_timeout must be a positive number of seconds, got {sticky_timeout!r}")
         self.registry = AgentRegistry(agents)
         self._portal = TrioPortal()
         self._executor = concurrent.futures.ThreadPoolExecutor(max_concurrent_activities)
@@ -71,6 +78,7 @@ class HelikonWorker:
             activity_executor=self._executor,
             max_concurrent_activities=max_concurrent_activities,
             workflow_runner=workflow_runner(),
+            sticky_queue_schedule_to_start_timeout=timedelta(seconds=sticky_timeout),
         )
 
     async def run(self) -> None:

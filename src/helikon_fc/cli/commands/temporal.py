@@ -23,6 +23,13 @@ def _configure(parser: argparse.ArgumentParser) -> None:
     worker.add_argument("--task-queue", default="helikon", help="the task queue to poll (default %(default)s)")
     worker.add_argument("--max-concurrent-activities", type=int, default=64, help="model and tool calls at once")
     worker.add_argument(
+        "--sticky-timeout",
+        type=float,
+        default=10.0,
+        metavar="SECONDS",
+        help="how long a run's next workflow task waits for the worker that has it cached (default %(default)s)",
+    )
+    worker.add_argument(
         "--user-codec", metavar="MODULE:ATTR", help="the UserCodec that decodes runs' user values (default: JSON as is)"
     )
 
@@ -70,6 +77,7 @@ def _execute(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             args.task_queue,
             agents=agents,
             max_concurrent_activities=args.max_concurrent_activities,
+            sticky_timeout=args.sticky_timeout,
             user_codec=codec,
         )
         print(
