@@ -32,6 +32,7 @@ from ..models.retry import RETRYABLE
 from ..shell.config import RunConfig
 from ..shell.context import RunContext, SessionState
 from ..shell.driver import call_model
+from ..shell.metering import UsageMeter
 from ..shell.protocol import Agent
 from ..shell.tool_exec import execute_tool_call
 from ._payloads import (
@@ -142,14 +143,19 @@ class Activities:
         """One tool call in a context holding the run's shared state; its result, the state after, the escalation."""
         definition = _loop(self._registry.resolve(request.path)).definition
         call = from_json(ToolCall, request.call_json)
+        meter = UsageMeter()
         ctx: RunContext[Any] = RunContext(
-            self._user(request.user_json), state=SessionState(json.loads(request.state_json)), agent_depth=request.depth
+            self._user(request.user_json),
+            state=SessionState(json.loads(request.state_json)),
+            agent_depth=request.depth,
+            meter=meter,
         )
         tool = definition.tools_by_name.get(call.name)
         result = self._portal.run(
             lambda: execute_tool_call(tool, call, ctx, checked=True), heartbeat_every=self._heartbeat_every
         )
-        return ToolCallOutput(to_json(result), json.dumps(ctx.state.snapshot()), ctx.actions.escalated)
+        state = json.dumps(ctx.state.snapshot())
+        return ToolCallOutput(to_json(result), state, ctx.actions.escalated, to_json(meter.by_agent()))
 
 
 def _loop(agent: Agent[Any]) -> LlmAgent[Any]:

@@ -165,8 +165,13 @@ class ToolCallInput:
 
 @dataclass(frozen=True)
 class ToolCallOutput:
-    """A tool call's `ToolResult` as JSON, the shared state after it, and whether it escalated."""
+    """A tool call's `ToolResult` as JSON, the shared state after it, whether it escalated, and its usage.
+
+    `usage_json` is what the models the tool ran (an agent it started in its context, say) cost, by
+    agent (a tuple of `AgentUsage` as wire JSON): the workflow counts it on the run, as the trio meter does.
+    """
 
     result_json: str
     state_json: str
     escalated: bool
+    usage_json: str = "[]"

@@ -460,9 +460,7 @@ class RunWorkflow:
             )
         except ChildWorkflowError as exc:
             return RunFailed(OtherError(f"child run of {path!r} failed: {exc.cause or exc}"))
-        usage: tuple[AgentUsage, ...] = from_json(tuple[AgentUsage, ...], outcome.usage_json)
-        for entry in usage:
-            scope.meter.add(entry.agent, entry.usage)
+        _count(scope.meter, outcome.usage_json)
         return outcome
 
     async def _run_loop(
@@ -575,6 +573,7 @@ class RunWorkflow:
             return ToolResult(call.call_id, message, is_error=True), None, False
         result: ToolResult = from_json(ToolResult, output.result_json)
         after: State = json.loads(output.state_json)
+        _count(scope.meter, output.usage_json)
         return result, after, output.escalated
 
     async def _agent_tool(self, path: str, ref: AgentToolRef, call: ToolCall, scope: _Scope) -> ToolResult:
@@ -605,6 +604,13 @@ _METERED = RunCompleted(Usage())
 def _one_call(usage: Usage) -> Usage:
     """One model call's usage as the loop counts it: one request, whatever the provider said (as the trio driver)."""
     return attrs.evolve(usage, requests=1)
+
+
+def _count(meter: UsageMeter, usage_json: str) -> None:
+    """Count on `meter` a usage by agent that crossed a boundary (a tuple of `AgentUsage` as wire JSON)."""
+    usage: tuple[AgentUsage, ...] = from_json(tuple[AgentUsage, ...], usage_json)
+    for entry in usage:
+        meter.add(entry.agent, entry.usage)
 
 
 def _compact(value: dict[str, str]) -> str:
