@@ -32,15 +32,23 @@ FAST = ActivityPolicy(heartbeat_timeout=2.0, retry_interval=0.1)
 
 @attrs.frozen
 class Outcome:
-    """What a run on Temporal did: its streamed events, its result, and its histories (replayed clean)."""
+    """What a run on Temporal did: its streamed events, its result, and its histories (replayed clean).
 
-    events: tuple[AgentEvent, ...]
+    `events` leaves the live deltas out (compare them with `trio_events`); `streamed` has them.
+    """
+
+    streamed: tuple[AgentEvent, ...]
     result: TemporalRunResult
     histories: tuple[WorkflowHistory, ...]
 
+    @property
+    def events(self) -> tuple[AgentEvent, ...]:
+        """The streamed events without the deltas (batched on Temporal, fragment by fragment on trio)."""
+        return without_deltas(self.streamed)
+
 
 def without_deltas(events: Sequence[AgentEvent]) -> tuple[AgentEvent, ...]:
-    """The trio runner's events as Temporal records them: no live deltas (model calls are whole activities)."""
+    """`events` without the live deltas (how finely they are split depends on the runner)."""
     return tuple(e for e in events if not isinstance(e, TokenDelta | ToolCallDelta | ReasoningDelta))
 
 

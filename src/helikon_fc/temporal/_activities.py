@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
 from temporalio import activity
+from temporalio.client import Client
 from temporalio.exceptions import ApplicationError
 
 from ..agents.agent_as_tool import AgentAsTool
@@ -35,16 +37,20 @@ from ..shell.driver import call_model
 from ..shell.metering import UsageMeter
 from ..shell.protocol import Agent
 from ..shell.tool_exec import execute_tool_call
+from ._deltas import DeltaBuffer
 from ._payloads import (
     CALL_MODEL,
     CALL_TOOL,
+    DELTAS,
     DESCRIBE,
     AgentPlan,
     AgentToolRef,
     ChildRef,
+    DeltaBatch,
     DescribeInput,
     GraphEdge,
     ModelCallInput,
+    ModelCallOutput,
     RunSettings,
     ToolCallInput,
     ToolCallOutput,
@@ -71,7 +77,7 @@ def _config_of(settings: RunSettings) -> RunConfig:
 
 
 async def _ignore(event: AgentEvent) -> None:
-    """Deltas stay in the activity: the workflow records the aggregated response."""
+    """Deltas of a call whose run wants none live (``delta_interval=None``)."""
 
 
 class Activities:
@@ -89,6 +95,34 @@ class Activities:
         self._portal = portal
         self._heartbeat_every = heartbeat_every
         self._codec = user_codec or UserCodec()
+        self._client: Client | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def bind(self, client: Client, loop: asyncio.AbstractEventLoop) -> None:
+        """Signal runs through `client`, on the worker's event loop `loop` (the activities run on other threads)."""
+        self._client = client
+        self._loop = loop
+
+    def _signaller(self, stream: int) -> Any:
+        """Sends one batch of deltas to the workflow of the running activity; a batch that fails is dropped.
+
+        Deltas are a live view: the response the activity returns is what the run records, so a lost
+        batch costs a watcher some fragments, never the run its answer.
+        """
+        info = activity.info()
+        client, loop, workflow_id = self._client, self._loop, info.workflow_id
+
+        def send(events: list[str]) -> None:
+            if client is None or loop is None or workflow_id is None:
+                return
+            handle = client.get_workflow_handle(workflow_id, run_id=info.workflow_run_id)
+            future = asyncio.run_coroutine_threadsafe(handle.signal(DELTAS, DeltaBatch(stream, events)), loop)
+            try:
+                future.result(timeout=10)
+            except Exception:
+                future.cancel()
+
+        return send
 
     def _user(self, text: str | None) -> Any:
         """The run's user value, decoded; a value that does not decode fails the call, never retried."""
@@ -117,8 +151,8 @@ class Activities:
         return _plan(agent, request, user)
 
     @activity.defn(name=CALL_MODEL)
-    def call_model(self, request: ModelCallInput) -> str:
-        """One model call; the assembled `ModelResponse` as JSON.
+    def call_model(self, request: ModelCallInput) -> ModelCallOutput:
+        """One model call: its deltas sent live in batches, then the assembled `ModelResponse` (see `_deltas`).
 
         Raises:
             ApplicationError: the model failed; its type is the failure kind, its detail the
@@ -126,17 +160,23 @@ class Activities:
         """
         model = _loop(self._registry.resolve(request.path)).definition.model
         model_request = from_json(ModelRequest, request.request_json)
+        live = request.delta_interval is not None
+        deltas = DeltaBuffer(self._signaller(request.stream))
         answer = self._portal.run(
-            lambda: call_model(model, model_request, _ignore), heartbeat_every=self._heartbeat_every
+            lambda: call_model(model, model_request, deltas.collect if live else _ignore),
+            heartbeat_every=self._heartbeat_every,
+            tick=deltas.flush,
+            tick_every=request.delta_interval,
         )
         if isinstance(answer, RunFailed):
+            deltas.flush()  # the stream's fragments before it broke, as on trio
             error: Any = answer.error
             kind = getattr(error, "kind", None)
             raise ApplicationError(
                 str(error), to_json(error), type=getattr(kind, "value", "other"), non_retryable=kind not in RETRYABLE
             )
         assert isinstance(answer, ModelResponse)
-        return to_json(answer)
+        return ModelCallOutput(to_json(answer), deltas.drain())
 
     @activity.defn(name=CALL_TOOL)
     def call_tool(self, request: ToolCallInput) -> ToolCallOutput:

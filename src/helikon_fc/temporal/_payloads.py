@@ -14,6 +14,8 @@ WORKFLOW_NAME = "helikon.run"
 DESCRIBE = "helikon.describe"
 CALL_MODEL = "helikon.call_model"
 CALL_TOOL = "helikon.call_tool"
+DELTAS = "helikon.deltas"
+CHILD_EVENTS = "helikon.child_events"
 
 
 @dataclass(frozen=True)
@@ -38,6 +40,9 @@ class ActivityPolicy:
             that raises returns an error result and is never retried.
         heartbeat_timeout: a model or tool call whose worker stops heartbeating for this long is retried elsewhere.
         retry_interval: the first wait before a retry (doubling after each).
+        delta_interval: a model call sends its live deltas to the run at most this often (each batch
+            a signal in the run's history); what is left at its end rides with the response. `None`:
+            no live deltas (they reach the run with the response, and the history holds no signals).
     """
 
     model_timeout: float = 300.0
@@ -46,6 +51,7 @@ class ActivityPolicy:
     tool_attempts: int = 3
     heartbeat_timeout: float = 10.0
     retry_interval: float = 1.0
+    delta_interval: float | None = 0.2
 
 
 @dataclass(frozen=True)
@@ -146,10 +152,47 @@ class AgentPlan:
 
 @dataclass(frozen=True)
 class ModelCallInput:
-    """One model call: the loop's path and the `ModelRequest` as JSON."""
+    """One model call: the loop's path and the `ModelRequest` as JSON; where and how often its deltas go.
+
+    `stream` names the call among the run's calls in flight (`DeltaBatch.stream`); `delta_interval` is
+    `ActivityPolicy.delta_interval`.
+    """
 
     path: str
     request_json: str
+    stream: int = 0
+    delta_interval: float | None = None
+
+
+@dataclass(frozen=True)
+class ModelCallOutput:
+    """A model call's assembled `ModelResponse` as JSON, after the deltas no batch carried yet (wire JSON)."""
+
+    response_json: str
+    deltas: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class ChildBatch:
+    """What a child run sends its parent as it goes (the ``helikon.child_events`` signal).
+
+    `events` are the child's events from its `start`-th on (wire JSON; empty when the parent does not
+    show them, as for an agent-as-tool sub-run), `usage_json` what its model calls cost so far, by
+    agent: the parent counts it should the child fail as a workflow (terminated, say).
+    """
+
+    child_id: str
+    start: int
+    events: list[str]
+    usage_json: str
+
+
+@dataclass(frozen=True)
+class DeltaBatch:
+    """Live deltas of the model call `stream` of a run (wire JSON, fragments joined): the ``helikon.deltas`` signal."""
+
+    stream: int
+    events: list[str]
 
 
 @dataclass(frozen=True)

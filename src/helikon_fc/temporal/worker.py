@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import concurrent.futures
 from collections.abc import Iterable
 from datetime import timedelta
@@ -70,6 +71,8 @@ class HelikonWorker:
         self._portal = TrioPortal()
         self._executor = concurrent.futures.ThreadPoolExecutor(max_concurrent_activities)
         activities = Activities(self.registry, self._portal, heartbeat_every=heartbeat_every, user_codec=user_codec)
+        self._activities = activities
+        self._client = client
         self._worker = Worker(
             client,
             task_queue=task_queue,
@@ -83,14 +86,14 @@ class HelikonWorker:
 
     async def run(self) -> None:
         """Poll until cancelled, then shut down."""
-        self._portal.start()
+        self._start()
         try:
             await self._worker.run()
         finally:
             self._close()
 
     async def __aenter__(self) -> HelikonWorker:
-        self._portal.start()
+        self._start()
         await self._worker.__aenter__()
         return self
 
@@ -101,6 +104,10 @@ class HelikonWorker:
             await self._worker.__aexit__(exc_type, exc, tb)
         finally:
             self._close()
+
+    def _start(self) -> None:
+        self._activities.bind(self._client, asyncio.get_running_loop())
+        self._portal.start()
 
     def _close(self) -> None:
         self._portal.stop()

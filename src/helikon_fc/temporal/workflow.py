@@ -18,6 +18,7 @@ Everything here is deterministic: asyncio under Temporal's event loop, no clock,
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 from collections.abc import Callable
 from datetime import timedelta
@@ -80,13 +81,18 @@ with workflow.unsafe.imports_passed_through():
     from ._payloads import (
         CALL_MODEL,
         CALL_TOOL,
+        CHILD_EVENTS,
+        DELTAS,
         DESCRIBE,
         WORKFLOW_NAME,
         ActivityPolicy,
         AgentPlan,
         AgentToolRef,
+        ChildBatch,
+        DeltaBatch,
         DescribeInput,
         ModelCallInput,
+        ModelCallOutput,
         RunOutcome,
         RunRequest,
         RunSettings,
@@ -181,6 +187,31 @@ class _Interleaving:
         self._emit(event)
 
 
+class _Follower:
+    """What a parent knows of a child workflow while it runs: the events it forwarded, the usage so far."""
+
+    __slots__ = ("_forward", "seen", "usage_json")
+
+    def __init__(self, forward: Emit | None) -> None:
+        self._forward = forward
+        self.seen = 0
+        self.usage_json = "[]"
+
+    def take(self, batch: ChildBatch) -> None:
+        """Forward what of `batch` is new; keep its usage (the child's latest)."""
+        self.usage_json = batch.usage_json
+        if self._forward is None or batch.start > self.seen:
+            return
+        self.rest(batch.events[self.seen - batch.start :])
+
+    def rest(self, events: list[str]) -> None:
+        """Forward `events`, the next ones after those seen."""
+        for text in events:
+            self.seen += 1
+            if self._forward is not None:
+                self._forward(from_json(AgentEvent, text))
+
+
 @attrs.frozen
 class _Scope:
     """Where an agent runs in this workflow: the shared state, its depth and bounds, its meter and event sink."""
@@ -220,11 +251,60 @@ class RunWorkflow:
         self._policy = ActivityPolicy()
         self._meter = UsageMeter()
         self._user_json: str | None = None
+        self._streams: dict[int, Emit] = {}
+        self._calls = 0
+        self._followers: dict[str, _Follower] = {}
+        self._done = False
 
     @workflow.query(name="events")
     def events(self, after: int) -> list[str]:
         """The run's events after the first `after`, as wire JSON; the last event of a finished run is its terminal."""
         return self._events[after:]
+
+    @workflow.signal(name=DELTAS)
+    def deltas(self, batch: DeltaBatch) -> None:
+        """Live deltas of a model call in flight, into the stream of the agent making it (late ones dropped)."""
+        emit = self._streams.get(batch.stream)
+        if emit is None:
+            return
+        for text in batch.events:
+            try:
+                event: AgentEvent = from_json(AgentEvent, text)
+            except ValueError:
+                continue
+            emit(event)
+
+    @workflow.signal(name=CHILD_EVENTS)
+    def child_events(self, batch: ChildBatch) -> None:
+        """A child run's events and usage so far, forwarded as they come (a finished child's dropped)."""
+        follower = self._followers.get(batch.child_id)
+        if follower is not None:
+            follower.take(batch)
+
+    def _news_after(self, sent: int) -> bool:
+        """Whether the run ended or recorded events after its first `sent`."""
+        return self._done or len(self._events) > sent
+
+    async def _forward_to_parent(self, parent: workflow.ParentInfo, events: bool) -> None:
+        """Send the parent this run's new events (when it shows them) and usage, one batch at a time.
+
+        A batch goes whenever events were recorded since the last one went: at most one signal in
+        flight, each carrying what came meanwhile. The events left at the end go with the outcome.
+        """
+        handle = workflow.get_external_workflow_handle(parent.workflow_id, run_id=parent.run_id)
+        me = workflow.info().workflow_id
+        sent = 0
+        while True:
+            await workflow.wait_condition(functools.partial(self._news_after, sent))
+            if self._done:
+                return
+            end = len(self._events)
+            batch = ChildBatch(me, sent, self._events[sent:end] if events else [], to_json(self._meter.by_agent()))
+            try:
+                await handle.signal(CHILD_EVENTS, batch)
+            except Exception:  # the parent is gone: nobody to tell
+                return
+            sent = end
 
     @workflow.run
     async def run(self, request: RunRequest) -> RunOutcome:
@@ -236,6 +316,10 @@ class RunWorkflow:
         state: State = json.loads(request.state_json)
         scope = _Scope(state, request.depth, request.config, self._meter, self._record)
         body = self._run_agent(request.path, items, scope, _Actions())
+        parent = workflow.info().parent
+        forwarding = None
+        if parent is not None:
+            forwarding = asyncio.ensure_future(self._forward_to_parent(parent, request.return_events))
         try:
             terminal = await asyncio.wait_for(body, timeout) if timeout is not None else await body
         except TimeoutError:
@@ -247,6 +331,9 @@ class RunWorkflow:
         except Exception as exc:  # a bug ends the run with an event, as on trio, not a workflow task retried forever
             terminal = RunFailed(OtherError(f"internal error: {type(exc).__name__}: {exc}"))
             self._record(terminal)
+        self._done = True
+        if forwarding is not None:
+            forwarding.cancel()
         events = self._events if request.return_events else []
         usage = to_json(self._meter.by_agent())
         return RunOutcome(to_json(terminal), self._output, len(self._events), json.dumps(state), events, usage)
@@ -382,8 +469,8 @@ class RunWorkflow:
     async def _run_graph(self, plan: AgentPlan, items: tuple[Item, ...], scope: _Scope) -> TerminalEvent:
         """A graph: the `Wavefront` as workflow state, each node a child workflow started once its predecessors end.
 
-        A node's events reach the stream when the node ends (its child workflow returns them), each
-        node's run preceded by an `AgentUpdated` naming its agent.
+        A node's events reach the stream as the node runs (its child workflow forwards them in batches,
+        `child_events`), each node's run preceded by an `AgentUpdated` naming its agent.
         """
         wave = Wavefront.of([node.key for node in plan.children], [(e.before, e.after) for e in plan.edges])
         paths = {node.key: node.path for node in plan.children}
@@ -395,10 +482,8 @@ class RunWorkflow:
 
         async def node(key: str, node_items: tuple[Item, ...]) -> None:
             forward = _ChildForward(merged.emitter())
-            outcome = await self._child_run(paths[key], node_items, scope.deeper(), events=True)
+            outcome = await self._child_run(paths[key], node_items, scope.deeper(), follow=forward)
             if isinstance(outcome, RunOutcome):
-                for text in outcome.events:
-                    forward(from_json(AgentEvent, text))
                 if isinstance(forward.terminal, RunCompleted):
                     scope.state.update(json.loads(outcome.state_json))
             else:
@@ -434,11 +519,12 @@ class RunWorkflow:
         return _METERED
 
     async def _child_run(
-        self, path: str, items: tuple[Item, ...], scope: _Scope, *, events: bool
+        self, path: str, items: tuple[Item, ...], scope: _Scope, *, follow: Emit | None = None
     ) -> RunOutcome | RunFailed:
         """Run the agent at `path` in `scope` as a child workflow (durable on its own); failing to run it, `RunFailed`.
 
-        What the child's model calls cost, by agent, counts on the scope's meter whether the child completed or failed.
+        What the child's model calls cost, by agent, counts on the scope's meter whether the child completed or failed
+        (as a workflow too: then what it last reported counts). Its events reach `follow` (when given) as it runs.
         """
         self._children += 1
         config = scope.config
@@ -451,15 +537,21 @@ class RunWorkflow:
             depth=scope.depth,
             policy=self._policy,
             state_json=json.dumps(scope.state),
-            return_events=events,
+            return_events=follow is not None,
             user_json=self._user_json,
         )
+        child_id = f"{workflow.info().workflow_id}.{self._children}"
+        follower = self._followers[child_id] = _Follower(follow)
         try:
             outcome: RunOutcome = await workflow.execute_child_workflow(
-                WORKFLOW_NAME, request, id=f"{workflow.info().workflow_id}.{self._children}", result_type=RunOutcome
+                WORKFLOW_NAME, request, id=child_id, result_type=RunOutcome
             )
         except ChildWorkflowError as exc:
+            _count(scope.meter, follower.usage_json)
             return RunFailed(OtherError(f"child run of {path!r} failed: {exc.cause or exc}"))
+        finally:
+            del self._followers[child_id]
+        follower.rest(outcome.events[follower.seen :])
         _count(scope.meter, outcome.usage_json)
         return outcome
 
@@ -491,7 +583,7 @@ class RunWorkflow:
                 tctx = attrs.evolve(base, conversation=conversation)
             loop_state = outcome.next_state
             if isinstance(action, CallModel):
-                answer = await self._call_model(path, action.request)
+                answer = await self._call_model(path, action.request, emit)
                 if isinstance(answer, RunFailed):
                     return answer
                 scope.meter.add(plan.name, _one_call(answer.usage))
@@ -510,13 +602,17 @@ class RunWorkflow:
             else:
                 return RunFailed(OtherError(f"internal error: unexpected action {type(action).__name__}"))
 
-    async def _call_model(self, path: str, request: ModelRequest) -> ModelResponse | RunFailed:
+    async def _call_model(self, path: str, request: ModelRequest, emit: Emit) -> ModelResponse | RunFailed:
+        """One model call as an activity; its deltas reach `emit` live (`deltas`), the rest with the response."""
         policy = self._policy
+        self._calls += 1
+        stream = self._calls
+        self._streams[stream] = emit
         try:
-            text = await workflow.execute_activity(
+            output = await workflow.execute_activity(
                 CALL_MODEL,
-                ModelCallInput(path, to_json(request)),
-                result_type=str,
+                ModelCallInput(path, to_json(request), stream, policy.delta_interval),
+                result_type=ModelCallOutput,
                 start_to_close_timeout=timedelta(seconds=policy.model_timeout),
                 heartbeat_timeout=timedelta(seconds=policy.heartbeat_timeout),
                 retry_policy=RetryPolicy(
@@ -525,7 +621,11 @@ class RunWorkflow:
             )
         except ActivityError as exc:
             return RunFailed(_model_error(exc))
-        response: ModelResponse = from_json(ModelResponse, text)
+        finally:
+            del self._streams[stream]
+        for text in output.deltas:
+            emit(from_json(AgentEvent, text))
+        response: ModelResponse = from_json(ModelResponse, output.response_json)
         return response
 
     async def _execute_tools(
@@ -588,7 +688,7 @@ class RunWorkflow:
         if scope.depth + 1 > scope.limit:
             return ToolResult(call.call_id, str(MaxAgentDepthExceeded(scope.depth + 1, scope.limit)), is_error=True)
         isolated = attrs.evolve(scope, state={}, depth=scope.depth + 1, config=ref.config)
-        outcome = await self._child_run(f"{path}/tool:{ref.tool}", (UserMessage(text),), isolated, events=False)
+        outcome = await self._child_run(f"{path}/tool:{ref.tool}", (UserMessage(text),), isolated)
         if isinstance(outcome, RunFailed):
             return ToolResult(call.call_id, f"agent {ref.agent} failed: {outcome.error}", is_error=True)
         terminal: TerminalEvent = from_json(TerminalEvent, outcome.terminal_json)
