@@ -30,6 +30,7 @@ from ..core import (
     from_json,
     to_json,
 )
+from ..core.records import ModelAnswered, ToolFinished
 from ..models.retry import RETRYABLE
 from ..shell.config import RunConfig
 from ..shell.context import RunContext, SessionState
@@ -50,7 +51,6 @@ from ._payloads import (
     DescribeInput,
     GraphEdge,
     ModelCallInput,
-    ModelCallOutput,
     RunSettings,
     ToolCallInput,
     ToolCallOutput,
@@ -151,8 +151,11 @@ class Activities:
         return _plan(agent, request, user)
 
     @activity.defn(name=CALL_MODEL)
-    def call_model(self, request: ModelCallInput) -> ModelCallOutput:
-        """One model call: its deltas sent live in batches, then the assembled `ModelResponse` (see `_deltas`).
+    def call_model(self, request: ModelCallInput) -> str:
+        """One model call: its deltas sent live in batches (see `_deltas`), then its `ModelAnswered` record as JSON.
+
+        The record (the durable format's, `helikon_fc.core.records`) holds the assembled response and
+        the deltas no batch carried yet.
 
         Raises:
             ApplicationError: the model failed; its type is the failure kind, its detail the
@@ -176,7 +179,7 @@ class Activities:
                 str(error), to_json(error), type=getattr(kind, "value", "other"), non_retryable=kind not in RETRYABLE
             )
         assert isinstance(answer, ModelResponse)
-        return ModelCallOutput(to_json(answer), deltas.drain())
+        return to_json(ModelAnswered(response=answer, deltas=deltas.drain()))
 
     @activity.defn(name=CALL_TOOL)
     def call_tool(self, request: ToolCallInput) -> ToolCallOutput:
@@ -194,8 +197,8 @@ class Activities:
         result = self._portal.run(
             lambda: execute_tool_call(tool, call, ctx, checked=True), heartbeat_every=self._heartbeat_every
         )
-        state = json.dumps(ctx.state.snapshot())
-        return ToolCallOutput(to_json(result), state, ctx.actions.escalated, to_json(meter.by_agent()))
+        finished = ToolFinished(result=result, escalated=ctx.actions.escalated)
+        return ToolCallOutput(to_json(finished), json.dumps(ctx.state.snapshot()), to_json(meter.by_agent()))
 
 
 def _loop(agent: Agent[Any]) -> LlmAgent[Any]:

@@ -59,14 +59,14 @@ class DeltaBuffer:
         with self._lock:
             self._pending.append(event)
 
-    def drain(self) -> list[str]:
-        """What came since the last drain, joined, as wire JSON."""
+    def drain(self) -> tuple[AgentEvent, ...]:
+        """What came since the last drain, joined."""
         with self._lock:
             batch, self._pending = self._pending, []
-        return [to_json(event) for event in joined(batch)]
+        return tuple(joined(batch))
 
     def flush(self) -> None:
         """Send what came since the last flush, if anything."""
         batch = self.drain()
         if batch:
-            self._send(batch)
+            self._send([to_json(event) for event in batch])

@@ -165,14 +165,6 @@ class ModelCallInput:
 
 
 @dataclass(frozen=True)
-class ModelCallOutput:
-    """A model call's assembled `ModelResponse` as JSON, after the deltas no batch carried yet (wire JSON)."""
-
-    response_json: str
-    deltas: list[str] = field(default_factory=list)
-
-
-@dataclass(frozen=True)
 class ChildBatch:
     """What a child run sends its parent as it goes (the ``helikon.child_events`` signal).
 
@@ -208,13 +200,14 @@ class ToolCallInput:
 
 @dataclass(frozen=True)
 class ToolCallOutput:
-    """A tool call's `ToolResult` as JSON, the shared state after it, whether it escalated, and its usage.
+    """A finished tool call: the durable record of it, the shared state after it, and its usage.
 
-    `usage_json` is what the models the tool ran (an agent it started in its context, say) cost, by
-    agent (a tuple of `AgentUsage` as wire JSON): the workflow counts it on the run, as the trio meter does.
+    `finished_json` is the `helikon_fc.core.records.ToolFinished` a recorded trio run writes for the
+    same call (its `ToolResult` and whether it escalated), as wire JSON. `usage_json` is what the
+    models the tool ran (an agent it started in its context, say) cost, by agent (a tuple of
+    `AgentUsage` as wire JSON): the workflow counts it on the run, as the trio meter does.
     """
 
-    result_json: str
+    finished_json: str
     state_json: str
-    escalated: bool
     usage_json: str = "[]"

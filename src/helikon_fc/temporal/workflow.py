@@ -77,6 +77,7 @@ with workflow.unsafe.imports_passed_through():
         to_json,
         transition,
     )
+    from ..core.records import ModelAnswered, ToolFinished
     from ..shell.metering import UsageMeter
     from ._payloads import (
         CALL_MODEL,
@@ -92,7 +93,6 @@ with workflow.unsafe.imports_passed_through():
         DeltaBatch,
         DescribeInput,
         ModelCallInput,
-        ModelCallOutput,
         RunOutcome,
         RunRequest,
         RunSettings,
@@ -612,7 +612,7 @@ class RunWorkflow:
             output = await workflow.execute_activity(
                 CALL_MODEL,
                 ModelCallInput(path, to_json(request), stream, policy.delta_interval),
-                result_type=ModelCallOutput,
+                result_type=str,
                 start_to_close_timeout=timedelta(seconds=policy.model_timeout),
                 heartbeat_timeout=timedelta(seconds=policy.heartbeat_timeout),
                 retry_policy=RetryPolicy(
@@ -623,10 +623,10 @@ class RunWorkflow:
             return RunFailed(_model_error(exc))
         finally:
             del self._streams[stream]
-        for text in output.deltas:
-            emit(from_json(AgentEvent, text))
-        response: ModelResponse = from_json(ModelResponse, output.response_json)
-        return response
+        answered: ModelAnswered = from_json(ModelAnswered, output)
+        for event in answered.deltas:
+            emit(event)
+        return answered.response
 
     async def _execute_tools(
         self, path: str, plan: AgentPlan, calls: tuple[ToolCall, ...], scope: _Scope, actions: _Actions
@@ -671,10 +671,10 @@ class RunWorkflow:
         except ActivityError as exc:
             message = f"tool activity failed: {exc.cause or exc}"
             return ToolResult(call.call_id, message, is_error=True), None, False
-        result: ToolResult = from_json(ToolResult, output.result_json)
+        finished: ToolFinished = from_json(ToolFinished, output.finished_json)
         after: State = json.loads(output.state_json)
         _count(scope.meter, output.usage_json)
-        return result, after, output.escalated
+        return finished.result, after, finished.escalated
 
     async def _agent_tool(self, path: str, ref: AgentToolRef, call: ToolCall, scope: _Scope) -> ToolResult:
         """An `AgentAsTool` call as a child workflow: isolated (fresh state, its own config), one level deeper."""
