@@ -59,10 +59,11 @@ class RunHandle:
     async def events(self, *, after: int = 0, poll_every: float = 0.05) -> AsyncIterator[AgentEvent]:
         """The run's events from the `after`-th on, as they happen, up to and including its terminal event.
 
-        Polls the ``events`` query every `poll_every` seconds while nothing new has come. A run's
-        own events are the trio runner's minus the deltas (model calls are activities that return the
-        whole response). A workflow closed without a terminal event (terminated from outside, say)
-        ends the iteration once its last events are read (its status is checked about once a second).
+        Polls the ``events`` query every `poll_every` seconds while nothing new has come. The events
+        are the trio runner's, in its order, deltas included: they arrive while a model call runs, in
+        batches with adjacent fragments joined (`ActivityPolicy.delta_interval`). A workflow closed
+        without a terminal event (terminated from outside, say) ends the iteration once its last
+        events are read (its status is checked about once a second).
         """
         seen = after
         idle = 0

@@ -3,14 +3,17 @@
 The workflow holds the run's data — the conversation, the loop state, the shared state, the events
 so far — and performs each `NextAction` the way the trio driver does, as Temporal commands:
 
-- `CallModel`: one ``helikon.call_model`` activity, returning the assembled `ModelResponse`;
+- `CallModel`: one ``helikon.call_model`` activity, returning its `ModelAnswered` record; its deltas
+  arrive meanwhile as ``helikon.deltas`` signals (`deltas`), into the stream of the agent making it;
 - `ExecuteTools`: one ``helikon.call_tool`` activity per call (an `AgentAsTool` is a child
   workflow instead, so its sub-run is durable too), all of a turn at once, at most
   ``parallel_tool_call_limit`` at a time, results in call order;
 - `PerformHandoff`: the target agent runs on the transcript in this workflow, one level deeper.
 
-Sequential, parallel and loop agents run their children in this workflow by the merge convention
-of `helikon_fc.agents` (each child's `RunStarted` becomes `AgentUpdated`, its terminal is folded in).
+A child workflow (a graph node, an agent-as-tool sub-run) forwards its events and usage to its
+parent as it runs (``helikon.child_events``). Sequential, parallel and loop agents run their
+children in this workflow by the merge convention of `helikon_fc.agents` (each child's
+`RunStarted` becomes `AgentUpdated`, its terminal is folded in).
 What an agent is comes from the worker (``helikon.describe``), so the workflow holds no agent code.
 Everything here is deterministic: asyncio under Temporal's event loop, no clock, no IO, no trio.
 """
