@@ -291,22 +291,27 @@ class RunWorkflow:
     async def _forward_to_parent(self, parent: workflow.ParentInfo, events: bool) -> None:
         """Send the parent this run's new events (when it shows them) and usage, one batch at a time.
 
-        A batch goes whenever events were recorded since the last one went: at most one signal in
-        flight, each carrying what came meanwhile. The events left at the end go with the outcome.
+        A batch goes whenever events were recorded since the last one went (for a parent that does
+        not show them, only when the usage changed too): at most one signal in flight, each carrying
+        what came meanwhile. The events left at the end go with the outcome.
         """
         handle = workflow.get_external_workflow_handle(parent.workflow_id, run_id=parent.run_id)
         me = workflow.info().workflow_id
         sent = 0
+        reported = "[]"
         while True:
             await workflow.wait_condition(functools.partial(self._news_after, sent))
             if self._done:
                 return
             end = len(self._events)
-            batch = ChildBatch(me, sent, self._events[sent:end] if events else [], to_json(self._meter.by_agent()))
-            try:
-                await handle.signal(CHILD_EVENTS, batch)
-            except Exception:  # the parent is gone: nobody to tell
-                return
+            usage = to_json(self._meter.by_agent())
+            if events or usage != reported:
+                batch = ChildBatch(me, sent, self._events[sent:end] if events else [], usage)
+                try:
+                    await handle.signal(CHILD_EVENTS, batch)
+                except Exception:  # the parent is gone: nobody to tell
+                    return
+                reported = usage
             sent = end
 
     @workflow.run
