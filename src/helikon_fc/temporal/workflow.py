@@ -81,6 +81,7 @@ with workflow.unsafe.imports_passed_through():
         transition,
     )
     from ..core.records import ModelAnswered, ToolFinished
+    from ..core.usage import one_call
     from ..shell.metering import UsageMeter
     from ._payloads import (
         CALL_MODEL,
@@ -594,7 +595,7 @@ class RunWorkflow:
                 answer = await self._call_model(path, action.request, emit)
                 if isinstance(answer, RunFailed):
                     return answer
-                scope.meter.add(plan.name, _one_call(answer.usage))
+                scope.meter.add(plan.name, one_call(answer.usage))
                 step = answer
             elif isinstance(action, ExecuteTools):
                 results = await self._execute_tools(path, plan, action.calls, scope, actions)
@@ -707,11 +708,6 @@ class RunWorkflow:
 
 _METERED = RunCompleted(Usage())
 """A workflow's success before `_run_agent` completes it with the run's meter (its usage, total and by agent)."""
-
-
-def _one_call(usage: Usage) -> Usage:
-    """One model call's usage as the loop counts it: one request, whatever the provider said (as the trio driver)."""
-    return attrs.evolve(usage, requests=1)
 
 
 def _count(meter: UsageMeter, usage_json: str) -> None:
