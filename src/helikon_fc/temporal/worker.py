@@ -17,6 +17,7 @@ from ..shell.protocol import Agent
 from ._activities import Activities
 from ._portal import TrioPortal
 from ._registry import AgentRegistry
+from ._unsupported import refuse_controls
 from ._user import UserCodec
 from .workflow import RunWorkflow
 
@@ -48,6 +49,10 @@ class HelikonWorker:
             for its workflow to move, beside the heartbeat timeout of the call in flight.
         user_codec: decodes each run's user value for its tools and instructions (the same codec as
             the clients'); the default takes JSON values as they are.
+
+    Raises:
+        ValueError: an agent anywhere below `agents` has hooks or guardrails, which runs on Temporal do
+            not honour (refused here rather than silently ignored).
     """
 
     def __init__(
@@ -67,6 +72,8 @@ class HelikonWorker:
             raise ValueError(f"max_concurrent_activities must be at least 1, got {max_concurrent_activities}")
         if not sticky_timeout > 0:
             raise ValueError(f"sticky_timeout must be a positive number of seconds, got {sticky_timeout!r}")
+        agents = tuple(agents)
+        refuse_controls(agents)  # hooks and guardrails are not honoured on Temporal: refused, never ignored
         self.registry = AgentRegistry(agents)
         self._portal = TrioPortal()
         self._executor = concurrent.futures.ThreadPoolExecutor(max_concurrent_activities)
