@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import shutil
 import socket
 import subprocess
@@ -11,6 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from temporalio.client import Client
 
 
 def temporal_binary() -> str:
@@ -40,6 +42,23 @@ def _wait_listening(port: int, process: subprocess.Popen[bytes]) -> None:
     raise AssertionError("the Temporal dev server did not start listening within 30 s")
 
 
+def _wait_healthy(address: str) -> None:
+    """Connect until the frontend answers (it listens a moment before it is healthy)."""
+
+    async def connect() -> None:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                await Client.connect(address)
+                return
+            except RuntimeError:
+                if time.monotonic() > deadline:
+                    raise
+                await asyncio.sleep(0.1)
+
+    asyncio.run(connect())
+
+
 @pytest.fixture(scope="session")
 def temporal_address() -> Iterator[str]:
     """``host:port`` of a dev server on loopback, up for the whole session."""
@@ -49,6 +68,7 @@ def temporal_address() -> Iterator[str]:
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         _wait_listening(port, process)
+        _wait_healthy(f"127.0.0.1:{port}")
         yield f"127.0.0.1:{port}"
     finally:
         process.terminate()

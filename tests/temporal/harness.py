@@ -21,6 +21,7 @@ from helikon_fc.temporal import (
     RunHandle,
     RunWorkflow,
     TemporalRunResult,
+    UserCodec,
     workflow_runner,
 )
 from helikon_fc.testing import simulate
@@ -31,15 +32,23 @@ FAST = ActivityPolicy(heartbeat_timeout=2.0, retry_interval=0.1)
 
 @attrs.frozen
 class Outcome:
-    """What a run on Temporal did: its streamed events, its result, and its histories (replayed clean)."""
+    """What a run on Temporal did: its streamed events, its result, and its histories (replayed clean).
 
-    events: tuple[AgentEvent, ...]
+    `events` leaves the live deltas out (compare them with `trio_events`); `streamed` has them.
+    """
+
+    streamed: tuple[AgentEvent, ...]
     result: TemporalRunResult
     histories: tuple[WorkflowHistory, ...]
 
+    @property
+    def events(self) -> tuple[AgentEvent, ...]:
+        """The streamed events without the deltas (batched on Temporal, fragment by fragment on trio)."""
+        return without_deltas(self.streamed)
+
 
 def without_deltas(events: Sequence[AgentEvent]) -> tuple[AgentEvent, ...]:
-    """The trio runner's events as Temporal records them: no live deltas (model calls are whole activities)."""
+    """`events` without the live deltas (how finely they are split depends on the runner)."""
     return tuple(e for e in events if not isinstance(e, TokenDelta | ToolCallDelta | ReasoningDelta))
 
 
@@ -75,15 +84,20 @@ def on_temporal(
     *,
     config: RunConfig | None = None,
     during: Callable[[RunHandle], Awaitable[None]] | None = None,
+    user: Any = None,
+    codec: UserCodec | None = None,
 ) -> Outcome:
-    """Run `agent` on a fresh task queue with an in-process worker; stream, wait, replay."""
+    """Run `agent` on a fresh task queue with an in-process worker; stream, wait, replay.
+
+    `user` is the run's user value, crossing by `codec` (on the client and the worker alike).
+    """
 
     async def main() -> Outcome:
         client = await Client.connect(address)
         queue = f"q-{uuid.uuid4()}"
-        async with HelikonWorker(client, queue, agents=agents, heartbeat_every=0.2):
-            runs = HelikonClient(client, queue, policy=FAST)
-            handle = await runs.start(agent, text, config=config)
+        async with HelikonWorker(client, queue, agents=agents, heartbeat_every=0.2, user_codec=codec):
+            runs = HelikonClient(client, queue, policy=FAST, user_codec=codec)
+            handle = await runs.start(agent, text, config=config, user=user)
             if during is not None:
                 await during(handle)
             events = tuple([event async for event in handle.events()])

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
 from temporalio import activity
+from temporalio.client import Client
 from temporalio.exceptions import ApplicationError
 
 from ..agents.agent_as_tool import AgentAsTool
@@ -28,19 +30,24 @@ from ..core import (
     from_json,
     to_json,
 )
+from ..core.records import ModelAnswered, ToolFinished
 from ..models.retry import RETRYABLE
 from ..shell.config import RunConfig
 from ..shell.context import RunContext, SessionState
 from ..shell.driver import call_model
+from ..shell.metering import UsageMeter
 from ..shell.protocol import Agent
 from ..shell.tool_exec import execute_tool_call
+from ._deltas import DeltaBuffer
 from ._payloads import (
     CALL_MODEL,
     CALL_TOOL,
+    DELTAS,
     DESCRIBE,
     AgentPlan,
     AgentToolRef,
     ChildRef,
+    DeltaBatch,
     DescribeInput,
     GraphEdge,
     ModelCallInput,
@@ -50,6 +57,7 @@ from ._payloads import (
 )
 from ._portal import TrioPortal
 from ._registry import AgentRegistry, UnknownAgentPath
+from ._user import UserCodec
 
 
 def settings_of(config: RunConfig | None) -> RunSettings | None:
@@ -69,16 +77,60 @@ def _config_of(settings: RunSettings) -> RunConfig:
 
 
 async def _ignore(event: AgentEvent) -> None:
-    """Deltas stay in the activity: the workflow records the aggregated response."""
+    """Deltas of a call whose run wants none live (``delta_interval=None``)."""
 
 
 class Activities:
     """The activities of one worker over its `AgentRegistry`, run through its `TrioPortal`."""
 
-    def __init__(self, registry: AgentRegistry, portal: TrioPortal, *, heartbeat_every: float = 1.0) -> None:
+    def __init__(
+        self,
+        registry: AgentRegistry,
+        portal: TrioPortal,
+        *,
+        heartbeat_every: float = 1.0,
+        user_codec: UserCodec | None = None,
+    ) -> None:
         self._registry = registry
         self._portal = portal
         self._heartbeat_every = heartbeat_every
+        self._codec = user_codec or UserCodec()
+        self._client: Client | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def bind(self, client: Client, loop: asyncio.AbstractEventLoop) -> None:
+        """Signal runs through `client`, on the worker's event loop `loop` (the activities run on other threads)."""
+        self._client = client
+        self._loop = loop
+
+    def _signaller(self, stream: int) -> Any:
+        """Sends one batch of deltas to the workflow of the running activity; a batch that fails is dropped.
+
+        Deltas are a live view: the response the activity returns is what the run records, so a lost
+        batch costs a watcher some fragments, never the run its answer.
+        """
+        info = activity.info()
+        client, loop, workflow_id = self._client, self._loop, info.workflow_id
+
+        def send(events: list[str]) -> None:
+            if client is None or loop is None or workflow_id is None:
+                return
+            handle = client.get_workflow_handle(workflow_id, run_id=info.workflow_run_id)
+            future = asyncio.run_coroutine_threadsafe(handle.signal(DELTAS, DeltaBatch(stream, events)), loop)
+            try:
+                future.result(timeout=10)
+            except Exception:
+                future.cancel()
+
+        return send
+
+    def _user(self, text: str | None) -> Any:
+        """The run's user value, decoded; a value that does not decode fails the call, never retried."""
+        try:
+            return self._codec.from_text(text)
+        except Exception as exc:
+            message = f"the run's user value could not be decoded: {type(exc).__name__}: {exc}"
+            raise ApplicationError(message, type="user_value", non_retryable=True) from None
 
     @activity.defn(name=DESCRIBE)
     def describe(self, request: DescribeInput) -> AgentPlan:
@@ -92,11 +144,18 @@ class Activities:
         except Exception as exc:  # a handoff resolver that raises, say: the run fails, not retried forever
             message = f"agent at {request.path!r} could not be resolved: {type(exc).__name__}: {exc}"
             return _error_plan(request.path, OtherError(message))
-        return _plan(agent, request)
+        try:
+            user = self._user(request.user_json)
+        except ApplicationError as exc:
+            return _error_plan(agent.name, OtherError(str(exc)))
+        return _plan(agent, request, user)
 
     @activity.defn(name=CALL_MODEL)
     def call_model(self, request: ModelCallInput) -> str:
-        """One model call; the assembled `ModelResponse` as JSON.
+        """One model call: its deltas sent live in batches (see `_deltas`), then its `ModelAnswered` record as JSON.
+
+        The record (the durable format's, `helikon_fc.core.records`) holds the assembled response and
+        the deltas no batch carried yet.
 
         Raises:
             ApplicationError: the model failed; its type is the failure kind, its detail the
@@ -104,31 +163,42 @@ class Activities:
         """
         model = _loop(self._registry.resolve(request.path)).definition.model
         model_request = from_json(ModelRequest, request.request_json)
+        live = request.delta_interval is not None
+        deltas = DeltaBuffer(self._signaller(request.stream))
         answer = self._portal.run(
-            lambda: call_model(model, model_request, _ignore), heartbeat_every=self._heartbeat_every
+            lambda: call_model(model, model_request, deltas.collect if live else _ignore),
+            heartbeat_every=self._heartbeat_every,
+            tick=deltas.flush,
+            tick_every=request.delta_interval,
         )
         if isinstance(answer, RunFailed):
+            deltas.flush()  # the stream's fragments before it broke, as on trio
             error: Any = answer.error
             kind = getattr(error, "kind", None)
             raise ApplicationError(
                 str(error), to_json(error), type=getattr(kind, "value", "other"), non_retryable=kind not in RETRYABLE
             )
         assert isinstance(answer, ModelResponse)
-        return to_json(answer)
+        return to_json(ModelAnswered(response=answer, deltas=deltas.drain()))
 
     @activity.defn(name=CALL_TOOL)
     def call_tool(self, request: ToolCallInput) -> ToolCallOutput:
         """One tool call in a context holding the run's shared state; its result, the state after, the escalation."""
         definition = _loop(self._registry.resolve(request.path)).definition
         call = from_json(ToolCall, request.call_json)
-        ctx: RunContext[None] = RunContext(
-            None, state=SessionState(json.loads(request.state_json)), agent_depth=request.depth
+        meter = UsageMeter()
+        ctx: RunContext[Any] = RunContext(
+            self._user(request.user_json),
+            state=SessionState(json.loads(request.state_json)),
+            agent_depth=request.depth,
+            meter=meter,
         )
         tool = definition.tools_by_name.get(call.name)
         result = self._portal.run(
             lambda: execute_tool_call(tool, call, ctx, checked=True), heartbeat_every=self._heartbeat_every
         )
-        return ToolCallOutput(to_json(result), json.dumps(ctx.state.snapshot()), ctx.actions.escalated)
+        finished = ToolFinished(result=result, escalated=ctx.actions.escalated)
+        return ToolCallOutput(to_json(finished), json.dumps(ctx.state.snapshot()), to_json(meter.by_agent()))
 
 
 def _loop(agent: Agent[Any]) -> LlmAgent[Any]:
@@ -141,10 +211,10 @@ def _error_plan(name: str, error: Any) -> AgentPlan:
     return AgentPlan(kind="error", name=name, config=RunSettings(), error_json=to_json(error))
 
 
-def _plan(agent: Agent[Any], request: DescribeInput) -> AgentPlan:
+def _plan(agent: Agent[Any], request: DescribeInput, user: Any) -> AgentPlan:
     ctx_config = request.config
     if isinstance(agent, LlmAgent):
-        return _loop_plan(agent, request)
+        return _loop_plan(agent, request, user)
     config = ctx_config or RunSettings()
     if isinstance(agent, SequentialAgent | LoopAgent | ParallelAgent):
         pairs = agent.branches if isinstance(agent, ParallelAgent) else agent.steps
@@ -167,15 +237,15 @@ def _plan(agent: Agent[Any], request: DescribeInput) -> AgentPlan:
     return _error_plan(agent.name, OtherError(message))
 
 
-def _loop_plan(agent: LlmAgent[Any], request: DescribeInput) -> AgentPlan:
+def _loop_plan(agent: LlmAgent[Any], request: DescribeInput, user: Any) -> AgentPlan:
     definition = agent.definition
     settings = request.config or settings_of(definition.run_config) or RunSettings()
     if definition.collision is not None:
         return _error_plan(agent.name, definition.collision)
     instructions = definition.instructions
     if callable(instructions):
-        ctx: RunContext[None] = RunContext(
-            None, state=SessionState(json.loads(request.state_json)), agent_depth=request.depth
+        ctx: RunContext[Any] = RunContext(
+            user, state=SessionState(json.loads(request.state_json)), agent_depth=request.depth
         )
         ctx = ctx.with_run_config(_config_of(settings))
         try:

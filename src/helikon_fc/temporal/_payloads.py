@@ -14,6 +14,8 @@ WORKFLOW_NAME = "helikon.run"
 DESCRIBE = "helikon.describe"
 CALL_MODEL = "helikon.call_model"
 CALL_TOOL = "helikon.call_tool"
+DELTAS = "helikon.deltas"
+CHILD_EVENTS = "helikon.child_events"
 
 
 @dataclass(frozen=True)
@@ -38,6 +40,9 @@ class ActivityPolicy:
             that raises returns an error result and is never retried.
         heartbeat_timeout: a model or tool call whose worker stops heartbeating for this long is retried elsewhere.
         retry_interval: the first wait before a retry (doubling after each).
+        delta_interval: a model call sends its live deltas to the run at most this often (each batch
+            a signal in the run's history); what is left at its end rides with the response. `None`:
+            no live deltas (they reach the run with the response, and the history holds no signals).
     """
 
     model_timeout: float = 300.0
@@ -46,11 +51,15 @@ class ActivityPolicy:
     tool_attempts: int = 3
     heartbeat_timeout: float = 10.0
     retry_interval: float = 1.0
+    delta_interval: float | None = 0.2
 
 
 @dataclass(frozen=True)
 class RunRequest:
-    """The input of one run workflow: which agent (by path), on what items, with which bounds."""
+    """The input of one run workflow: which agent (by path), on what items, with which bounds.
+
+    `user_json` is the run's user value as a `UserCodec` encoded it (`None`: the tools see ``user=None``).
+    """
 
     path: str
     input_json: str
@@ -59,6 +68,7 @@ class RunRequest:
     policy: ActivityPolicy = field(default_factory=ActivityPolicy)
     state_json: str = "{}"
     return_events: bool = False
+    user_json: str | None = None
 
 
 @dataclass(frozen=True)
@@ -85,6 +95,7 @@ class DescribeInput:
     state_json: str
     depth: int
     config: RunSettings | None = None
+    user_json: str | None = None
 
 
 @dataclass(frozen=True)
@@ -141,26 +152,62 @@ class AgentPlan:
 
 @dataclass(frozen=True)
 class ModelCallInput:
-    """One model call: the loop's path and the `ModelRequest` as JSON."""
+    """One model call: the loop's path and the `ModelRequest` as JSON; where and how often its deltas go.
+
+    `stream` names the call among the run's calls in flight (`DeltaBatch.stream`); `delta_interval` is
+    `ActivityPolicy.delta_interval`.
+    """
 
     path: str
     request_json: str
+    stream: int = 0
+    delta_interval: float | None = None
+
+
+@dataclass(frozen=True)
+class ChildBatch:
+    """What a child run sends its parent as it goes (the ``helikon.child_events`` signal).
+
+    `events` are the child's events from its `start`-th on (wire JSON; empty when the parent does not
+    show them, as for an agent-as-tool sub-run), `usage_json` what its model calls cost so far, by
+    agent: the parent counts it should the child fail as a workflow (terminated, say).
+    """
+
+    child_id: str
+    start: int
+    events: list[str]
+    usage_json: str
+
+
+@dataclass(frozen=True)
+class DeltaBatch:
+    """Live deltas of the model call `stream` of a run (wire JSON, fragments joined): the ``helikon.deltas`` signal."""
+
+    stream: int
+    events: list[str]
 
 
 @dataclass(frozen=True)
 class ToolCallInput:
-    """One tool call: the loop's path, the `ToolCall` and the run's shared state as JSON, the depth."""
+    """One tool call: the loop's path, the `ToolCall` and the run's shared state as JSON, the depth, the user value."""
 
     path: str
     call_json: str
     state_json: str
     depth: int
+    user_json: str | None = None
 
 
 @dataclass(frozen=True)
 class ToolCallOutput:
-    """A tool call's `ToolResult` as JSON, the shared state after it, and whether it escalated."""
+    """A finished tool call: the durable record of it, the shared state after it, and its usage.
 
-    result_json: str
+    `finished_json` is the `helikon_fc.core.records.ToolFinished` a recorded trio run writes for the
+    same call (its `ToolResult` and whether it escalated), as wire JSON. `usage_json` is what the
+    models the tool ran (an agent it started in its context, say) cost, by agent (a tuple of
+    `AgentUsage` as wire JSON): the workflow counts it on the run, as the trio meter does.
+    """
+
+    finished_json: str
     state_json: str
-    escalated: bool
+    usage_json: str = "[]"

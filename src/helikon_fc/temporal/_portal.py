@@ -54,11 +54,20 @@ class TrioPortal:
             await self._stop.wait()
             nursery.cancel_scope.cancel()
 
-    def run(self, fn: Callable[[], Awaitable[T]], *, heartbeat_every: float) -> T:
+    def run(
+        self,
+        fn: Callable[[], Awaitable[T]],
+        *,
+        heartbeat_every: float,
+        tick: Callable[[], None] | None = None,
+        tick_every: float | None = None,
+    ) -> T:
         """Run `fn()` in the trio thread and return its result, from inside a sync activity.
 
         While waiting, heartbeat every `heartbeat_every` seconds (so a lost worker's call is retried
         after the heartbeat timeout) and watch for the activity's cancellation, which cancels `fn`.
+        `tick` (when given) runs on this thread about every `tick_every` seconds meanwhile (and the
+        heartbeats with it: temporalio throttles what it sends).
 
         Raises:
             temporalio.exceptions.CancelledError: the activity was cancelled.
@@ -81,10 +90,13 @@ class TrioPortal:
                 future.set_exception(CancelledError("cancelled"))
 
         trio.from_thread.run_sync(nursery.start_soon, task, trio_token=self._token)
+        wait = min(heartbeat_every, tick_every) if tick is not None and tick_every is not None else heartbeat_every
         while True:
             try:
-                return future.result(timeout=heartbeat_every)
+                return future.result(timeout=wait)
             except concurrent.futures.TimeoutError:
+                if tick is not None:
+                    tick()
                 activity.heartbeat()
                 if activity.is_cancelled():
                     trio.from_thread.run_sync(scope.cancel, trio_token=self._token)

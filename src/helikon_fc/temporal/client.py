@@ -13,6 +13,7 @@ import asyncio
 import uuid
 from collections.abc import AsyncIterator, Iterable
 from datetime import timedelta
+from typing import Any
 
 import attrs
 from temporalio.client import Client, WorkflowExecutionStatus, WorkflowHandle
@@ -21,6 +22,7 @@ from temporalio.common import WorkflowIDReusePolicy
 from ..core import AgentEvent, Item, RunCompleted, RunFailed, TerminalEvent, Usage, UserMessage, from_json, to_json
 from ..shell.config import RunConfig
 from ._payloads import WORKFLOW_NAME, ActivityPolicy, RunOutcome, RunRequest, RunSettings
+from ._user import UserCodec
 
 
 @attrs.frozen
@@ -57,10 +59,11 @@ class RunHandle:
     async def events(self, *, after: int = 0, poll_every: float = 0.05) -> AsyncIterator[AgentEvent]:
         """The run's events from the `after`-th on, as they happen, up to and including its terminal event.
 
-        Polls the ``events`` query every `poll_every` seconds while nothing new has come. A run's
-        own events are the trio runner's minus the deltas (model calls are activities that return the
-        whole response). A workflow closed without a terminal event (terminated from outside, say)
-        ends the iteration once its last events are read (its status is checked about once a second).
+        Polls the ``events`` query every `poll_every` seconds while nothing new has come. The events
+        are the trio runner's, in its order, deltas included: they arrive while a model call runs, in
+        batches with adjacent fragments joined (`ActivityPolicy.delta_interval`). A workflow closed
+        without a terminal event (terminated from outside, say) ends the iteration once its last
+        events are read (its status is checked about once a second).
         """
         seen = after
         idle = 0
@@ -103,12 +106,22 @@ class HelikonClient:
         client: a connected temporalio `Client`.
         task_queue: where the workers poll.
         policy: how runs schedule their model and tool activities (timeouts, retries, heartbeats).
+        user_codec: encodes a run's user value for the workers (the same codec as theirs); the
+            default takes JSON values as they are.
     """
 
-    def __init__(self, client: Client, task_queue: str, *, policy: ActivityPolicy | None = None) -> None:
+    def __init__(
+        self,
+        client: Client,
+        task_queue: str,
+        *,
+        policy: ActivityPolicy | None = None,
+        user_codec: UserCodec | None = None,
+    ) -> None:
         self._client = client
         self._task_queue = task_queue
         self._policy = policy or ActivityPolicy()
+        self._codec = user_codec or UserCodec()
 
     async def start(
         self,
@@ -117,19 +130,28 @@ class HelikonClient:
         *,
         config: RunConfig | None = None,
         run_id: str | None = None,
+        user: Any = None,
     ) -> RunHandle:
         """Start a run of the registered agent named `agent` on `input` (a user message, or items).
 
         `config` bounds the run as a `Runner`'s config does (it wins over the agent's own); its
-        ``timeout`` is the run's deadline, a durable timer in the workflow.
+        ``timeout`` is the run's deadline, a durable timer in the workflow. `user` is the run
+        context's user value its tools and instructions see, carried to the workers as JSON by the
+        client's `UserCodec` (`None`: no user value).
+
+        Raises:
+            TypeError: `user` does not encode as JSON; nothing was started.
         """
+        user_json = None if user is None else self._codec.to_text(user)
         items = (UserMessage(input),) if isinstance(input, str) else tuple(input)
         settings = None
         if config is not None:
             settings = RunSettings(
                 config.max_turns, config.parallel_tool_call_limit, config.max_agent_depth, config.timeout
             )
-        request = RunRequest(path=agent, input_json=to_json(items), config=settings, policy=self._policy)
+        request = RunRequest(
+            path=agent, input_json=to_json(items), config=settings, policy=self._policy, user_json=user_json
+        )
         handle = await self._client.start_workflow(
             WORKFLOW_NAME,
             request,

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import concurrent.futures
 from collections.abc import Iterable
+from datetime import timedelta
 from types import TracebackType
 from typing import Any
 
@@ -16,6 +18,7 @@ from ._activities import Activities
 from ._portal import TrioPortal
 from ._registry import AgentRegistry
 from ._unsupported import refuse_controls
+from ._user import UserCodec
 from .workflow import RunWorkflow
 
 PASSTHROUGH = ("helikon_fc", "attrs", "cattrs", "jsonschema_rs")
@@ -41,6 +44,11 @@ class HelikonWorker:
         agents: the root agents, their names unique.
         max_concurrent_activities: model and tool calls at once on this worker (threads of its executor).
         heartbeat_every: seconds between an activity's heartbeats (below the runs' heartbeat timeout).
+        sticky_timeout: seconds a run's next workflow task waits for this worker (which holds the run
+            cached) before any worker of the queue may take it: how long a run whose worker died waits
+            for its workflow to move, beside the heartbeat timeout of the call in flight.
+        user_codec: decodes each run's user value for its tools and instructions (the same codec as
+            the clients'); the default takes JSON values as they are.
 
     Raises:
         ValueError: an agent anywhere below `agents` has hooks or guardrails, which runs on Temporal do
@@ -55,17 +63,23 @@ class HelikonWorker:
         agents: Iterable[Agent[Any]],
         max_concurrent_activities: int = 64,
         heartbeat_every: float = 1.0,
+        sticky_timeout: float = 10.0,
+        user_codec: UserCodec | None = None,
     ) -> None:
         if not task_queue:
             raise ValueError("task_queue must not be empty")
         if max_concurrent_activities < 1:
             raise ValueError(f"max_concurrent_activities must be at least 1, got {max_concurrent_activities}")
+        if not sticky_timeout > 0:
+            raise ValueError(f"sticky_timeout must be a positive number of seconds, got {sticky_timeout!r}")
         agents = tuple(agents)
         refuse_controls(agents)  # hooks and guardrails are not honoured on Temporal: refused, never ignored
         self.registry = AgentRegistry(agents)
         self._portal = TrioPortal()
         self._executor = concurrent.futures.ThreadPoolExecutor(max_concurrent_activities)
-        activities = Activities(self.registry, self._portal, heartbeat_every=heartbeat_every)
+        activities = Activities(self.registry, self._portal, heartbeat_every=heartbeat_every, user_codec=user_codec)
+        self._activities = activities
+        self._client = client
         self._worker = Worker(
             client,
             task_queue=task_queue,
@@ -74,18 +88,19 @@ class HelikonWorker:
             activity_executor=self._executor,
             max_concurrent_activities=max_concurrent_activities,
             workflow_runner=workflow_runner(),
+            sticky_queue_schedule_to_start_timeout=timedelta(seconds=sticky_timeout),
         )
 
     async def run(self) -> None:
         """Poll until cancelled, then shut down."""
-        self._portal.start()
+        self._start()
         try:
             await self._worker.run()
         finally:
             self._close()
 
     async def __aenter__(self) -> HelikonWorker:
-        self._portal.start()
+        self._start()
         await self._worker.__aenter__()
         return self
 
@@ -96,6 +111,10 @@ class HelikonWorker:
             await self._worker.__aexit__(exc_type, exc, tb)
         finally:
             self._close()
+
+    def _start(self) -> None:
+        self._activities.bind(self._client, asyncio.get_running_loop())
+        self._portal.start()
 
     def _close(self) -> None:
         self._portal.stop()

@@ -3,14 +3,17 @@
 The workflow holds the run's data — the conversation, the loop state, the shared state, the events
 so far — and performs each `NextAction` the way the trio driver does, as Temporal commands:
 
-- `CallModel`: one ``helikon.call_model`` activity, returning the assembled `ModelResponse`;
+- `CallModel`: one ``helikon.call_model`` activity, returning its `ModelAnswered` record; its deltas
+  arrive meanwhile as ``helikon.deltas`` signals (`deltas`), into the stream of the agent making it;
 - `ExecuteTools`: one ``helikon.call_tool`` activity per call (an `AgentAsTool` is a child
   workflow instead, so its sub-run is durable too), all of a turn at once, at most
   ``parallel_tool_call_limit`` at a time, results in call order;
 - `PerformHandoff`: the target agent runs on the transcript in this workflow, one level deeper.
 
-Sequential, parallel and loop agents run their children in this workflow by the merge convention
-of `helikon_fc.agents` (each child's `RunStarted` becomes `AgentUpdated`, its terminal is folded in).
+A child workflow (a graph node, an agent-as-tool sub-run) forwards its events and usage to its
+parent as it runs (``helikon.child_events``). Sequential, parallel and loop agents run their
+children in this workflow by the merge convention of `helikon_fc.agents` (each child's
+`RunStarted` becomes `AgentUpdated`, its terminal is folded in).
 What an agent is comes from the worker (``helikon.describe``), so the workflow holds no agent code.
 Everything here is deterministic: asyncio under Temporal's event loop, no clock, no IO, no trio.
 """
@@ -18,6 +21,7 @@ Everything here is deterministic: asyncio under Temporal's event loop, no clock,
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 from collections.abc import Callable
 from datetime import timedelta
@@ -77,15 +81,21 @@ with workflow.unsafe.imports_passed_through():
         to_json,
         transition,
     )
+    from ..core.records import ModelAnswered, ToolFinished
+    from ..core.usage import one_call
     from ..shell.metering import UsageMeter
     from ._payloads import (
         CALL_MODEL,
         CALL_TOOL,
+        CHILD_EVENTS,
+        DELTAS,
         DESCRIBE,
         WORKFLOW_NAME,
         ActivityPolicy,
         AgentPlan,
         AgentToolRef,
+        ChildBatch,
+        DeltaBatch,
         DescribeInput,
         ModelCallInput,
         RunOutcome,
@@ -182,6 +192,59 @@ class _Interleaving:
         self._emit(event)
 
 
+class _Follower:
+    """What a parent knows of a child workflow while it runs: the events it forwarded, the usage so far."""
+
+    __slots__ = ("_forward", "seen", "usage_json")
+
+    def __init__(self, forward: Emit | None) -> None:
+        self._forward = forward
+        self.seen = 0
+        self.usage_json = "[]"
+
+    def take(self, batch: ChildBatch) -> None:
+        """Forward what of `batch` is new; keep its usage (the child's latest)."""
+        self.usage_json = batch.usage_json
+        if self._forward is None or batch.start > self.seen:
+            return
+        self.rest(batch.events[self.seen - batch.start :])
+
+    def rest(self, events: list[str]) -> None:
+        """Forward `events`, the next ones after those seen."""
+        for text in events:
+            self.seen += 1
+            if self._forward is not None:
+                self._forward(from_json(AgentEvent, text))
+
+
+@attrs.frozen
+class _Scope:
+    """Where an agent runs in this workflow: the shared state, its depth and bounds, its meter and event sink."""
+
+    state: State
+    depth: int
+    config: RunSettings | None
+    meter: UsageMeter
+    emit: Emit
+
+    def emitting(self, emit: Emit) -> _Scope:
+        """The same scope, its events sent to `emit`."""
+        return attrs.evolve(self, emit=emit)
+
+    def metered(self, meter: UsageMeter) -> _Scope:
+        """The same scope, counting on `meter`."""
+        return attrs.evolve(self, meter=meter)
+
+    def deeper(self) -> _Scope:
+        """The scope of a child one level down (the same state, bounds, meter and sink)."""
+        return attrs.evolve(self, depth=self.depth + 1)
+
+    @property
+    def limit(self) -> int:
+        """The deepest level a child may start at."""
+        return (self.config or RunSettings()).max_agent_depth
+
+
 @workflow.defn(name=WORKFLOW_NAME)
 class RunWorkflow:
     """One run of a registered agent (see the module docstring); queried for its events as it goes."""
@@ -192,22 +255,81 @@ class RunWorkflow:
         self._children = 0
         self._policy = ActivityPolicy()
         self._meter = UsageMeter()
+        self._user_json: str | None = None
+        self._streams: dict[int, Emit] = {}
+        self._calls = 0
+        self._followers: dict[str, _Follower] = {}
+        self._done = False
 
     @workflow.query(name="events")
     def events(self, after: int) -> list[str]:
         """The run's events after the first `after`, as wire JSON; the last event of a finished run is its terminal."""
         return self._events[after:]
 
+    @workflow.signal(name=DELTAS)
+    def deltas(self, batch: DeltaBatch) -> None:
+        """Live deltas of a model call in flight, into the stream of the agent making it (late ones dropped)."""
+        emit = self._streams.get(batch.stream)
+        if emit is None:
+            return
+        for text in batch.events:
+            try:
+                event: AgentEvent = from_json(AgentEvent, text)
+            except ValueError:
+                continue
+            emit(event)
+
+    @workflow.signal(name=CHILD_EVENTS)
+    def child_events(self, batch: ChildBatch) -> None:
+        """A child run's events and usage so far, forwarded as they come (a finished child's dropped)."""
+        follower = self._followers.get(batch.child_id)
+        if follower is not None:
+            follower.take(batch)
+
+    def _news_after(self, sent: int) -> bool:
+        """Whether the run ended or recorded events after its first `sent`."""
+        return self._done or len(self._events) > sent
+
+    async def _forward_to_parent(self, parent: workflow.ParentInfo, events: bool) -> None:
+        """Send the parent this run's new events (when it shows them) and usage, one batch at a time.
+
+        A batch goes whenever events were recorded since the last one went (for a parent that does
+        not show them, only when the usage changed too): at most one signal in flight, each carrying
+        what came meanwhile. The events left at the end go with the outcome.
+        """
+        handle = workflow.get_external_workflow_handle(parent.workflow_id, run_id=parent.run_id)
+        me = workflow.info().workflow_id
+        sent = 0
+        reported = "[]"
+        while True:
+            await workflow.wait_condition(functools.partial(self._news_after, sent))
+            if self._done:
+                return
+            end = len(self._events)
+            usage = to_json(self._meter.by_agent())
+            if events or usage != reported:
+                batch = ChildBatch(me, sent, self._events[sent:end] if events else [], usage)
+                try:
+                    await handle.signal(CHILD_EVENTS, batch)
+                except Exception:  # the parent is gone: nobody to tell
+                    return
+                reported = usage
+            sent = end
+
     @workflow.run
     async def run(self, request: RunRequest) -> RunOutcome:
         """Run the agent at ``request.path`` on ``request.input_json``; end with exactly one terminal event."""
         self._policy = request.policy
+        self._user_json = request.user_json
         items: tuple[Item, ...] = from_json(tuple[Item, ...], request.input_json)
         timeout = request.config.timeout if request.config is not None else None
         state: State = json.loads(request.state_json)
-        body = self._run_agent(
-            request.path, items, state, request.depth, request.config, _Actions(), self._meter, self._record
-        )
+        scope = _Scope(state, request.depth, request.config, self._meter, self._record)
+        body = self._run_agent(request.path, items, scope, _Actions())
+        parent = workflow.info().parent
+        forwarding = None
+        if parent is not None:
+            forwarding = asyncio.ensure_future(self._forward_to_parent(parent, request.return_events))
         try:
             terminal = await asyncio.wait_for(body, timeout) if timeout is not None else await body
         except TimeoutError:
@@ -219,6 +341,9 @@ class RunWorkflow:
         except Exception as exc:  # a bug ends the run with an event, as on trio, not a workflow task retried forever
             terminal = RunFailed(OtherError(f"internal error: {type(exc).__name__}: {exc}"))
             self._record(terminal)
+        self._done = True
+        if forwarding is not None:
+            forwarding.cancel()
         events = self._events if request.return_events else []
         usage = to_json(self._meter.by_agent())
         return RunOutcome(to_json(terminal), self._output, len(self._events), json.dumps(state), events, usage)
@@ -228,117 +353,81 @@ class RunWorkflow:
             self._output = event.item.text
         self._events.append(to_json(event))
 
-    async def _run_agent(
-        self,
-        path: str,
-        items: tuple[Item, ...],
-        state: State,
-        depth: int,
-        config: RunSettings | None,
-        actions: _Actions,
-        meter: UsageMeter,
-        emit: Emit,
-    ) -> TerminalEvent:
+    async def _run_agent(self, path: str, items: tuple[Item, ...], scope: _Scope, actions: _Actions) -> TerminalEvent:
         """Run the agent at `path`: `RunStarted`, its events, then its terminal (also returned).
 
-        The run counts its model calls and its children's on a meter of its own below `meter`, which
-        completes its `RunCompleted` (total and by-agent usage, as the trio shell's `UsageMeter`).
+        The run counts its model calls and its children's on a meter of its own below the scope's,
+        which completes its `RunCompleted` (total and by-agent usage, as the trio shell's `UsageMeter`).
         """
+        emit = scope.emit
         plan = await workflow.execute_activity(
             DESCRIBE,
-            DescribeInput(path, json.dumps(state), depth, config),
+            DescribeInput(path, json.dumps(scope.state), scope.depth, scope.config, self._user_json),
             result_type=AgentPlan,
             start_to_close_timeout=timedelta(seconds=60),
             retry_policy=RetryPolicy(
                 initial_interval=timedelta(seconds=self._policy.retry_interval), maximum_attempts=3
             ),
         )
+        emit(RunStarted(plan.name))  # a run that cannot start opens its stream too, as on trio
         if plan.kind == "error":
             error: AgentError = from_json(AgentError, plan.error_json)
             terminal: TerminalEvent = RunFailed(error)
             emit(terminal)
             return terminal
-        emit(RunStarted(plan.name))
-        meter = meter.child()
+        meter = scope.meter.child()
+        scope = scope.metered(meter)
         if plan.kind == "llm":
-            terminal = await self._run_loop(path, plan, items, state, depth, config, actions, meter, emit)
+            terminal = await self._run_loop(path, plan, items, scope, actions)
+        elif scope.depth + 1 > scope.limit:
+            terminal = RunFailed(MaxAgentDepthExceeded(scope.depth + 1, scope.limit))
+        elif plan.kind == "parallel":
+            terminal = await self._run_parallel(plan, items, scope)
+        elif plan.kind == "swarm":
+            terminal = await self._run_swarm(plan, items, scope)
+        elif plan.kind == "graph":
+            terminal = await self._run_graph(plan, items, scope)
         else:
-            limit = (config or RunSettings()).max_agent_depth
-            if depth + 1 > limit:
-                terminal = RunFailed(MaxAgentDepthExceeded(depth + 1, limit))
-            elif plan.kind == "parallel":
-                terminal = await self._run_parallel(plan, items, state, depth, config, meter, emit)
-            elif plan.kind == "swarm":
-                terminal = await self._run_swarm(plan, items, state, depth, config, meter, emit)
-            elif plan.kind == "graph":
-                terminal = await self._run_graph(path, plan, items, state, depth, config, meter, emit)
-            else:
-                terminal = await self._run_steps(plan, items, state, depth, config, meter, emit)
+            terminal = await self._run_steps(plan, items, scope)
         terminal = meter.completed(terminal)
         emit(terminal)
         return terminal
 
-    async def _run_child(
-        self,
-        path: str,
-        items: tuple[Item, ...],
-        state: State,
-        depth: int,
-        config: RunSettings | None,
-        meter: UsageMeter,
-        emit: Emit,
-    ) -> tuple[_ChildForward, _Actions]:
-        forward = _ChildForward(emit)
+    async def _run_child(self, path: str, items: tuple[Item, ...], scope: _Scope) -> tuple[_ChildForward, _Actions]:
+        """Run the agent at `path` one level below `scope`, its events forwarded by the merge convention."""
+        forward = _ChildForward(scope.emit)
         actions = _Actions()
-        await self._run_agent(path, items, state, depth + 1, config, actions, meter, forward)
+        await self._run_agent(path, items, scope.deeper().emitting(forward), actions)
         return forward, actions
 
-    async def _run_steps(
-        self,
-        plan: AgentPlan,
-        items: tuple[Item, ...],
-        state: State,
-        depth: int,
-        config: RunSettings | None,
-        meter: UsageMeter,
-        emit: Emit,
-    ) -> TerminalEvent:
+    async def _run_steps(self, plan: AgentPlan, items: tuple[Item, ...], scope: _Scope) -> TerminalEvent:
         """A sequential agent (one pass, fail fast) or a loop agent (passes until a step escalates)."""
         passes = plan.max_iterations if plan.kind == "loop" else 1
         for _ in range(passes):
             for child in plan.children:
-                forward, actions = await self._run_child(child.path, items, state, depth, config, meter, emit)
+                forward, actions = await self._run_child(child.path, items, scope)
                 if not isinstance(forward.terminal, RunCompleted):
                     return _failed(forward.terminal, child.path)
-                state[child.key] = forward.text
+                scope.state[child.key] = forward.text
                 if plan.kind == "loop" and actions.escalated:
                     return _METERED
         if plan.kind == "loop":
             return RunFailed(MaxIterationsExceeded(plan.max_iterations))
         return _METERED
 
-    async def _run_parallel(
-        self,
-        plan: AgentPlan,
-        items: tuple[Item, ...],
-        state: State,
-        depth: int,
-        config: RunSettings | None,
-        meter: UsageMeter,
-        emit: Emit,
-    ) -> TerminalEvent:
+    async def _run_parallel(self, plan: AgentPlan, items: tuple[Item, ...], scope: _Scope) -> TerminalEvent:
         """A parallel agent: every branch at once, answers merged as sorted JSON, failures collected."""
         keys = [child.key for child in plan.children]
         duplicates = sorted({key for key in keys if keys.count(key) > 1})
         if duplicates:
             return RunFailed(OtherError(f"duplicate parallel branch key(s): {', '.join(duplicates)}"))
-        merged = _Interleaving(emit, plan.name)
+        merged = _Interleaving(scope.emit, plan.name)
         outcomes: dict[str, _ChildForward] = {}
 
         async def branch(key: str, path: str) -> None:
-            forward, _ = await self._run_child(path, items, state, depth, config, meter, merged.emitter())
+            forward, _ = await self._run_child(path, items, scope.emitting(merged.emitter()))
             if isinstance(forward.terminal, RunCompleted):
-                state[key] = forward.text
+                scope.state[key] = forward.text
             outcomes[key] = forward
 
         await asyncio.gather(*(branch(child.key, child.path) for child in plan.children))
@@ -356,16 +445,7 @@ class RunWorkflow:
         merged.emit(MessageOutput(AssistantMessage(text, agent=plan.name)))
         return _METERED
 
-    async def _run_swarm(
-        self,
-        plan: AgentPlan,
-        items: tuple[Item, ...],
-        state: State,
-        depth: int,
-        config: RunSettings | None,
-        meter: UsageMeter,
-        emit: Emit,
-    ) -> TerminalEvent:
+    async def _run_swarm(self, plan: AgentPlan, items: tuple[Item, ...], scope: _Scope) -> TerminalEvent:
         """A swarm: the entry member's loop, its mesh of handoffs nesting; over the handoff budget it is cancelled."""
         limit = plan.max_iterations if plan.max_iterations >= 0 else None
         seen = 0
@@ -375,7 +455,7 @@ class RunWorkflow:
             nonlocal seen, exceeded
             if exceeded:
                 return
-            emit(event)
+            scope.emit(event)
             if isinstance(event, HandoffItem):
                 seen += 1
                 if limit is not None and seen > limit:
@@ -383,7 +463,7 @@ class RunWorkflow:
                     member.cancel()
 
         entry = plan.children[0]
-        member = asyncio.ensure_future(self._run_child(entry.path, items, state, depth, config, meter, counting))
+        member = asyncio.ensure_future(self._run_child(entry.path, items, scope.emitting(counting)))
         try:
             forward, _ = await member
         except asyncio.CancelledError:
@@ -396,25 +476,15 @@ class RunWorkflow:
             return _METERED
         return _failed(forward.terminal, entry.path)
 
-    async def _run_graph(
-        self,
-        path: str,
-        plan: AgentPlan,
-        items: tuple[Item, ...],
-        state: State,
-        depth: int,
-        config: RunSettings | None,
-        meter: UsageMeter,
-        emit: Emit,
-    ) -> TerminalEvent:
+    async def _run_graph(self, plan: AgentPlan, items: tuple[Item, ...], scope: _Scope) -> TerminalEvent:
         """A graph: the `Wavefront` as workflow state, each node a child workflow started once its predecessors end.
 
-        A node's events reach the stream when the node ends (its child workflow returns them), each
-        node's run preceded by an `AgentUpdated` naming its agent.
+        A node's events reach the stream as the node runs (its child workflow forwards them in batches,
+        `child_events`), each node's run preceded by an `AgentUpdated` naming its agent.
         """
         wave = Wavefront.of([node.key for node in plan.children], [(e.before, e.after) for e in plan.edges])
         paths = {node.key: node.path for node in plan.children}
-        merged = _Interleaving(emit, plan.name)
+        merged = _Interleaving(scope.emit, plan.name)
         reports: list[tuple[str, _ChildForward]] = []
         texts: dict[str, str] = {}
         failures: dict[str, AgentError] = {}
@@ -422,12 +492,10 @@ class RunWorkflow:
 
         async def node(key: str, node_items: tuple[Item, ...]) -> None:
             forward = _ChildForward(merged.emitter())
-            outcome = await self._child_run(paths[key], node_items, state, depth + 1, config, meter, events=True)
+            outcome = await self._child_run(paths[key], node_items, scope.deeper(), follow=forward)
             if isinstance(outcome, RunOutcome):
-                for text in outcome.events:
-                    forward(from_json(AgentEvent, text))
                 if isinstance(forward.terminal, RunCompleted):
-                    state.update(json.loads(outcome.state_json))
+                    scope.state.update(json.loads(outcome.state_json))
             else:
                 forward.terminal = outcome
             reports.append((key, forward))
@@ -445,7 +513,7 @@ class RunWorkflow:
             key, forward = reports.pop(0)
             if isinstance(forward.terminal, RunCompleted):
                 texts[key] = forward.text
-                state[key] = forward.text
+                scope.state[key] = forward.text
                 wave, ready = wave.complete(key)
                 for successor in ready:
                     launch(successor)
@@ -461,56 +529,47 @@ class RunWorkflow:
         return _METERED
 
     async def _child_run(
-        self,
-        path: str,
-        items: tuple[Item, ...],
-        state: State,
-        depth: int,
-        config: RunSettings | None,
-        meter: UsageMeter,
-        *,
-        events: bool,
+        self, path: str, items: tuple[Item, ...], scope: _Scope, *, follow: Emit | None = None
     ) -> RunOutcome | RunFailed:
-        """Run the agent at `path` as a child workflow (durable on its own); a failure to run it as `RunFailed`.
+        """Run the agent at `path` in `scope` as a child workflow (durable on its own); failing to run it, `RunFailed`.
 
-        What the child's model calls cost, by agent, is counted on `meter` whether the child completed or failed.
+        What the child's model calls cost, by agent, counts on the scope's meter whether the child completed or failed
+        (as a workflow too: then what it last reported counts). Its events reach `follow` (when given) as it runs.
         """
         self._children += 1
+        config = scope.config
         if config is not None and config.timeout is not None:  # a run's timeout is its root's alone
             config = RunSettings(config.max_turns, config.parallel_tool_call_limit, config.max_agent_depth, None)
         request = RunRequest(
             path=path,
             input_json=to_json(items),
             config=config,
-            depth=depth,
+            depth=scope.depth,
             policy=self._policy,
-            state_json=json.dumps(state),
-            return_events=events,
+            state_json=json.dumps(scope.state),
+            return_events=follow is not None,
+            user_json=self._user_json,
         )
+        child_id = f"{workflow.info().workflow_id}.{self._children}"
+        follower = self._followers[child_id] = _Follower(follow)
         try:
             outcome: RunOutcome = await workflow.execute_child_workflow(
-                WORKFLOW_NAME, request, id=f"{workflow.info().workflow_id}.{self._children}", result_type=RunOutcome
+                WORKFLOW_NAME, request, id=child_id, result_type=RunOutcome
             )
         except ChildWorkflowError as exc:
+            _count(scope.meter, follower.usage_json)
             return RunFailed(OtherError(f"child run of {path!r} failed: {exc.cause or exc}"))
-        usage: tuple[AgentUsage, ...] = from_json(tuple[AgentUsage, ...], outcome.usage_json)
-        for entry in usage:
-            meter.add(entry.agent, entry.usage)
+        finally:
+            del self._followers[child_id]
+        follower.rest(outcome.events[follower.seen :])
+        _count(scope.meter, outcome.usage_json)
         return outcome
 
     async def _run_loop(
-        self,
-        path: str,
-        plan: AgentPlan,
-        items: tuple[Item, ...],
-        state: State,
-        depth: int,
-        config: RunSettings | None,
-        actions: _Actions,
-        meter: UsageMeter,
-        emit: Emit,
+        self, path: str, plan: AgentPlan, items: tuple[Item, ...], scope: _Scope, actions: _Actions
     ) -> TerminalEvent:
         """A model loop: `transition` step by step, each action an activity, a child workflow or a handoff."""
+        emit = scope.emit
         conversation = Conversation(items)
         base: TransitionCtx = from_json(TransitionCtx, plan.ctx_json)
         tctx = attrs.evolve(base, conversation=conversation)
@@ -534,19 +593,19 @@ class RunWorkflow:
                 tctx = attrs.evolve(base, conversation=conversation)
             loop_state = outcome.next_state
             if isinstance(action, CallModel):
-                answer = await self._call_model(path, action.request)
+                answer = await self._call_model(path, action.request, emit)
                 if isinstance(answer, RunFailed):
                     return answer
-                meter.add(plan.name, _one_call(answer.usage))
+                scope.meter.add(plan.name, one_call(answer.usage))
                 step = answer
             elif isinstance(action, ExecuteTools):
-                results = await self._execute_tools(path, plan, action.calls, state, depth, config, actions, meter)
+                results = await self._execute_tools(path, plan, action.calls, scope, actions)
                 step = ToolResults(results)
             elif isinstance(action, PerformHandoff):
                 forward = _HandoffForward(emit)
                 target_path = f"{path}/handoff:{action.target}"
                 transcript = tuple(action.transcript)
-                await self._run_agent(target_path, transcript, state, depth + 1, config, actions, meter, forward)
+                await self._run_agent(target_path, transcript, scope.deeper().emitting(forward), actions)
                 return forward.terminal or RunFailed(
                     OtherError(f"handoff target {action.target!r} ended its stream without a terminal event")
                 )
@@ -557,12 +616,16 @@ class RunWorkflow:
             else:
                 return RunFailed(OtherError(f"internal error: unexpected action {type(action).__name__}"))
 
-    async def _call_model(self, path: str, request: ModelRequest) -> ModelResponse | RunFailed:
+    async def _call_model(self, path: str, request: ModelRequest, emit: Emit) -> ModelResponse | RunFailed:
+        """One model call as an activity; its deltas reach `emit` live (`deltas`), the rest with the response."""
         policy = self._policy
+        self._calls += 1
+        stream = self._calls
+        self._streams[stream] = emit
         try:
-            text = await workflow.execute_activity(
+            output = await workflow.execute_activity(
                 CALL_MODEL,
-                ModelCallInput(path, to_json(request)),
+                ModelCallInput(path, to_json(request), stream, policy.delta_interval),
                 result_type=str,
                 start_to_close_timeout=timedelta(seconds=policy.model_timeout),
                 heartbeat_timeout=timedelta(seconds=policy.heartbeat_timeout),
@@ -572,57 +635,46 @@ class RunWorkflow:
             )
         except ActivityError as exc:
             return RunFailed(_model_error(exc))
-        response: ModelResponse = from_json(ModelResponse, text)
-        return response
+        finally:
+            del self._streams[stream]
+        answered: ModelAnswered = from_json(ModelAnswered, output)
+        for event in answered.deltas:
+            emit(event)
+        return answered.response
 
     async def _execute_tools(
-        self,
-        path: str,
-        plan: AgentPlan,
-        calls: tuple[ToolCall, ...],
-        state: State,
-        depth: int,
-        config: RunSettings | None,
-        actions: _Actions,
-        meter: UsageMeter,
+        self, path: str, plan: AgentPlan, calls: tuple[ToolCall, ...], scope: _Scope, actions: _Actions
     ) -> tuple[ToolResult, ...]:
         """Every call of the turn at once (at most the run's limit at a time); results in call order."""
         limit = plan.config.parallel_tool_call_limit
         gate = asyncio.Semaphore(limit) if limit is not None else None
         agent_tools = {ref.tool: ref for ref in plan.agent_tools}
-        snapshot = json.dumps(state)
+        snapshot = json.dumps(scope.state)
 
         async def one(call: ToolCall) -> tuple[ToolResult, State | None, bool]:
             ref = agent_tools.get(call.name)
             if gate is None:
-                return await self._one_tool(path, ref, call, snapshot, depth, config, meter)
+                return await self._one_tool(path, ref, call, snapshot, scope)
             async with gate:
-                return await self._one_tool(path, ref, call, snapshot, depth, config, meter)
+                return await self._one_tool(path, ref, call, snapshot, scope)
 
         done = await asyncio.gather(*(one(call) for call in calls))
         for _, after, escalated in done:
             if after is not None:
-                state.update(after)
+                scope.state.update(after)
             actions.escalated = actions.escalated or escalated
         return tuple(result for result, _, _ in done)
 
     async def _one_tool(
-        self,
-        path: str,
-        ref: AgentToolRef | None,
-        call: ToolCall,
-        snapshot: str,
-        depth: int,
-        config: RunSettings | None,
-        meter: UsageMeter,
+        self, path: str, ref: AgentToolRef | None, call: ToolCall, snapshot: str, scope: _Scope
     ) -> tuple[ToolResult, State | None, bool]:
         if ref is not None:
-            return await self._agent_tool(path, ref, call, depth, config, meter), None, False
+            return await self._agent_tool(path, ref, call, scope), None, False
         policy = self._policy
         try:
             output = await workflow.execute_activity(
                 CALL_TOOL,
-                ToolCallInput(path, to_json(call), snapshot, depth),
+                ToolCallInput(path, to_json(call), snapshot, scope.depth, self._user_json),
                 result_type=ToolCallOutput,
                 start_to_close_timeout=timedelta(seconds=policy.tool_timeout),
                 heartbeat_timeout=timedelta(seconds=policy.heartbeat_timeout),
@@ -633,13 +685,12 @@ class RunWorkflow:
         except ActivityError as exc:
             message = f"tool activity failed: {exc.cause or exc}"
             return ToolResult(call.call_id, message, is_error=True), None, False
-        result: ToolResult = from_json(ToolResult, output.result_json)
+        finished: ToolFinished = from_json(ToolFinished, output.finished_json)
         after: State = json.loads(output.state_json)
-        return result, after, output.escalated
+        _count(scope.meter, output.usage_json)
+        return finished.result, after, finished.escalated
 
-    async def _agent_tool(
-        self, path: str, ref: AgentToolRef, call: ToolCall, depth: int, config: RunSettings | None, meter: UsageMeter
-    ) -> ToolResult:
+    async def _agent_tool(self, path: str, ref: AgentToolRef, call: ToolCall, scope: _Scope) -> ToolResult:
         """An `AgentAsTool` call as a child workflow: isolated (fresh state, its own config), one level deeper."""
         try:
             arguments: Any = json.loads(call.arguments or "{}")
@@ -648,12 +699,10 @@ class RunWorkflow:
         text = arguments.get("input") if isinstance(arguments, dict) else None
         if not isinstance(text, str):
             return ToolResult(call.call_id, f"invalid arguments for tool {ref.tool!r}: `input` must be a string", True)
-        limit = (config or RunSettings()).max_agent_depth
-        if depth + 1 > limit:
-            return ToolResult(call.call_id, str(MaxAgentDepthExceeded(depth + 1, limit)), is_error=True)
-        outcome = await self._child_run(
-            f"{path}/tool:{ref.tool}", (UserMessage(text),), {}, depth + 1, ref.config, meter, events=False
-        )
+        if scope.depth + 1 > scope.limit:
+            return ToolResult(call.call_id, str(MaxAgentDepthExceeded(scope.depth + 1, scope.limit)), is_error=True)
+        isolated = attrs.evolve(scope, state={}, depth=scope.depth + 1, config=ref.config)
+        outcome = await self._child_run(f"{path}/tool:{ref.tool}", (UserMessage(text),), isolated)
         if isinstance(outcome, RunFailed):
             return ToolResult(call.call_id, f"agent {ref.agent} failed: {outcome.error}", is_error=True)
         terminal: TerminalEvent = from_json(TerminalEvent, outcome.terminal_json)
@@ -666,9 +715,11 @@ _METERED = RunCompleted(Usage())
 """A workflow's success before `_run_agent` completes it with the run's meter (its usage, total and by agent)."""
 
 
-def _one_call(usage: Usage) -> Usage:
-    """One model call's usage as the loop counts it: one request, whatever the provider said (as the trio driver)."""
-    return attrs.evolve(usage, requests=1)
+def _count(meter: UsageMeter, usage_json: str) -> None:
+    """Count on `meter` a usage by agent that crossed a boundary (a tuple of `AgentUsage` as wire JSON)."""
+    usage: tuple[AgentUsage, ...] = from_json(tuple[AgentUsage, ...], usage_json)
+    for entry in usage:
+        meter.add(entry.agent, entry.usage)
 
 
 def _compact(value: dict[str, str]) -> str:

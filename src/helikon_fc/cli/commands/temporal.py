@@ -21,6 +21,16 @@ def _configure(parser: argparse.ArgumentParser) -> None:
     worker.add_argument("--namespace", default="default", help="the Temporal namespace (default %(default)s)")
     worker.add_argument("--task-queue", default="helikon", help="the task queue to poll (default %(default)s)")
     worker.add_argument("--max-concurrent-activities", type=int, default=64, help="model and tool calls at once")
+    worker.add_argument(
+        "--sticky-timeout",
+        type=float,
+        default=10.0,
+        metavar="SECONDS",
+        help="how long a run's next workflow task waits for the worker that has it cached (default %(default)s)",
+    )
+    worker.add_argument(
+        "--user-codec", metavar="MODULE:ATTR", help="the UserCodec that decodes runs' user values (default: JSON as is)"
+    )
 
 
 def load(spec: str) -> list[Any]:
@@ -29,14 +39,18 @@ def load(spec: str) -> list[Any]:
     Raises:
         ValueError: `spec` is not ``module:attr``, or names nothing.
     """
+    value = _attribute(spec, "--agents")
+    return list(value) if isinstance(value, list | tuple) else [value]
+
+
+def _attribute(spec: str, flag: str) -> Any:
     module_name, _, attr = spec.partition(":")
     if not module_name or not attr:
-        raise ValueError(f"--agents: expected MODULE:ATTR, got {spec!r}")
+        raise ValueError(f"{flag}: expected MODULE:ATTR, got {spec!r}")
     try:
-        value = getattr(importlib.import_module(module_name), attr)
+        return getattr(importlib.import_module(module_name), attr)
     except (ImportError, AttributeError) as exc:
-        raise ValueError(f"--agents: cannot load {spec!r}: {exc}") from None
-    return list(value) if isinstance(value, list | tuple) else [value]
+        raise ValueError(f"{flag}: cannot load {spec!r}: {exc}") from None
 
 
 def _execute(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
@@ -46,18 +60,26 @@ def _execute(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     try:
         from temporalio.client import Client
 
-        from ...temporal import HelikonWorker
+        from ...temporal import HelikonWorker, UserCodec
     except ImportError as exc:
         parser.error(f"helikon temporal needs the extra: pip install 'helikon_fc[temporal]' ({exc})")
     try:
         agents = [agent for spec in args.agents for agent in load(spec)]
+        codec = _attribute(args.user_codec, "--user-codec") if args.user_codec else None
     except ValueError as exc:
         parser.error(str(exc))
+    if codec is not None and not isinstance(codec, UserCodec):
+        parser.error(f"--user-codec: expected a UserCodec, got {type(codec).__name__}")
 
     async def main() -> None:
         client = await Client.connect(args.address, namespace=args.namespace)
         worker = HelikonWorker(
-            client, args.task_queue, agents=agents, max_concurrent_activities=args.max_concurrent_activities
+            client,
+            args.task_queue,
+            agents=agents,
+            max_concurrent_activities=args.max_concurrent_activities,
+            sticky_timeout=args.sticky_timeout,
+            user_codec=codec,
         )
         print(
             f"helikon worker: {', '.join(worker.registry.names)} on {args.task_queue!r} at {args.address}", flush=True
