@@ -435,6 +435,20 @@ def test_validation_names_each_problem() -> None:
     assert len(not_json) == 1 and not_json[0].startswith("response was not valid JSON")
 
 
+def test_an_answer_nested_too_deeply_leads_to_the_repair_turn() -> None:
+    """An answer nested deeper than the JSON decoder goes is not valid JSON: it never raises, the
+    run repairs it like any other unfit answer and ends with the repaired value."""
+    from helikon_fc.core import validate_output
+
+    deep = "[" * 100_000 + "]" * 100_000
+    assert validate_output(deep, ANSWER) == (None, ("response was not valid JSON: nested too deeply",))
+    trace = drive(make_ctx(tools=(), output_schema=ANSWER), [text_turn(deep), text_turn('{"answer": "x", "score": 1}')])
+    assert kinds(trace).count("RepairStarted") == 1
+    repair_prompt = trace.steps[1].outcome.conversation_appends[-1]
+    assert isinstance(repair_prompt, UserMessage) and "nested too deeply" in repair_prompt.text
+    assert isinstance(trace.final_state, Done) and trace.final_state.output.value == {"answer": "x", "score": 1}
+
+
 def test_tools_are_never_run_on_structured_output_turns() -> None:
     """Rule: "Tools are never run in these turns."."""
     call = weather("a")
