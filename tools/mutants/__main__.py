@@ -140,6 +140,9 @@ def main(argv: Iterable[str] | None = None) -> int:
     parser.add_argument("--nice", type=int, default=15, help="niceness of the run (default 15)")
     parser.add_argument("--first-only", action="store_true", help="skip the rest of tests/ for survivors")
     parser.add_argument("--list", action="store_true", help="list the mutants and stop")
+    parser.add_argument(
+        "--reuse-trace", action="store_true", help="reuse .mutants/coverage.json from the last run (tests unchanged)"
+    )
     args = parser.parse_args(list(argv) if argv is not None else None)
 
     os.nice(args.nice)
@@ -168,15 +171,17 @@ def main(argv: Iterable[str] | None = None) -> int:
     import_coverage.start()
     started = time.monotonic()
 
+    console = os.fdopen(os.dup(1), "w", buffering=1)  # pytest captures sys.stdout and fd 1 during the session
+
     def log(outcome: Outcome, number: int) -> None:
         mutant = outcome.mutant
         print(
             f"[{number}/{len(found)}] {outcome.status:<9} {mutant.path}:{mutant.line}: {mutant.description}"
             f"  ({outcome.stage}, {outcome.seconds:.1f} s)",
-            flush=True,
+            file=console,
         )
 
-    server = ForkServer(found, ROOT, FIRST, WORK, log, import_coverage)
+    server = ForkServer(found, ROOT, FIRST, WORK, log, import_coverage, console, args.reuse_trace)
     paths = first + ([] if args.first_only else rest)
     pytest.main([*paths, *PYTEST_FLAGS], plugins=[server])
     return report(server.outcomes, load_equivalents(), time.monotonic() - started)

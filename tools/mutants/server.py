@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import CodeType
-from typing import Any
+from typing import Any, TextIO
 
 import pytest
 from hypothesis import settings
@@ -73,10 +73,22 @@ def _quiet(log_path: str) -> None:
     os.dup2(descriptor, 2)
 
 
-def run_items(session: pytest.Session, items: list[pytest.Item]) -> int:
-    """Run `items` in this (child) process, stopping at the first failure; 1 when one failed, else 0."""
+TIMED_OUT = 98
+
+
+def _timed_out(signum: int, frame: object) -> None:
+    os._exit(TIMED_OUT)
+
+
+def run_items(session: pytest.Session, items: list[pytest.Item], limits: list[float]) -> int:
+    """Run `items` in this (child) process, stopping at the first failure; 1 when one failed, else 0.
+
+    Each item has its own time limit (`limits`, seconds): past it the child exits at once (the mutant loops).
+    """
+    signal.signal(signal.SIGALRM, _timed_out)
     for position, item in enumerate(items):
         last = position == len(items) - 1
+        signal.setitimer(signal.ITIMER_REAL, limits[position])
         item.config.hook.pytest_runtest_protocol(item=item, nextitem=None if last else items[position + 1])
         if session.testsfailed:
             session._setupstate.teardown_exact(None)
@@ -95,9 +107,12 @@ class ForkServer:
         work: Path,
         log: Callable[[Outcome, int], None],
         import_coverage: Any = None,
+        console: TextIO = sys.stdout,
+        reuse_trace: bool = False,
     ) -> None:
+        self.reuse_trace = reuse_trace
         self.mutants, self.root, self.first, self.work, self.log = mutants, root, first, work, log
-        self.import_coverage = import_coverage
+        self.import_coverage, self.console = import_coverage, console
         self.outcomes: list[Outcome] = []
         self.trace: dict[str, Any] = {}
         self.import_lines: dict[str, set[int]] = {}
@@ -126,6 +141,12 @@ class ForkServer:
         from tools.mutants.coverage_map import CoveragePlugin
 
         out = self.work / "coverage.json"
+        if self.reuse_trace and out.exists():
+            reused: dict[str, Any] = json.loads(out.read_text())
+            print(
+                f"traced run: reused {out.relative_to(self.root)} ({len(reused['durations'])} tests)", file=self.console
+            )
+            return reused
         out.unlink(missing_ok=True)
 
         def work() -> int:
@@ -143,9 +164,9 @@ class ForkServer:
         if not out.exists():
             raise SystemExit(f"the traced run wrote no coverage: see {self.work / 'trace.log'}")
         trace: dict[str, Any] = json.loads(out.read_text())
-        print(f"traced run: {len(trace['durations'])} tests in {time.monotonic() - started:.0f} s", flush=True)
+        print(f"traced run: {len(trace['durations'])} tests in {time.monotonic() - started:.0f} s", file=self.console)
         if trace["failed"]:
-            print(f"  failing unmutated (left out): {', '.join(trace['failed'])}", flush=True)
+            print(f"  failing unmutated (left out): {', '.join(trace['failed'])}", file=self.console)
         return trace
 
     def _covering(self, mutant: Mutant, failing: set[str]) -> list[str]:
@@ -155,6 +176,10 @@ class ForkServer:
             ids.update(by_line.get(str(line), ()))
         durations: dict[str, float] = self.trace["durations"]
         return sorted((i for i in ids if i and i not in failing), key=lambda i: durations.get(i, 0.0))
+
+    def _limit(self, nodeid: str) -> float:
+        """One test's time limit under a mutant: ten times its traced duration, and at least 10 s."""
+        return max(10.0, 10 * float(self.trace["durations"].get(nodeid, 1.0)))
 
     def _timeout(self, ids: list[str]) -> float:
         durations: dict[str, float] = self.trace["durations"]
@@ -206,7 +231,7 @@ class ForkServer:
             _quiet(str(self.work / "mutant.log"))
             if not swap(filename, keys, code, live_functions({filename})):
                 return NO_SWAP
-            return run_items(session, chosen)
+            return run_items(session, chosen, [self._limit(item.nodeid) for item in chosen])
 
         return _status(in_child(work, timeout))
 
@@ -238,6 +263,8 @@ def _status(code: int | None, fresh: bool = False) -> str:
         return "timeout"
     if code == NO_SWAP:
         return "no swap"
+    if code == TIMED_OUT:
+        return "timeout"
     if code == 0:
         return "survived"
     return "killed"  # a failing test, an error at import or collection: the mutant was noticed
