@@ -8,6 +8,7 @@ Covers `conversation.py` (mutation testing: every mutant of the module is killed
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, strategies as st
 from properties.strategies import items
 
@@ -17,10 +18,11 @@ item_lists = st.lists(items(), max_size=6)
 
 
 def built(prefix: list[Item], rest: list[Item], branch: list[Item]) -> Conversation:
-    """`prefix + rest` built by extending: a view of a log that a branch may have grown past it."""
+    """`prefix + rest` built by extending: a view of a log that a longer view may have grown past it."""
     base = Conversation(prefix)
-    base.extend(branch)  # a longer view of the same log (or a branch), which must not show through
-    return base.extend(rest)
+    view = base.extend(rest)
+    view.extend(branch)  # grows the shared log past `view`, which must not show through
+    return view
 
 
 @given(item_lists, item_lists)
@@ -46,6 +48,10 @@ def test_a_conversation_is_the_list_of_its_items_however_built(
         assert conversation[index] == expected[index]
     assert (conversation == Conversation(other)) is (expected == other)
     assert conversation == Conversation(expected) and hash(conversation) == hash(Conversation(expected))
+    for outside in (len(expected), -len(expected) - 1):  # past the view, even where its log goes on
+        with pytest.raises(IndexError):
+            conversation[outside]
+    assert (conversation == expected) is False and conversation != tuple(expected)  # only a Conversation is equal
     assert repr(conversation) == f"Conversation({expected!r})"
 
 
