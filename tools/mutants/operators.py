@@ -231,9 +231,8 @@ def mutants(path: str, source: str) -> list[Mutant]:
     for index, (node, parent, scope) in enumerate(_walk(ast.parse(source), lines)):
         for variant, (description, _apply) in enumerate(_changes(node, parent)):
             line: int = getattr(node, "lineno", 0) or getattr(getattr(node, "target", None), "lineno", 0)
-            end_line: int = getattr(node, "end_lineno", None) or getattr(
-                getattr(node, "iter", None), "end_lineno", line
-            )
+            inner = getattr(node, "iter", None)
+            end_line: int = getattr(node, "end_lineno", None) or getattr(inner, "end_lineno", None) or line
             if isinstance(node, ast.If | ast.While):
                 end_line = node.test.end_lineno or line  # the condition, not the whole block
             found.append(Mutant(path, index, variant, line, end_line, scope, description))
