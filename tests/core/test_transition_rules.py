@@ -349,6 +349,9 @@ def test_handoff_tools_are_offered_to_the_model() -> None:
     outcome = transition(CallingModel(0), Start(), make_ctx(handoffs=(BILLING,)))
     assert isinstance(outcome.next_action, CallModel)
     assert [tool.name for tool in outcome.next_action.request.tools] == ["get_weather", "add", "transfer_to_billing"]
+    transfer = outcome.next_action.request.tools[-1]
+    closed = {"type": "object", "properties": {}, "required": [], "additionalProperties": False}
+    assert transfer.parameters == closed  # a transfer takes no arguments: any given is refused
 
 
 # Structured output
@@ -383,10 +386,14 @@ def test_the_finalizing_request_drops_tool_choice() -> None:
     """Rule: "a `Finalizing` turn that asks for output fitting the schema (no tools offered)"."""
     from helikon_fc.core import ModelSettings
 
-    settings = ModelSettings(temperature=0.2, tool_choice="required", parallel_tool_calls=True)
-    outcome = transition(CallingModel(0), Start(), make_ctx(tools=(), output_schema=ANSWER, settings=settings))
-    assert isinstance(outcome.next_action, CallModel)
-    assert outcome.next_action.request.settings == ModelSettings(temperature=0.2)
+    for settings in (
+        ModelSettings(temperature=0.2, tool_choice="required", parallel_tool_calls=True),
+        ModelSettings(temperature=0.2, tool_choice="required"),
+        ModelSettings(temperature=0.2, parallel_tool_calls=False),
+    ):
+        outcome = transition(CallingModel(0), Start(), make_ctx(tools=(), output_schema=ANSWER, settings=settings))
+        assert isinstance(outcome.next_action, CallModel)
+        assert outcome.next_action.request.settings == ModelSettings(temperature=0.2)
 
 
 def test_a_validation_failure_leads_to_exactly_one_repair() -> None:

@@ -199,7 +199,7 @@ def _skipped(node: ast.AST, lines: list[str]) -> bool:
         return True
     if isinstance(node, ast.Assign) and any(_text(target) in ("__all__", "__slots__") for target in node.targets):
         return True
-    if isinstance(node, ast.Call) and _text(node.func) == "assert_never":
+    if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and _text(node.value.func) == "assert_never":
         return True
     line = getattr(node, "lineno", None)
     return line is not None and "pragma: no mutate" in lines[line - 1]

@@ -211,8 +211,16 @@ class ForkServer:
                 return "survived", "rest" if rest else "first"
         if not ids and keys and not self._runs_at_import(mutant):
             return "uncovered", "-"
-        fresh = first or list(self.first)
-        return self._fresh(mutant, code, fresh, self._timeout(fresh) if first else 1800.0), "fresh"
+        fresh = first or self._module_tests(mutant, failing)
+        return self._fresh(mutant, code, fresh, self._timeout(fresh)), "fresh"
+
+    def _module_tests(self, mutant: Mutant, failing: set[str]) -> list[str]:
+        """For a line run only at import: the `IMPORT_TESTS` fastest first-stage tests that run the module's code."""
+        by_line: dict[str, list[str]] = self.trace["lines"].get(str(self.root / mutant.path), {})
+        ids = {i for tests in by_line.values() for i in tests if i and i not in failing}
+        first = [i for i in ids if i.startswith(tuple(f"{p}/" for p in self.first))]
+        durations: dict[str, float] = self.trace["durations"]
+        return sorted(first, key=lambda i: durations.get(i, 0.0))[:IMPORT_TESTS] or list(self.first)
 
     def _runs_at_import(self, mutant: Mutant) -> bool:
         lines = self.import_lines.get(str(self.root / mutant.path), set())
@@ -256,6 +264,8 @@ class _Profile:
 
 
 NO_SWAP = 97
+IMPORT_TESTS = 60
+"""How many tests check a mutant of a line that runs only at import (a module constant, a class body)."""
 
 
 def _status(code: int | None, fresh: bool = False) -> str:
