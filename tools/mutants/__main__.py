@@ -140,6 +140,10 @@ def main(argv: Iterable[str] | None = None) -> int:
     parser.add_argument("--nice", type=int, default=15, help="niceness of the run (default 15)")
     parser.add_argument("--first-only", action="store_true", help="skip the rest of tests/ for survivors")
     parser.add_argument("--list", action="store_true", help="list the mutants and stop")
+    parser.add_argument("--start", type=int, default=1, help="begin at the N-th mutant of the list (resume a run)")
+    parser.add_argument(
+        "--max-tests", type=int, help="run at most N covering tests per stage, fastest first (a lower bound, quicker)"
+    )
     parser.add_argument(
         "--reuse-trace", action="store_true", help="reuse .mutants/coverage.json from the last run (tests unchanged)"
     )
@@ -154,6 +158,7 @@ def main(argv: Iterable[str] | None = None) -> int:
     found = [m for path in files for m in mutants(str(path.relative_to(ROOT)), path.read_text())]
     if args.sample is not None:
         found = sorted(random.Random(args.seed).sample(found, min(args.sample, len(found))), key=found.index)
+    found = found[args.start - 1 :]
     if args.list:
         for mutant in found:
             print(f"{mutant.path}:{mutant.line}: {mutant.scope}: {mutant.description}")
@@ -176,12 +181,13 @@ def main(argv: Iterable[str] | None = None) -> int:
     def log(outcome: Outcome, number: int) -> None:
         mutant = outcome.mutant
         print(
-            f"[{number}/{len(found)}] {outcome.status:<9} {mutant.path}:{mutant.line}: {mutant.description}"
+            f"[{number + args.start - 1}/{len(found) + args.start - 1}] {outcome.status:<9} "
+            f"{mutant.path}:{mutant.line}: {mutant.description}"
             f"  ({outcome.stage}, {outcome.seconds:.1f} s)",
             file=console,
         )
 
-    server = ForkServer(found, ROOT, FIRST, WORK, log, import_coverage, console, args.reuse_trace)
+    server = ForkServer(found, ROOT, FIRST, WORK, log, import_coverage, console, args.reuse_trace, args.max_tests)
     paths = first + ([] if args.first_only else rest)
     pytest.main([*paths, *PYTEST_FLAGS], plugins=[server])
     return report(server.outcomes, load_equivalents(), time.monotonic() - started)

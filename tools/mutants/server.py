@@ -83,12 +83,12 @@ def _timed_out(signum: int, frame: object) -> None:
 def run_items(session: pytest.Session, items: list[pytest.Item], limits: list[float]) -> int:
     """Run `items` in this (child) process, stopping at the first failure; 1 when one failed, else 0.
 
-    Each item has its own time limit (`limits`, seconds): past it the child exits at once (the mutant loops).
+    Each item has its own limit of CPU seconds (`limits`): past it the child exits at once (the mutant loops).
     """
-    signal.signal(signal.SIGALRM, _timed_out)
+    signal.signal(signal.SIGPROF, _timed_out)
     for position, item in enumerate(items):
         last = position == len(items) - 1
-        signal.setitimer(signal.ITIMER_REAL, limits[position])
+        signal.setitimer(signal.ITIMER_PROF, limits[position])  # CPU time: a loaded machine is not a loop
         item.config.hook.pytest_runtest_protocol(item=item, nextitem=None if last else items[position + 1])
         if session.testsfailed:
             session._setupstate.teardown_exact(None)
@@ -109,8 +109,9 @@ class ForkServer:
         import_coverage: Any = None,
         console: TextIO = sys.stdout,
         reuse_trace: bool = False,
+        max_tests: int | None = None,
     ) -> None:
-        self.reuse_trace = reuse_trace
+        self.reuse_trace, self.max_tests = reuse_trace, max_tests
         self.mutants, self.root, self.first, self.work, self.log = mutants, root, first, work, log
         self.import_coverage, self.console = import_coverage, console
         self.outcomes: list[Outcome] = []
@@ -177,13 +178,16 @@ class ForkServer:
         durations: dict[str, float] = self.trace["durations"]
         return sorted((i for i in ids if i and i not in failing), key=lambda i: durations.get(i, 0.0))
 
+    def _capped(self, ids: list[str]) -> list[str]:
+        return ids if self.max_tests is None else ids[: self.max_tests]
+
     def _limit(self, nodeid: str) -> float:
-        """One test's time limit under a mutant: ten times its traced duration, and at least 10 s."""
+        """One test's CPU-time limit under a mutant: ten times its traced duration, and at least 10 s."""
         return max(10.0, 10 * float(self.trace["durations"].get(nodeid, 1.0)))
 
     def _timeout(self, ids: list[str]) -> float:
         durations: dict[str, float] = self.trace["durations"]
-        return max(30.0, 3 * sum(durations.get(i, 1.0) for i in ids) + 20)
+        return 600 + 10 * sum(durations.get(i, 1.0) for i in ids)  # wall clock: only for a child that hangs
 
     def _mutate(
         self, session: pytest.Session, mutant: Mutant, items: dict[str, pytest.Item], failing: set[str]
@@ -196,7 +200,8 @@ class ForkServer:
         keys = enclosing(original, mutant.line, mutant.end_line)
         ids = self._covering(mutant, failing)
         first = [i for i in ids if i.startswith(tuple(f"{p}/" for p in self.first))]
-        rest = [i for i in ids if i not in first]
+        rest = self._capped([i for i in ids if i not in first])
+        first = self._capped(first)
         if keys and ids:
             status = "survived"
             for stage, chosen in (("first", first), ("rest", rest)):
