@@ -351,7 +351,7 @@ def test_handoff_tools_are_offered_to_the_model() -> None:
     assert [tool.name for tool in outcome.next_action.request.tools] == ["get_weather", "add", "transfer_to_billing"]
     transfer = outcome.next_action.request.tools[-1]
     closed = {"type": "object", "properties": {}, "required": [], "additionalProperties": False}
-    assert transfer.parameters == closed  # a transfer takes no arguments: any given is refused
+    assert transfer.parameters == closed and transfer.strict  # no arguments: any given is refused
 
 
 # Structured output
