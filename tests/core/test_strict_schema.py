@@ -27,6 +27,7 @@ def test_every_object_is_closed_and_every_property_required_at_every_depth() -> 
         "oneOf": [POINT],
         "allOf": [POINT, True],
         "description": "kept",
+        "examples": [{"type": "object"}],
         "items": True,
     }
     assert strict_schema(schema) == {
@@ -40,6 +41,7 @@ def test_every_object_is_closed_and_every_property_required_at_every_depth() -> 
         "oneOf": [CLOSED_POINT],
         "allOf": [CLOSED_POINT, True],
         "description": "kept",
+        "examples": [{"type": "object"}],
         "items": True,
         "required": ["point", "flag", "tags"],
     }
