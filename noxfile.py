@@ -24,7 +24,7 @@ ASYNC_RULES = ("--enable=ASYNC1,ASYNC2,ASYNC3,ASYNC910,ASYNC911,ASYNC913", "--di
 def lint(session: nox.Session) -> None:
     """Ruff (rules and formatting), flake8-async over src, and the layer order (import-linter)."""
     session.install("ruff>=0.17", "flake8-async>=25.5", "import-linter>=2.3")
-    paths = ("src", "tests", "properties", "e2e", "examples", "bench", "noxfile.py")
+    paths = ("src", "tests", "properties", "e2e", "examples", "bench", "tools", "noxfile.py")
     session.run("ruff", "check", *paths)
     session.run("ruff", "format", "--check", *paths)
     # helikon_fc.temporal's workflow, client and worker are asyncio code (temporalio is asyncio-only): not trio's rules.
@@ -70,6 +70,17 @@ def bench(session: nox.Session) -> None:
     session.run("python", "-m", "bench.durable", *[arg for arg in session.posargs if arg == "--quick"])
     # S2 through Temporal against the trio runner, on a dev server (bench/results/temporal.json).
     session.run("python", "-m", "bench.temporal", *(["--quick"] if "--quick" in session.posargs else []))
+
+
+@nox.session(python=PYTHON)
+def mutants(session: nox.Session) -> None:
+    """Mutation testing of helikon_fc.core: the score per module and every surviving mutant (not a default session).
+
+    Runs at niceness 15 with one worker; ``-- --module wire`` for one module, ``-- --diff main`` for the core
+    modules a change touched, ``-- --first-only`` to leave out the rest of tests/ (see docs/contributing.md).
+    """
+    session.install("-e", ".[dev]")
+    session.run("python", "-m", "tools.mutants", *session.posargs, env={"PYTHONPATH": "."})
 
 
 @nox.session(python=PYTHON)

@@ -100,6 +100,21 @@ def test_keywords_beside_ref_also_apply() -> None:
     assert validate(4, schema) == ["$: expected string, got integer"]
 
 
+def test_all_of_applies_every_subschema() -> None:
+    """``allOf``: the value must fit each subschema; each one it misses is named."""
+    schema: JsonObject = {"allOf": [{"type": "integer"}, {"minimum": 2}, {"multipleOf": 3}]}
+    assert validate(3, schema) == []
+    assert validate(4, schema) != []
+    assert validate(0, schema) != []
+    assert validate("3", schema) != []
+    nested: JsonObject = {
+        "type": "object",
+        "allOf": [{"required": ["a"]}, {"properties": {"b": {"type": "string"}}}],
+    }
+    assert validate({"a": 1, "b": "x"}, nested) == []
+    assert len(validate({"b": 1}, nested)) == 2
+
+
 def test_not_and_if_then_else() -> None:
     """``not`` inverts its schema; ``if`` picks ``then`` or ``else``."""
     assert validate("x", {"not": {"type": "string"}}) == ['$: must not fit the schema {"type": "string"}']

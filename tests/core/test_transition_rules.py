@@ -348,6 +348,9 @@ def test_handoff_tools_are_offered_to_the_model() -> None:
     outcome = transition(CallingModel(0), Start(), make_ctx(handoffs=(BILLING,)))
     assert isinstance(outcome.next_action, CallModel)
     assert [tool.name for tool in outcome.next_action.request.tools] == ["get_weather", "add", "transfer_to_billing"]
+    transfer = outcome.next_action.request.tools[-1]
+    closed = {"type": "object", "properties": {}, "required": [], "additionalProperties": False}
+    assert transfer.parameters == closed and transfer.strict  # no arguments: any given is refused
 
 
 # Structured output
@@ -382,10 +385,14 @@ def test_the_finalizing_request_drops_tool_choice() -> None:
     """Rule: "a `Finalizing` turn that asks for output fitting the schema (no tools offered)"."""
     from helikon_fc.core import ModelSettings
 
-    settings = ModelSettings(temperature=0.2, tool_choice="required", parallel_tool_calls=True)
-    outcome = transition(CallingModel(0), Start(), make_ctx(tools=(), output_schema=ANSWER, settings=settings))
-    assert isinstance(outcome.next_action, CallModel)
-    assert outcome.next_action.request.settings == ModelSettings(temperature=0.2)
+    for settings in (
+        ModelSettings(temperature=0.2, tool_choice="required", parallel_tool_calls=True),
+        ModelSettings(temperature=0.2, tool_choice="required"),
+        ModelSettings(temperature=0.2, parallel_tool_calls=False),
+    ):
+        outcome = transition(CallingModel(0), Start(), make_ctx(tools=(), output_schema=ANSWER, settings=settings))
+        assert isinstance(outcome.next_action, CallModel)
+        assert outcome.next_action.request.settings == ModelSettings(temperature=0.2)
 
 
 def test_a_validation_failure_leads_to_exactly_one_repair() -> None:
@@ -432,6 +439,20 @@ def test_validation_names_each_problem() -> None:
     assert validate_output('{"answer": "a", "score": 2}', ANSWER) == ({"answer": "a", "score": 2}, ())
     _, not_json = validate_output("```json\n{}\n```", ANSWER)
     assert len(not_json) == 1 and not_json[0].startswith("response was not valid JSON")
+
+
+def test_an_answer_nested_too_deeply_leads_to_the_repair_turn() -> None:
+    """An answer nested deeper than the JSON decoder goes is not valid JSON: it never raises, the
+    run repairs it like any other unfit answer and ends with the repaired value."""
+    from helikon_fc.core import validate_output
+
+    deep = "[" * 100_000 + "]" * 100_000
+    assert validate_output(deep, ANSWER) == (None, ("response was not valid JSON: nested too deeply",))
+    trace = drive(make_ctx(tools=(), output_schema=ANSWER), [text_turn(deep), text_turn('{"answer": "x", "score": 1}')])
+    assert kinds(trace).count("RepairStarted") == 1
+    repair_prompt = trace.steps[1].outcome.conversation_appends[-1]
+    assert isinstance(repair_prompt, UserMessage) and "nested too deeply" in repair_prompt.text
+    assert isinstance(trace.final_state, Done) and trace.final_state.output.value == {"answer": "x", "score": 1}
 
 
 def test_tools_are_never_run_on_structured_output_turns() -> None:

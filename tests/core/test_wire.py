@@ -27,6 +27,7 @@ from helikon_fc.core import (
     TimedOut,
     ToolCall,
     ToolCallItem,
+    ToolDef,
     ToolResult,
     TransitionOutcome,
     Usage,
@@ -184,3 +185,45 @@ def test_a_loop_state_carries_its_error_and_usage() -> None:
     read: LoopState = from_json(LoopState, to_json(state))
     assert read == state
     assert json.loads(to_json(ToolCallItem(ToolCall("c", "f", "{}"))))["item"]["type"] == "tool_call"
+
+
+@pytest.mark.parametrize(
+    ("value", "problem"),
+    [
+        (GuardrailTriggered("k", [{1: "x"}]), "$.info[0]: expected str object keys, got int"),  # type: ignore[dict-item]
+        (GuardrailTriggered("k", [1, float("nan")]), "$.info[1]: expected a finite number, got nan"),
+        (GuardrailTriggered("k", {"a": [True, [float("-inf")]]}), "$.info.a[1][0]: expected a finite number, got -inf"),
+        (GuardrailTriggered("k", [[{2}]]), "$.info[0][0]: expected a JSON value, got set"),  # type: ignore[list-item]
+        (
+            (RunStarted("a"), GuardrailTriggered("k", [None, {"b c": [b"x"]}])),  # type: ignore[list-item]
+            '$[1].info[1]["b c"][0]: expected a JSON value, got bytes',
+        ),
+        (FinalOutput("x", [{"k": float("inf")}]), "$.value[0].k: expected a finite number, got inf"),
+    ],
+)
+def test_writing_checks_json_values_inside_lists_and_names_the_path(value: object, problem: str) -> None:
+    """A non-JSON value (a non-string key, NaN, a set, bytes) inside a list is refused, never written
+    silently (``[{1: "x"}]`` is not ``[{"1": "x"}]``), and the message names its path from the root."""
+    with pytest.raises(WireFormatError) as caught:
+        to_json(value)
+    assert caught.value.problems == (problem,)
+
+
+def test_errors_raised_by_a_class_while_reading_keep_their_message_and_path() -> None:
+    """An exception a class raises when built from the wire (a bad schema in a `ToolDef`) becomes one
+    problem at the path of the value, with the exception's own message."""
+    tool = '{"name":"f","description":"","parameters":{"type":"nope"}}'
+    (message,) = problems(ToolDef, tool)
+    assert message.startswith("$: tool 'f': parameters: invalid JSON Schema: ")
+    (nested,) = problems(tuple[ToolDef, ...], f"[{tool.replace('nope', 'string')}, {tool}]")
+    assert nested.startswith("$[1]: tool 'f': parameters: invalid JSON Schema: ")
+    (in_field,) = problems(ModelRequest, f'{{"instructions":null,"items":[],"tools":[{tool}]}}')
+    assert in_field.startswith("$.tools[0]: tool 'f': parameters: invalid JSON Schema: ")
+
+
+def test_an_exception_without_a_message_is_named_by_its_type() -> None:
+    """A fault whose exception has no message is still shown, by the exception's type."""
+    from helikon_fc.core.wire import _flatten
+
+    assert _flatten(KeyError(), ".a") == [(".a", "KeyError")]
+    assert _flatten(ValueError("bad"), "[0]") == [("[0]", "bad")]

@@ -20,6 +20,7 @@ Built on a cattrs preconf JSON converter, with a hook per union and strict scala
 from __future__ import annotations
 
 import enum
+import functools
 import json
 import math
 import re
@@ -257,6 +258,21 @@ def _unstructure_json_value(value: object) -> object:
     return value
 
 
+def _unchecked(value: object) -> object:
+    return value
+
+
+@functools.cache
+def _unchecked_converter() -> JsonConverter:
+    return _make_converter(check_json=False)
+
+
+def _located(value: object, error: WireFormatError) -> WireFormatError:
+    """`error` for a `JsonValue` fault in `value`, with each fault's path from the root (``$.info[0]``)."""
+    found = _json_problems(_unchecked_converter().unstructure(value))
+    return WireFormatError(tuple(f"${at}: {message}" for at, message in found)) if found else error
+
+
 # Strict scalars.
 
 
@@ -310,7 +326,8 @@ def _resolve_annotations(cls: type) -> None:
     attrs.resolve_types(cls, globalns=namespace)
 
 
-def _make_converter() -> JsonConverter:
+def _make_converter(check_json: bool = True) -> JsonConverter:
+    """The wire's converter; `check_json=False` writes `JsonValue` fields unchecked (to locate a fault)."""
     conv = make_converter(forbid_extra_keys=True)
 
     for scalar, hook in ((str, _structure_str), (int, _structure_int), (float, _structure_float)):
@@ -323,7 +340,8 @@ def _make_converter() -> JsonConverter:
     conv.register_structure_hook_func(_is_json_value_type, _structure_json_value)
     conv.register_structure_hook_func(_is_json_object_type, _structure_json_object)
     conv.register_unstructure_hook_func(
-        lambda tp: _is_json_value_type(tp) or _is_json_object_type(tp), _unstructure_json_value
+        lambda tp: _is_json_value_type(tp) or _is_json_object_type(tp),
+        _unstructure_json_value if check_json else _unchecked,
     )
 
     def structure_tuple_factory(tp: Any) -> Callable[[object, object], tuple[object, ...]]:
@@ -464,8 +482,8 @@ def to_json(value: object, *, indent: int | None = None) -> str:
     try:
         data = _CONVERTER.unstructure(value)
         return json.dumps(data, indent=indent, separators=separators, ensure_ascii=False, allow_nan=False)
-    except WireFormatError:
-        raise
+    except WireFormatError as exc:
+        raise _located(value, exc) from None
     except (TypeError, ValueError) as exc:
         raise WireFormatError((f"$: cannot be written as JSON: {exc}",)) from exc
 

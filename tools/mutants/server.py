@@ -1,0 +1,285 @@
+"""The fork server: one pytest session collects the tests once, then runs each mutant in a forked child.
+
+`ForkServer` is a pytest plugin that takes over the run loop. After collection it forks a traced
+child (which tests run which core lines: `tools.mutants.coverage_map`), then, for every mutant, a
+child that swaps the mutant in (`tools.mutants.swap`) and runs the tests that cover its line,
+stopping at the first failure. A mutant outside every function, or one that survives the fast
+path, is run again in a fresh import of the package (`tools.mutants.child.MutantFinder`) against
+the covering tests, since a swap cannot reach what was computed while modules were imported.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from types import CodeType
+from typing import Any, TextIO
+
+import pytest
+from hypothesis import settings
+from tools.mutants.child import PYTEST_FLAGS, MutantFinder
+from tools.mutants.operators import Mutant, mutated_code
+from tools.mutants.swap import enclosing, live_functions, swap
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What became of one mutant: ``killed``, ``timeout``, ``survived`` or ``uncovered``; and by which stage."""
+
+    mutant: Mutant
+    status: str
+    stage: str
+    seconds: float
+
+
+def in_child(work: Callable[[], int], timeout: float) -> int | None:
+    """Run `work` in a forked child (its own process group); its exit code, or None when it timed out."""
+    pid = os.fork()
+    if pid == 0:  # the child
+        code = 99
+        try:
+            os.setpgid(0, 0)
+            code = work()
+        finally:
+            sys.stdout.flush()
+            os._exit(code)
+    deadline = time.monotonic() + timeout
+    try:
+        while True:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                return os.waitstatus_to_exitcode(status)
+            if time.monotonic() > deadline:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+                return None
+            time.sleep(0.01)
+    finally:
+        try:
+            os.killpg(pid, signal.SIGKILL)  # anything the child left running
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
+def _quiet(log_path: str) -> None:
+    descriptor = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    os.dup2(descriptor, 1)
+    os.dup2(descriptor, 2)
+
+
+TIMED_OUT = 98
+
+
+def _timed_out(signum: int, frame: object) -> None:
+    os._exit(TIMED_OUT)
+
+
+def run_items(session: pytest.Session, items: list[pytest.Item], limits: list[float]) -> int:
+    """Run `items` in this (child) process, stopping at the first failure; 1 when one failed, else 0.
+
+    Each item has its own limit of CPU seconds (`limits`): past it the child exits at once (the mutant loops).
+    """
+    signal.signal(signal.SIGPROF, _timed_out)
+    for position, item in enumerate(items):
+        last = position == len(items) - 1
+        signal.setitimer(signal.ITIMER_PROF, limits[position])  # CPU time: a loaded machine is not a loop
+        item.config.hook.pytest_runtest_protocol(item=item, nextitem=None if last else items[position + 1])
+        if session.testsfailed:
+            session._setupstate.teardown_exact(None)
+            return 1
+    return 0
+
+
+class ForkServer:
+    """Runs the mutants in forked children once the session has collected (see the module docstring)."""
+
+    def __init__(
+        self,
+        mutants: list[Mutant],
+        root: Path,
+        first: tuple[str, ...],
+        work: Path,
+        log: Callable[[Outcome, int], None],
+        import_coverage: Any = None,
+        console: TextIO = sys.stdout,
+        reuse_trace: bool = False,
+        max_tests: int | None = None,
+    ) -> None:
+        self.reuse_trace, self.max_tests = reuse_trace, max_tests
+        self.mutants, self.root, self.first, self.work, self.log = mutants, root, first, work, log
+        self.import_coverage, self.console = import_coverage, console
+        self.outcomes: list[Outcome] = []
+        self.trace: dict[str, Any] = {}
+        self.import_lines: dict[str, set[int]] = {}
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        settings.load_profile("mutants")
+        if self.import_coverage is not None:
+            self.import_coverage.stop()
+            data = self.import_coverage.get_data()
+            self.import_lines = {name: set(data.lines(name) or ()) for name in data.measured_files()}
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtestloop(self, session: pytest.Session) -> bool:
+        items = {item.nodeid: item for item in session.items}
+        self.trace = self._traced(session)
+        failing = set(self.trace["failed"])
+        for number, mutant in enumerate(self.mutants, 1):
+            started = time.monotonic()
+            status, stage = self._mutate(session, mutant, items, failing)
+            outcome = Outcome(mutant, status, stage, time.monotonic() - started)
+            self.outcomes.append(outcome)
+            self.log(outcome, number)
+        return True
+
+    def _traced(self, session: pytest.Session) -> dict[str, Any]:
+        from tools.mutants.coverage_map import CoveragePlugin
+
+        out = self.work / "coverage.json"
+        if self.reuse_trace and out.exists():
+            reused: dict[str, Any] = json.loads(out.read_text())
+            print(
+                f"traced run: reused {out.relative_to(self.root)} ({len(reused['durations'])} tests)", file=self.console
+            )
+            return reused
+        out.unlink(missing_ok=True)
+
+        def work() -> int:
+            _quiet(str(self.work / "trace.log"))
+            plugin = CoveragePlugin(str(self.root / "src" / "helikon_fc" / "core" / "*"))
+            session.config.pluginmanager.register(plugin)
+            for position, item in enumerate(session.items):
+                nextitem = session.items[position + 1] if position + 1 < len(session.items) else None
+                item.config.hook.pytest_runtest_protocol(item=item, nextitem=nextitem)
+            out.write_text(json.dumps(plugin.result()))
+            return 0
+
+        started = time.monotonic()
+        in_child(work, timeout=7200)
+        if not out.exists():
+            raise SystemExit(f"the traced run wrote no coverage: see {self.work / 'trace.log'}")
+        trace: dict[str, Any] = json.loads(out.read_text())
+        print(f"traced run: {len(trace['durations'])} tests in {time.monotonic() - started:.0f} s", file=self.console)
+        if trace["failed"]:
+            print(f"  failing unmutated (left out): {', '.join(trace['failed'])}", file=self.console)
+        return trace
+
+    def _covering(self, mutant: Mutant, failing: set[str]) -> list[str]:
+        by_line: dict[str, list[str]] = self.trace["lines"].get(str(self.root / mutant.path), {})
+        ids: set[str] = set()
+        for line in range(mutant.line, mutant.end_line + 1):
+            ids.update(by_line.get(str(line), ()))
+        durations: dict[str, float] = self.trace["durations"]
+        return sorted((i for i in ids if i and i not in failing), key=lambda i: durations.get(i, 0.0))
+
+    def _capped(self, ids: list[str]) -> list[str]:
+        return ids if self.max_tests is None else ids[: self.max_tests]
+
+    def _limit(self, nodeid: str) -> float:
+        """One test's CPU-time limit under a mutant: ten times its traced duration, and at least 10 s."""
+        return max(10.0, 10 * float(self.trace["durations"].get(nodeid, 1.0)))
+
+    def _timeout(self, ids: list[str]) -> float:
+        durations: dict[str, float] = self.trace["durations"]
+        return 600 + 10 * sum(durations.get(i, 1.0) for i in ids)  # wall clock: only for a child that hangs
+
+    def _mutate(
+        self, session: pytest.Session, mutant: Mutant, items: dict[str, pytest.Item], failing: set[str]
+    ) -> tuple[str, str]:
+        path = self.root / mutant.path
+        source = path.read_text()
+        code = mutated_code(mutant, source, str(path))
+        assert isinstance(code, CodeType)
+        original = compile(source, str(path), "exec")
+        keys = enclosing(original, mutant.line, mutant.end_line)
+        ids = self._covering(mutant, failing)
+        first = [i for i in ids if i.startswith(tuple(f"{p}/" for p in self.first))]
+        rest = self._capped([i for i in ids if i not in first])
+        first = self._capped(first)
+        if keys and ids:
+            status = "survived"
+            for stage, chosen in (("first", first), ("rest", rest)):
+                if not chosen:
+                    continue
+                status = self._fast(session, [items[i] for i in chosen], str(path), keys, code, self._timeout(chosen))
+                if status == "no swap":
+                    break
+                if status != "survived":
+                    return status, stage
+            if status == "survived" and not self._runs_at_import(mutant):
+                return "survived", "rest" if rest else "first"
+        if not ids and keys and not self._runs_at_import(mutant):
+            return "uncovered", "-"
+        fresh = first or self._module_tests(mutant, failing)
+        return self._fresh(mutant, code, fresh, self._timeout(fresh)), "fresh"
+
+    def _module_tests(self, mutant: Mutant, failing: set[str]) -> list[str]:
+        """For a line run only at import: the `IMPORT_TESTS` fastest first-stage tests that run the module's code."""
+        by_line: dict[str, list[str]] = self.trace["lines"].get(str(self.root / mutant.path), {})
+        ids = {i for tests in by_line.values() for i in tests if i and i not in failing}
+        first = [i for i in ids if i.startswith(tuple(f"{p}/" for p in self.first))]
+        durations: dict[str, float] = self.trace["durations"]
+        return sorted(first, key=lambda i: durations.get(i, 0.0))[:IMPORT_TESTS] or list(self.first)
+
+    def _runs_at_import(self, mutant: Mutant) -> bool:
+        lines = self.import_lines.get(str(self.root / mutant.path), set())
+        return bool(lines & set(range(mutant.line, mutant.end_line + 1)))
+
+    def _fast(
+        self,
+        session: pytest.Session,
+        chosen: list[pytest.Item],
+        filename: str,
+        keys: Any,
+        code: CodeType,
+        timeout: float,
+    ) -> str:
+        def work() -> int:
+            _quiet(str(self.work / "mutant.log"))
+            if not swap(filename, keys, code, live_functions({filename})):
+                return NO_SWAP
+            return run_items(session, chosen, [self._limit(item.nodeid) for item in chosen])
+
+        return _status(in_child(work, timeout))
+
+    def _fresh(self, mutant: Mutant, code: CodeType, ids: list[str], timeout: float) -> str:
+        module = ".".join(Path(mutant.path).relative_to("src").with_suffix("").parts)
+        root = str(self.root)
+
+        def work() -> int:
+            _quiet(str(self.work / "mutant.log"))
+            for name, loaded in list(sys.modules.items()):
+                if name.startswith("helikon_fc") or str(getattr(loaded, "__file__", None) or "").startswith(root):
+                    del sys.modules[name]
+            sys.meta_path.insert(0, MutantFinder(module, str(self.root / mutant.path), code))
+            return int(pytest.main([*ids, "-x", *PYTEST_FLAGS], plugins=[_Profile()]))
+
+        return _status(in_child(work, timeout), fresh=True)
+
+
+class _Profile:
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        settings.load_profile("mutants")
+
+
+NO_SWAP = 97
+IMPORT_TESTS = 60
+"""How many tests check a mutant of a line that runs only at import (a module constant, a class body)."""
+
+
+def _status(code: int | None, fresh: bool = False) -> str:
+    if code is None:
+        return "timeout"
+    if code == NO_SWAP:
+        return "no swap"
+    if code == TIMED_OUT:
+        return "timeout"
+    if code == 0:
+        return "survived"
+    return "killed"  # a failing test, an error at import or collection: the mutant was noticed
