@@ -104,8 +104,10 @@ class CancelToken:
 
     def __init__(self) -> None:
         self._reason: str | None = None
-        self._scopes: set[trio.CancelScope] = set()
-        self._children: weakref.WeakSet[CancelToken] = weakref.WeakSet()
+        # Both made on first use: most tokens never get a child, and whatever a token holds, every
+        # concurrent run holds (a `WeakSet` alone is eight objects for the garbage collector to track).
+        self._scopes: set[trio.CancelScope] | None = None
+        self._children: weakref.WeakSet[CancelToken] | None = None
         self._trio_token: trio.lowlevel.TrioToken | None = None
 
     @property
@@ -136,16 +138,20 @@ class CancelToken:
                 token.run_sync_soon(self._cancel_scopes)
             except trio.RunFinishedError:
                 pass
-        for child in list(self._children):
-            child.cancel(reason)
+        if self._children is not None:
+            for child in list(self._children):
+                child.cancel(reason)
 
     def _cancel_scopes(self) -> None:
-        for scope in list(self._scopes):
-            scope.cancel()
+        if self._scopes is not None:
+            for scope in list(self._scopes):
+                scope.cancel()
 
     def child(self) -> CancelToken:
         """A token cancelled with this one, that can also be cancelled on its own."""
         token = CancelToken()
+        if self._children is None:
+            self._children = weakref.WeakSet()
         self._children.add(token)
         if self._reason is not None:
             token.cancel(self._reason)
@@ -159,6 +165,8 @@ class CancelToken:
         """
         # Token and scope first, the flag last: a thread cancelling meanwhile is then seen either way.
         self._trio_token = trio.lowlevel.current_trio_token()
+        if self._scopes is None:
+            self._scopes = set()
         self._scopes.add(scope)
         if self._reason is not None:
             scope.cancel()
