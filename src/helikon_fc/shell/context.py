@@ -7,7 +7,8 @@ import copy
 import json
 import weakref
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
+from types import TracebackType
 from typing import TYPE_CHECKING, Generic, TypeVar
 
 import attrs
@@ -157,12 +158,14 @@ class CancelToken:
             token.cancel(self._reason)
         return token
 
-    @contextmanager
-    def attach(self, scope: trio.CancelScope) -> Iterator[None]:
+    def attach(self, scope: trio.CancelScope) -> AbstractContextManager[None]:
         """Cancel `scope` when this token is cancelled (at once if it already is), while inside the block.
 
         Call it from the trio thread that runs `scope`.
         """
+        return _Attachment(self, scope)
+
+    def _attach(self, scope: trio.CancelScope) -> None:
         # Token and scope first, the flag last: a thread cancelling meanwhile is then seen either way.
         self._trio_token = trio.lowlevel.current_trio_token()
         if self._scopes is None:
@@ -170,10 +173,29 @@ class CancelToken:
         self._scopes.add(scope)
         if self._reason is not None:
             scope.cancel()
-        try:
-            yield
-        finally:
+
+    def _detach(self, scope: trio.CancelScope) -> None:
+        if self._scopes is not None:
             self._scopes.discard(scope)
+
+
+class _Attachment:
+    """What `CancelToken.attach` returns: one slotted object per attached run, where a
+    ``@contextmanager`` costs a generator, its context manager and that one's ``__dict__``."""
+
+    __slots__ = ("_scope", "_token")
+
+    def __init__(self, token: CancelToken, scope: trio.CancelScope) -> None:
+        self._token = token
+        self._scope = scope
+
+    def __enter__(self) -> None:
+        self._token._attach(self._scope)
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self._token._detach(self._scope)
 
 
 def _on_trio_thread(token: trio.lowlevel.TrioToken) -> bool:
