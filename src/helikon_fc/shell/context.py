@@ -214,7 +214,9 @@ class InMemorySession:
     __slots__ = ("_items", "_session_id")
 
     def __init__(self, items: Iterable[Item] = (), *, session_id: str = "memory") -> None:
-        self._items: list[Item] = list(items)
+        # An empty session holds the empty tuple until its first append: every run context has a
+        # session, and most never append to theirs.
+        self._items: list[Item] | tuple[()] = list(items) or ()
         self._session_id = session_id
 
     @property
@@ -225,7 +227,10 @@ class InMemorySession:
     async def append(self, items: Sequence[Item]) -> int:
         """Add `items` at the end; return the watermark (the item count) after them."""
         await trio.lowlevel.checkpoint()
-        self._items.extend(items)
+        if isinstance(self._items, tuple):
+            self._items = list(items)
+        else:
+            self._items.extend(items)
         return len(self._items)
 
     async def items(self, since: int | None = None) -> tuple[Item, ...]:
