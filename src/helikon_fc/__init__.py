@@ -96,6 +96,8 @@ if TYPE_CHECKING:
     )
     from .shell.durable import IncompatibleRunError as IncompatibleRunError
     from .shell.function_tool import FunctionTool as FunctionTool, function_tool as function_tool
+    from .shell.guardrails import Guardrail as Guardrail, Pass as Pass, Tripwire as Tripwire
+    from .shell.hooks import Hooks as Hooks
     from .shell.input import AgentInput as AgentInput
     from .shell.protocol import Agent as Agent, RunStream as RunStream
     from .shell.results import (
@@ -126,6 +128,7 @@ _EXPORTS: dict[str, str] = {
     "GraphAgent": ".agents.graph",
     "GraphBuildError": ".agents.graph",
     "GraphFailed": ".core",
+    "Guardrail": ".shell.guardrails",
     "GuardrailTriggered": ".core",
     "GuardrailTripped": ".core",
     "Handoff": ".agents.handoff",
@@ -134,6 +137,7 @@ _EXPORTS: dict[str, str] = {
     "HandoffItem": ".core",
     "HookDenied": ".core",
     "HookFailed": ".core",
+    "Hooks": ".shell.hooks",
     "InMemorySession": ".shell.context",
     "IncompatibleRunError": ".shell.durable",
     "InvalidTransition": ".core",
@@ -158,6 +162,7 @@ _EXPORTS: dict[str, str] = {
     "OutputSchema": ".core",
     "ParallelAgent": ".agents.parallel",
     "ParallelFailed": ".core",
+    "Pass": ".shell.guardrails",
     "PermissionConfig": ".core",
     "PermissionDenied": ".core",
     "PermissionGranted": ".core",
@@ -202,6 +207,7 @@ _EXPORTS: dict[str, str] = {
     "ToolOutputItem": ".core",
     "ToolResult": ".core",
     "Tracer": ".shell.tracing",
+    "Tripwire": ".shell.guardrails",
     "TurnStarted": ".core",
     "UnknownHandoffTarget": ".core",
     "Usage": ".core",
@@ -227,6 +233,7 @@ __all__ = [
     "GraphAgent",
     "GraphBuildError",
     "GraphFailed",
+    "Guardrail",
     "GuardrailTriggered",
     "GuardrailTripped",
     "Handoff",
@@ -235,6 +242,7 @@ __all__ = [
     "HandoffItem",
     "HookDenied",
     "HookFailed",
+    "Hooks",
     "InMemorySession",
     "IncompatibleRunError",
     "InvalidTransition",
@@ -259,6 +267,7 @@ __all__ = [
     "OutputSchema",
     "ParallelAgent",
     "ParallelFailed",
+    "Pass",
     "PermissionConfig",
     "PermissionDenied",
     "PermissionGranted",
@@ -303,6 +312,7 @@ __all__ = [
     "ToolOutputItem",
     "ToolResult",
     "Tracer",
+    "Tripwire",
     "TurnStarted",
     "UnknownHandoffTarget",
     "Usage",

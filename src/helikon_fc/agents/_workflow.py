@@ -31,6 +31,7 @@ from ..core import (
     AgentError,
     AgentEvent,
     AgentUpdated,
+    HookFailed,
     JsonValue,
     MaxAgentDepthExceeded,
     MessageOutput,
@@ -43,7 +44,9 @@ from ..core import (
 )
 from ..core.records import RecordLogError
 from ..shell.context import RunContext
+from ..shell.controls import failing_on_hook
 from ..shell.durable import IncompatibleRunError, definition_fingerprint, open_log
+from ..shell.hooks import subagent_stopped
 from ..shell.input import AgentInput
 from ..shell.run_stream import emit_run, open_run_stream
 from .protocol import Agent, RunStream
@@ -111,13 +114,22 @@ def _error_of(exc: Exception) -> AgentError:
 
 
 async def run_child(agent: Agent[Ctx], ctx: RunContext[Ctx], input: AgentInput, emit: Emit) -> ChildOutcome:
-    """Run `agent` to its end, forwarding its events to `emit` by the merge convention.
+    """Run `agent` to its end, forwarding its events to `emit` by the merge convention, then fire
+    `OnSubagentStop` on ``ctx.hooks`` (a workflow child's context shares its workflow's run-level hooks;
+    an agent-as-tool's isolated context has none, so `AgentAsTool` fires it on its caller's).
 
     Never raises for a failing child: a failure to start, a `RunFailed`, a stream that raises, or
-    one that ends without a terminal event all come back as `ChildFailed` (only cancellation and
-    the outer consumer going away propagate). The answer text is the text of the
-    child's last `MessageOutput` ("" if it produced none).
+    one that ends without a terminal event all come back as `ChildFailed` (only cancellation, the
+    outer consumer going away, and a raising `OnSubagentStop` hook's `HookFailure` propagate). The
+    answer text is the text of the child's last `MessageOutput` ("" if it produced none).
     """
+    outcome = await _run_child(agent, ctx, input, emit)
+    await subagent_stopped(ctx, agent.name)
+    return outcome
+
+
+async def _run_child(agent: Agent[Ctx], ctx: RunContext[Ctx], input: AgentInput, emit: Emit) -> ChildOutcome:
+    """`run_child` up to the child's end."""
     text = ""
     outcome: ChildOutcome | None = None
     started = False
@@ -239,6 +251,10 @@ def open_workflow_stream(
     finished, every event of that second pass is a replay, and its recorded terminal is returned.
     """
 
+    async def run_body(emit: Emit, run_ctx: RunContext[Ctx]) -> TerminalEvent:
+        terminal = await failing_on_hook(body(emit, run_ctx))  # a raising OnSubagentStop hook fails the run
+        return RunFailed(terminal) if isinstance(terminal, HookFailed) else terminal
+
     async def guarded(emit: Emit) -> TerminalEvent:
         run_ctx = ctx.for_run()
         too_deep = depth_error(run_ctx)
@@ -248,7 +264,7 @@ def open_workflow_stream(
         assert meter is not None
         durable = run_ctx.durable
         if durable is None or fingerprint is None:
-            return meter.completed(await body(emit, run_ctx))
+            return meter.completed(await run_body(emit, run_ctx))
         try:
             recorder, point = await open_log(
                 durable, agent=name, pattern=pattern, fingerprint_=fingerprint, input=input or AgentInput(())
@@ -261,9 +277,9 @@ def open_workflow_stream(
             async def replaying(event: AgentEvent) -> None:
                 await emit(marks.mark(event))
 
-            await body(replaying, run_ctx)  # the children replay their usage onto the meter
+            await run_body(replaying, run_ctx)  # the children replay their usage onto the meter
             return meter.completed(cast("TerminalEvent", point.finished.terminal))
-        terminal = meter.completed(await body(emit, run_ctx))
+        terminal = meter.completed(await run_body(emit, run_ctx))
         await recorder.finish(terminal)
         return terminal
 
