@@ -23,6 +23,8 @@ TITLES = {
 S1_IN_A_NURSERY = "through a nursery"
 """The trio floor's S1 with the run started as a task in a nursery of its own: issue 14's S1 reference."""
 S2_SIMULATOR = "through the simulator (FunctionModel)"
+S2_SIMULATOR_EVENTS = "plain Model, streaming the simulator's events"
+"""S2 on the plain fake `Model` streaming what the simulator streams: a delta per word, two per tool call."""
 """helikon_fc's S2 with `helikon_fc.testing.FunctionModel` as the model instead of a plain `Model`."""
 S4_CHANNEL = "through a memory channel"
 """The trio floor's S4 with its events sent from a producer task through a memory channel."""

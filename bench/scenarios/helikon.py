@@ -59,7 +59,7 @@ from helikon_fc.testing import FunctionModel, ScriptedTurn, call, call_tools, re
 
 from .. import http_fixture, script
 from ..graphs import random_graphs
-from ..libraries import S2_SIMULATOR
+from ..libraries import S2_SIMULATOR, S2_SIMULATOR_EVENTS
 from ..measure import concurrent_runs, timed_batches, timed_sync_batches
 from . import Options, check, main
 
@@ -145,10 +145,12 @@ class BenchModel:
         text: str = script.FINAL_TEXT,
         chunks: tuple[str, ...] | None = None,
         latency: float = 0.0,
+        split_calls: bool = False,
     ) -> None:
         self.rounds = rounds
         self.chunks = chunks or (text,)
         self.latency = latency
+        self.split_calls = split_calls
 
     @property
     def name(self) -> str:
@@ -159,9 +161,19 @@ class BenchModel:
         events: list[ModelEvent]
         if turn < self.rounds:
             arguments = f'{{"x": {turn}}}'
-            events = [
-                ModelToolCallDelta(script.call_id(turn, k), name, arguments) for k, name in enumerate(script.TOOL_NAMES)
-            ]
+            if self.split_calls:  # as the simulator streams a call: compact JSON, name and first half, then the rest
+                arguments = f'{{"x":{turn}}}'
+                half = len(arguments) // 2
+                events = []
+                for k, name in enumerate(script.TOOL_NAMES):
+                    call_id = script.call_id(turn, k)
+                    events.append(ModelToolCallDelta(call_id, name, arguments[:half]))
+                    events.append(ModelToolCallDelta(call_id, None, arguments[half:]))
+            else:
+                events = [
+                    ModelToolCallDelta(script.call_id(turn, k), name, arguments)
+                    for k, name in enumerate(script.TOOL_NAMES)
+                ]
             events.append(ModelUsage(Usage(input_tokens=script.INPUT_TOKENS, output_tokens=script.OUTPUT_TOKENS)))
             events.append(ModelFinish(FinishReason.TOOL_CALLS))
         else:
@@ -215,11 +227,19 @@ def _s2_once(a: LlmAgent[None]):  # type: ignore[no-untyped-def]
     return once
 
 
+SIMULATOR_WORDS = tuple(word if k == 0 else " " + word for k, word in enumerate(script.FINAL_TEXT.split(" ")))
+"""The final answer as the simulator streams it: a delta per word, the space before a word kept with it."""
+
+
 def s2(options: Options) -> dict[str, object]:
-    """S2 on the plain fake `Model`, then (in the same process, right after) on the simulator's `FunctionModel`."""
+    """S2 on the plain fake `Model`; then, in the same process, on the simulator's `FunctionModel` and on the
+    plain `Model` streaming the simulator's events (its like-for-like reference: the same 59 events a run)."""
     plain = trio.run(timed_batches, _s2_once(agent(BenchModel())), options.budget)
     simulated = trio.run(timed_batches, _s2_once(agent(simulated_model())), options.budget)
-    return {**plain, "model_turns": script.MODEL_TURNS, "variants": {S2_SIMULATOR: simulated}}
+    same_events = BenchModel(chunks=SIMULATOR_WORDS, split_calls=True)
+    like = trio.run(timed_batches, _s2_once(agent(same_events)), options.budget)
+    variants = {S2_SIMULATOR: simulated, S2_SIMULATOR_EVENTS: like}
+    return {**plain, "model_turns": script.MODEL_TURNS, "variants": variants}
 
 
 def s4(options: Options) -> dict[str, object]:

@@ -117,3 +117,15 @@ def test_issue_14_targets_read_their_variants() -> None:
     table = render_markdown(recs)
     assert "| trio floor, through a nursery | 12.0 |" in table
     assert "| helikon_fc, through the simulator (FunctionModel) | 460 |" in table
+
+
+def test_the_simulator_is_judged_against_a_plain_model_streaming_its_events_when_measured() -> None:
+    """With the like-for-like reference measured beside S2, the simulator's ratio is to it, not to S2's plain model."""
+    s2 = with_variant(timed("helikon_fc", "S2", [400.0]), "through the simulator (FunctionModel)", [600.0])
+    s2["result"]["variants"]["plain Model, streaming the simulator's events"] = {**s2["result"], "us": [500.0]}
+    recs = [{**META, "scenarios": ["S2"]}, s2, timed("trio-floor", "S2", [250.0])]
+    rows = {t: (ratio, ok) for t, _, ratio, ok in targets_of(recs)}
+    assert rows["S2 through the simulator (FunctionModel) <= 1.2x a plain Model streaming the same events"] == (
+        "1.20x",
+        True,
+    )

@@ -14,11 +14,15 @@ import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
-from bench.libraries import S1_IN_A_NURSERY, S2_SIMULATOR, S4_CHANNEL
+import trio
+from bench.libraries import S1_IN_A_NURSERY, S2_SIMULATOR, S2_SIMULATOR_EVENTS, S4_CHANNEL
 from bench.measure import Budget
 from bench.scenarios import Options, Scenario
+
+from helikon_fc import RunContext, RunResultStreaming
 
 ROOT = Path(__file__).resolve().parents[2]
 MODULES = ("helikon", "floor_trio", "floor_asyncio")
@@ -49,6 +53,7 @@ def test_the_variants_the_targets_need_are_measured() -> None:
     variants = {
         S1_IN_A_NURSERY: floor["S1"](SMALLEST),
         S2_SIMULATOR: helikon["S2"](SMALLEST),
+        S2_SIMULATOR_EVENTS: helikon["S2"](SMALLEST),
         S4_CHANNEL: floor["S4"](SMALLEST),
     }
     for name, result in variants.items():
@@ -76,3 +81,20 @@ def test_the_runner_runs_pairs_in_fresh_interpreters_and_writes_the_report(tmp_p
     assert {(r["lib"], r["scenario"]) for r in results} == {("helikon_fc", "S1"), ("trio-floor", "S1")}
     assert all(r["ok"] for r in results), results
     assert "S1 one-turn run <= 3x the trio floor's through a nursery" in (tmp_path / "latest.md").read_text()
+
+
+def test_the_simulators_reference_streams_exactly_the_simulators_events() -> None:
+    """S2's like-for-like reference for the simulator (a plain `Model`) yields the very events the simulator does."""
+    helikon = _module("helikon")
+
+    async def events_of(model: Any) -> tuple[object, ...]:
+        run = helikon.agent(model).run(RunContext.ephemeral(None), helikon.PROMPT_INPUT)
+        return (await RunResultStreaming(run).collect()).events
+
+    async def both() -> tuple[tuple[object, ...], tuple[object, ...]]:
+        reference = helikon.BenchModel(chunks=helikon.SIMULATOR_WORDS, split_calls=True)
+        return await events_of(helikon.simulated_model()), await events_of(reference)
+
+    simulated, reference = trio.run(both)
+    assert len(simulated) == 59
+    assert reference == simulated

@@ -7,7 +7,8 @@ import copy
 import json
 import weakref
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
+from types import TracebackType
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import attrs
@@ -116,8 +117,10 @@ class CancelToken:
 
     def __init__(self) -> None:
         self._reason: str | None = None
-        self._scopes: set[trio.CancelScope] = set()
-        self._children: weakref.WeakSet[CancelToken] = weakref.WeakSet()
+        # Both made on first use: most tokens never get a child, and whatever a token holds, every
+        # concurrent run holds (a `WeakSet` alone is eight objects for the garbage collector to track).
+        self._scopes: set[trio.CancelScope] | None = None
+        self._children: weakref.WeakSet[CancelToken] | None = None
         self._trio_token: trio.lowlevel.TrioToken | None = None
 
     @property
@@ -148,36 +151,63 @@ class CancelToken:
                 token.run_sync_soon(self._cancel_scopes)
             except trio.RunFinishedError:
                 pass
-        for child in list(self._children):
-            child.cancel(reason)
+        if self._children is not None:
+            for child in list(self._children):
+                child.cancel(reason)
 
     def _cancel_scopes(self) -> None:
-        for scope in list(self._scopes):
-            scope.cancel()
+        if self._scopes is not None:
+            for scope in list(self._scopes):
+                scope.cancel()
 
     def child(self) -> CancelToken:
         """A token cancelled with this one, that can also be cancelled on its own."""
         token = CancelToken()
+        if self._children is None:
+            self._children = weakref.WeakSet()
         self._children.add(token)
         if self._reason is not None:
             token.cancel(self._reason)
         return token
 
-    @contextmanager
-    def attach(self, scope: trio.CancelScope) -> Iterator[None]:
+    def attach(self, scope: trio.CancelScope) -> AbstractContextManager[None]:
         """Cancel `scope` when this token is cancelled (at once if it already is), while inside the block.
 
         Call it from the trio thread that runs `scope`.
         """
+        return _Attachment(self, scope)
+
+    def _attach(self, scope: trio.CancelScope) -> None:
         # Token and scope first, the flag last: a thread cancelling meanwhile is then seen either way.
         self._trio_token = trio.lowlevel.current_trio_token()
+        if self._scopes is None:
+            self._scopes = set()
         self._scopes.add(scope)
         if self._reason is not None:
             scope.cancel()
-        try:
-            yield
-        finally:
+
+    def _detach(self, scope: trio.CancelScope) -> None:
+        if self._scopes is not None:
             self._scopes.discard(scope)
+
+
+class _Attachment:
+    """What `CancelToken.attach` returns: one slotted object per attached run, where a
+    ``@contextmanager`` costs a generator, its context manager and that one's ``__dict__``."""
+
+    __slots__ = ("_scope", "_token")
+
+    def __init__(self, token: CancelToken, scope: trio.CancelScope) -> None:
+        self._token = token
+        self._scope = scope
+
+    def __enter__(self) -> None:
+        self._token._attach(self._scope)
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self._token._detach(self._scope)
 
 
 def _on_trio_thread(token: trio.lowlevel.TrioToken) -> bool:
@@ -196,7 +226,9 @@ class InMemorySession:
     __slots__ = ("_items", "_session_id")
 
     def __init__(self, items: Iterable[Item] = (), *, session_id: str = "memory") -> None:
-        self._items: list[Item] = list(items)
+        # An empty session holds the empty tuple until its first append: every run context has a
+        # session, and most never append to theirs.
+        self._items: list[Item] | tuple[()] = list(items) or ()
         self._session_id = session_id
 
     @property
@@ -207,7 +239,10 @@ class InMemorySession:
     async def append(self, items: Sequence[Item]) -> int:
         """Add `items` at the end; return the watermark (the item count) after them."""
         await trio.lowlevel.checkpoint()
-        self._items.extend(items)
+        if isinstance(self._items, tuple):
+            self._items = list(items)
+        else:
+            self._items.extend(items)
         return len(self._items)
 
     async def items(self, since: int | None = None) -> tuple[Item, ...]:

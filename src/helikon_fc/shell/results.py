@@ -186,23 +186,30 @@ class RunResultStreaming:
         if self._used:
             raise RuntimeError("this RunResultStreaming was already collected; a run stream runs once")
         self._used = True
-        collected: list[AgentEvent] = []
-        append = collected.append
-        # `Send` is async; keeping an event needs no wait (the run's own awaits are the checkpoints).
-        if on_event is None:
-
-            async def keep(event: AgentEvent) -> None:  # noqa: ASYNC124, ASYNC910
-                append(event)
-
-        else:
-
-            async def keep(event: AgentEvent) -> None:  # noqa: ASYNC124, ASYNC910
-                append(event)
-                on_event(event)
-
+        keep = _Keep(on_event)
         await forward_run(self._run, keep)
-        events = tuple(collected)
+        events = tuple(keep.events)
         return events, _settled_usage(events)
+
+
+class _Keep:
+    """The `Send` that `RunResultStreaming` collects a run with: keeps each event, then calls `on_event`.
+
+    A slotted object rather than a closure: a closure costs a function and a cell per captured
+    variable, all held (and tracked by the garbage collector) for as long as the run is suspended.
+    """
+
+    __slots__ = ("_on_event", "events")
+
+    def __init__(self, on_event: Callable[[AgentEvent], object] | None) -> None:
+        self.events: list[AgentEvent] = []
+        self._on_event = on_event
+
+    async def __call__(self, event: AgentEvent) -> None:  # noqa: ASYNC910
+        # `Send` is async; keeping an event needs no wait (the run's own awaits are the checkpoints).
+        self.events.append(event)
+        if self._on_event is not None:
+            self._on_event(event)
 
 
 def _settled_usage(events: tuple[AgentEvent, ...]) -> Usage:

@@ -285,8 +285,8 @@ async def forward_run(run: RunStream, send: Send, *, started: Callable[[], None]
         started: called once the run has started (passed its start checks), before its first event.
     """
     if isinstance(run, RunStreamManager) and run.can_drain:
-        guarded = _Guarded(send)
-        with trio.CancelScope() as guarded.scope:
+        with trio.CancelScope() as scope:
+            guarded = _Guarded(send, scope)
             await run.drain(guarded, started=started)
         if guarded.failure is not None:
             raise guarded.failure
@@ -310,10 +310,10 @@ class _Guarded:
 
     __slots__ = ("_send", "failure", "scope")
 
-    def __init__(self, send: Send) -> None:
+    def __init__(self, send: Send, scope: trio.CancelScope) -> None:
         self._send = send
         self.failure: Exception | None = None
-        self.scope = trio.CancelScope()
+        self.scope = scope
 
     async def __call__(self, event: AgentEvent) -> None:  # noqa: ASYNC910 - a pass-through per event, as `sender`
         if self.failure is not None:
