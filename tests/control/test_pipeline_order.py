@@ -7,14 +7,15 @@ import trio
 import trio.testing
 
 from helikon_fc import LlmAgent, Permissions, RunContext, function_tool
-from helikon_fc.core import BashRule, PermissionConfig, PermissionDenied, RedactionConfig, ToolResult
-from helikon_fc.shell.hooks import HookDecision, HookPoint, PostToolUse, PreToolUse, ReplaceInput, ReplaceOutput
+from helikon_fc.core import BashRule, PermissionConfig, PermissionDenied, RedactionConfig, ToolOutputItem
+from helikon_fc.shell.hooks import Hook, HookDecision, HookPoint, PostToolUse, PreToolUse, ReplaceInput, ReplaceOutput
+from helikon_fc.shell.tool import Tool
 from helikon_fc.testing import ScriptedModel, call, call_tools, reply, run_simulated
 
 SECRET = "s3cr3t-value-0123"
 
 
-def _bash(ran: list[str]) -> object:
+def _bash(ran: list[str]) -> Tool[None]:
     @function_tool(name="Bash")
     async def bash(command: str) -> str:
         """Run a command.
@@ -29,7 +30,7 @@ def _bash(ran: list[str]) -> object:
     return bash
 
 
-def _rewriting(command: str, log: list[str]) -> object:
+def _rewriting(command: str, log: list[str]) -> Hook[None]:
     async def hook(ctx: RunContext[None], point: HookPoint) -> HookDecision | None:
         await trio.lowlevel.checkpoint()
         match point:
@@ -54,8 +55,8 @@ async def test_a_pre_tool_use_rewrite_is_authorized_on_the_rewritten_arguments(
     agent = LlmAgent(
         name="ops",
         model=ScriptedModel([call_tools(call("Bash", command="ls")), reply("done")]),
-        tools=[_bash(ran)],  # type: ignore[list-item]
-        hooks=[_rewriting("rm -rf /tmp/x", log)],  # type: ignore[list-item]
+        tools=[_bash(ran)],
+        hooks=[_rewriting("rm -rf /tmp/x", log)],
     )
     permissions = Permissions(config=PermissionConfig(deny=(BashRule("rm"),)))
     run = await run_simulated(agent, "clean up", RunContext.ephemeral(None).with_permissions(permissions))
@@ -72,13 +73,13 @@ async def test_post_tool_use_output_is_redacted_last(autojump_clock: trio.testin
     agent = LlmAgent(
         name="ops",
         model=ScriptedModel([call_tools(call("Bash", command="ls")), reply("done")]),
-        tools=[_bash(ran)],  # type: ignore[list-item]
-        hooks=[_rewriting("ls -l", log)],  # type: ignore[list-item]
+        tools=[_bash(ran)],
+        hooks=[_rewriting("ls -l", log)],
     )
     permissions = Permissions(redaction=RedactionConfig(secrets=(SECRET,)))
     run = await run_simulated(agent, "list", RunContext.ephemeral(None).with_permissions(permissions))
     assert ran == ["ls -l"]
     assert log == ["pre", "post"]
-    outputs = [event.item.output for event in run.events if isinstance(getattr(event, "item", None), ToolResult)]
+    outputs = [event.item.output for event in run.events if isinstance(event, ToolOutputItem)]
     assert outputs and all(SECRET not in output for output in outputs)
     assert all(SECRET not in repr(event) for event in run.events)
