@@ -117,13 +117,19 @@ def test_a_result_for_an_already_rejected_call_is_an_invalid_transition() -> Non
 def test_reserved_states_fail_as_not_implemented() -> None:
     """Rule: "`LoopState` (all nine variants, including the reserved `Compacting` and `NeedsApproval`)"."""
     reserved: list[tuple[LoopState, str]] = [
-        (Compacting(2), "compaction"),
         (NeedsApproval((weather("a"),), 2), "approval"),
     ]
     for state, feature in reserved:
         outcome = transition(state, Start(), make_ctx())
         assert isinstance(outcome.next_state, Failed)
         assert str(outcome.next_state.error) == f"not implemented: {feature}"
+
+
+def test_compacting_without_a_budget_goes_back_to_its_phase() -> None:
+    """`Compacting` is driven now: with nothing to compact it makes the model call it interrupted."""
+    outcome = transition(Compacting(2), Start(), make_ctx())
+    assert outcome.next_state == CallingModel(2)
+    assert isinstance(outcome.next_action, CallModel)
 
 
 # Turns and max_turns

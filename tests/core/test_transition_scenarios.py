@@ -117,7 +117,7 @@ def test_07_reserved_states_surface_not_implemented() -> None:
     """compacting_surfaces_not_implemented and needs_approval_surfaces_not_implemented. Rule: "`LoopState` (all nine
     variants, including the reserved `Compacting` and `NeedsApproval`)"."""
     compacting = transition(Compacting(1), Start(), make_ctx())
-    assert compacting.next_state == Failed(NotImplementedPhase("compaction"))
+    assert compacting.next_state == CallingModel(1)  # driven now: with no budget it goes straight on
     approval = transition(NeedsApproval((CALL_A,), 1), Start(), make_ctx())
     assert approval.next_state == Failed(NotImplementedPhase("approval"))
     assert approval.events == (RunFailed(NotImplementedPhase("approval")),)

@@ -68,6 +68,7 @@ from helikon_fc.core import (
     NotImplementedPhase,
     PerformHandoff,
     Start,
+    SummaryFailed,
     Terminate,
     ToolCall,
     ToolResult,
@@ -287,12 +288,16 @@ async def test_repairing_output_is_the_one_repair_turn() -> None:
 
 
 def test_compacting_and_needs_approval_are_reserved() -> None:
-    """Seed: "Compacting and NeedsApproval { pending } — reserved phases, not yet driven." """
+    """Seed: "Compacting and NeedsApproval { pending } — reserved phases, not yet driven."
+
+    `Compacting` is driven since (docs/agent-loop.md, Compaction); `NeedsApproval` is still reserved.
+    """
     ctx = TransitionCtx(agent_name="a", instructions=None, conversation=Conversation())
-    for state, feature in ((Compacting(0), "compaction"), (NeedsApproval((), 0), "approval")):
+    for state, feature in ((NeedsApproval((), 0), "approval"),):
         outcome = transition(state, Start(), ctx)
         assert outcome.next_state == Failed(NotImplementedPhase(feature))
         assert isinstance(outcome.next_action, Terminate)
+    assert isinstance(transition(Compacting(0), Start(), ctx).next_action, CallModel)
 
 
 async def test_done_is_terminal_success(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -325,7 +330,7 @@ def test_transition_takes_state_input_and_ctx() -> None:
     TransitionCtx (the tool defs, ModelSettings, max_turns, the accumulated conversation, the optional OutputType,
     and any handoff descriptors)."
     """
-    assert set(get_args(TransitionInput)) == {Start, ModelResponse, ToolResults}
+    assert set(get_args(TransitionInput)) == {Start, ModelResponse, ToolResults, SummaryFailed}  # + compaction's
     fields = {field.name for field in attrs.fields(TransitionCtx)}
     assert {"tools", "settings", "max_turns", "conversation", "output_schema", "handoffs"} <= fields
 
@@ -477,7 +482,8 @@ async def test_agent_event_is_one_serializable_union() -> None:
     events = await drain(tool_agent(model, SleepTool("a", seconds=0)).run(ephemeral(), QUESTION))
     for event in events:
         assert from_json(AgentEvent, to_json(event)) == event
-    assert len(get_args(AgentEvent)) == 18  # the seed's 17, and PermissionGranted (docs/control.md)
+    # the seed's 17, PermissionGranted (docs/control.md), ConversationCompacted and CompactionSkipped (compaction)
+    assert len(get_args(AgentEvent)) == 20
 
 
 def test_event_families_exist_with_their_fields() -> None:
