@@ -153,9 +153,7 @@ def plan_compaction(conversation: Conversation, policy: CompactionPolicy) -> Com
     first = 1 if _has_summary(conversation) else 0
     if start <= first:
         return None
-    return CompactionPlan(
-        summarised=view[:start], kept=_log_suffix(conversation, len(view) - start), tokens=tokens
-    )
+    return CompactionPlan(summarised=view[:start], kept=_log_suffix(conversation, len(view) - start), tokens=tokens)
 
 
 def last_turn_start(items: Conversation | tuple[Item, ...]) -> int:

@@ -12,6 +12,8 @@ then perform its `NextAction` —
 - `ExecuteTools`: run every call of the turn at once in one nursery, at most
   ``parallel_tool_call_limit`` at a time (a `trio.CapacityLimiter`); each call writes its result
   into its own slot, so results keep call order. Tool failures are results the model reads.
+- `CallModel` from `Compacting`: the summary call, made with the compaction's model and without
+  forwarding its deltas; a failure is fed back as `SummaryFailed` and the run goes on uncompacted.
 - `PerformHandoff`: run the target agent on the transcript in a child context and continue this
   stream with its events (its `RunStarted` dropped, its `RunCompleted` carrying both usages),
   through `forward_run` like any other consumer of a run.
@@ -33,6 +35,8 @@ from ..core import (
     AgentEvent,
     ApplyingHandoff,
     CallModel,
+    Compacting,
+    CompactionPolicy,
     Conversation,
     ExecuteTools,
     HandoffTarget,
@@ -55,6 +59,7 @@ from ..core import (
     RunFailed,
     RunStarted,
     Start,
+    SummaryFailed,
     TerminalEvent,
     Terminate,
     TokenDelta,
@@ -73,6 +78,7 @@ from ..core import (
 )
 from ..core.records import RecordLogError
 from ..models.protocol import Model, ModelError
+from .compaction import discard
 from .config import RunConfig
 from .context import RunContext
 from .definition import LoopDefinition
@@ -128,7 +134,16 @@ async def _run_direct(definition: LoopDefinition, ctx: RunContext[Any], input: A
 
 
 _FixedContext: TypeAlias = tuple[
-    str, str | None, tuple[ToolDef, ...], tuple[HandoffTarget, ...], ModelSettings, int, OutputSchema | None, int, int
+    str,
+    str | None,
+    tuple[ToolDef, ...],
+    tuple[HandoffTarget, ...],
+    ModelSettings,
+    int,
+    OutputSchema | None,
+    int,
+    int,
+    CompactionPolicy | None,
 ]
 """What a run's `TransitionCtx` keeps from step to step: everything but the conversation."""
 
@@ -140,7 +155,7 @@ def _context_with(fixed: _FixedContext, conversation: Conversation) -> Transitio
     variables it captures into cells and cost a function object per run, both tracked by the garbage
     collector for as long as the run lives (which shows with thousands of concurrent runs).
     """
-    name, rendered, tool_defs, handoffs, settings, max_turns, schema, depth, max_depth = fixed
+    name, rendered, tool_defs, handoffs, settings, max_turns, schema, depth, max_depth, compaction = fixed
     return TransitionCtx(
         agent_name=name,
         instructions=rendered,
@@ -152,6 +167,7 @@ def _context_with(fixed: _FixedContext, conversation: Conversation) -> Transitio
         output_schema=schema,
         agent_depth=depth,
         max_agent_depth=max_depth,
+        compaction=compaction,
     )
 
 
@@ -194,12 +210,14 @@ async def _loop(
         definition.output_schema,
         ctx.agent_depth,
         ctx.max_agent_depth,
+        config.compaction.policy() if config.compaction is not None else None,
     )
     tctx = _context_with(fixed, conversation)
     limit = config.parallel_tool_call_limit
     limiter = trio.CapacityLimiter(limit) if limit is not None else None
     tools = definition.tools_by_name
     model = definition.model
+    summary_model = config.compaction.model if config.compaction is not None else None
     tracer = ctx.tracer
     meter = ctx.meter
     assert meter is not None
@@ -241,11 +259,17 @@ async def _loop(
         state = outcome.next_state
         match action:
             case CallModel(request=request):
-                sink = recording.collecting(send) if recording else send
+                summarising = type(state) is Compacting  # a summary's deltas are not the answer's
+                caller = (summary_model or model) if summarising else model
+                sink = discard if summarising else send
+                sink = recording.collecting(sink) if recording else sink
                 if tracer is None:
-                    answer = await call_model(model, request, sink)
+                    answer = await call_model(caller, request, sink)
                 else:
-                    answer = await trace_model_call(tracer, call_model, model, request, sink)
+                    answer = await trace_model_call(tracer, call_model, caller, request, sink)
+                if type(answer) is RunFailed and summarising:
+                    step = SummaryFailed(answer.error)
+                    continue
                 if type(answer) is RunFailed:
                     if recording is not None:
                         await recording.finish(answer)

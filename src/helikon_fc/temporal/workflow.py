@@ -39,6 +39,7 @@ with workflow.unsafe.imports_passed_through():
         BranchFailure,
         CallModel,
         Cancelled,
+        Compacting,
         Conversation,
         ExecuteTools,
         GraphFailed,
@@ -60,6 +61,7 @@ with workflow.unsafe.imports_passed_through():
         RunFailed,
         RunStarted,
         Start,
+        SummaryFailed,
         TerminalEvent,
         Terminate,
         TimedOut,
@@ -533,7 +535,10 @@ class RunWorkflow:
                 tctx = attrs.evolve(base, conversation=conversation)
             loop_state = outcome.next_state
             if isinstance(action, CallModel):
-                answer = await self._call_model(path, action.request)
+                answer = await self._call_model(path, action.request)  # a summary too: the agent's model
+                if isinstance(answer, RunFailed) and isinstance(loop_state, Compacting):
+                    step = SummaryFailed(answer.error)  # skipped with a warning; the run goes on
+                    continue
                 if isinstance(answer, RunFailed):
                     return answer
                 meter.add(plan.name, _one_call(answer.usage))
