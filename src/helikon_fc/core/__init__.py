@@ -8,6 +8,8 @@ from .compaction import (
     CompactionPolicy as CompactionPolicy,
     ResumePhase as ResumePhase,
     estimate_tokens as estimate_tokens,
+    item_tokens as item_tokens,
+    last_turn_start as last_turn_start,
     plan_compaction as plan_compaction,
     skipped_marker as skipped_marker,
     splice as splice,
