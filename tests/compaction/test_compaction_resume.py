@@ -87,3 +87,15 @@ async def test_resuming_a_finished_compacted_run_makes_no_call() -> None:
     assert events[-1] == expected
     assert not model.requests and not summary_model.requests
     assert isinstance(model, FunctionModel) and STEPS == 5
+
+
+async def test_a_replayed_run_shows_what_the_live_run_showed() -> None:
+    """Resumed with ``replay=True``, a finished compacting run gives back the live run's events: the summary's
+    deltas, never delivered live, are not replayed either."""
+    store = MemoryStore()
+    agent, _ = worker(max_tokens=200, summariser=summariser())
+    runner = Runner(config(200, summariser()), store=store)
+    live = await _collect(runner.run(agent, RunContext.ephemeral(None), AgentInput.from_user_text("go"), run_id=RUN_ID))
+    replayed = await _collect(runner.resume(RUN_ID, agent, RunContext.ephemeral(None), replay=True))
+    assert [type(event) for event in replayed] == [type(event) for event in live]
+    assert replayed[1:] == live[1:]

@@ -261,8 +261,11 @@ async def _loop(
             case CallModel(request=request):
                 summarising = type(state) is Compacting  # a summary's deltas are not the answer's
                 caller = (summary_model or model) if summarising else model
-                sink = discard if summarising else send
-                sink = recording.collecting(sink) if recording else sink
+                sink: Send
+                if summarising:
+                    sink = discard  # not delivered live, so not recorded to be replayed either
+                else:
+                    sink = recording.collecting(send) if recording else send
                 if tracer is None:
                     answer = await call_model(caller, request, sink)
                 else:
