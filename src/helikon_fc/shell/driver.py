@@ -259,13 +259,10 @@ async def _loop(
         state = outcome.next_state
         match action:
             case CallModel(request=request):
-                summarising = type(state) is Compacting  # a summary's deltas are not the answer's
+                summarising = type(state) is Compacting
                 caller = (summary_model or model) if summarising else model
-                sink: Send
-                if summarising:
-                    sink = discard  # not delivered live, so not recorded to be replayed either
-                else:
-                    sink = recording.collecting(send) if recording else send
+                # a summary's deltas are not the answer's: neither delivered nor recorded to be replayed
+                sink: Send = discard if summarising else (recording.collecting(send) if recording else send)
                 if tracer is None:
                     answer = await call_model(caller, request, sink)
                 else:
