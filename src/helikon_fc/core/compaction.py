@@ -22,12 +22,15 @@ compaction summarises it with the rest, and the later marker replaces everything
 from __future__ import annotations
 
 import enum
+from typing import TypeAlias, cast
 
 import attrs
 
 from .conversation import Conversation
 from .items import AssistantMessage, Compacted, Item, Reasoning, SystemMessage, ToolCall, ToolResult, UserMessage
 from .model import ModelRequest, ModelSettings
+
+_Text: TypeAlias = SystemMessage | UserMessage | AssistantMessage | Reasoning
 
 SUMMARY_PREFIX = "Summary of the conversation so far:\n"
 """What the system message of a summary starts with, before the summary itself."""
@@ -78,22 +81,25 @@ class CompactionPlan:
 
 
 def item_tokens(item: Item) -> int:
-    """The heuristic token count of one item: ``ceil(chars / 4)`` of its text."""
-    match item:
-        case SystemMessage(text=text) | UserMessage(text=text) | AssistantMessage(text=text) | Reasoning(text=text):
-            chars = len(text)
-        case ToolCall(name=name, arguments=arguments):
-            chars = len(name) + len(arguments)
-        case ToolResult(output=output):
-            chars = len(output)
-        case Compacted(summary=summary):
-            chars = len(SUMMARY_PREFIX) + len(summary) if summary.strip() else 0
-    return -(-chars // 4)
+    """The heuristic token count of one item: ``ceil(chars / 4)`` of its text.
+
+    Dispatched on the exact type rather than with class patterns: it runs over the whole view
+    before every model call of a compacting run.
+    """
+    if type(item) is ToolResult:
+        chars = len(item.output)
+    elif type(item) is ToolCall:
+        chars = len(item.name) + len(item.arguments)
+    elif type(item) is Compacted:
+        chars = len(SUMMARY_PREFIX) + len(item.summary) if item.summary.strip() else 0
+    else:
+        chars = len(cast("_Text", item).text)  # the four kinds of text item
+    return (chars + 3) // 4
 
 
 def estimate_tokens(items: Conversation | tuple[Item, ...]) -> int:
     """The heuristic token count of `items` (the sum over each item)."""
-    return sum(item_tokens(item) for item in items)
+    return sum(map(item_tokens, items))
 
 
 # The view
