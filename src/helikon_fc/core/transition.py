@@ -99,6 +99,7 @@ def transition(state: LoopState, input: TransitionInput, ctx: TransitionCtx) -> 
 
 
 def _step(state: LoopState, input: TransitionInput, ctx: TransitionCtx) -> TransitionOutcome:
+    """One step of the machine, before compaction is considered."""
     match state:
         case Done() | Failed():
             return TransitionOutcome(state, (), Terminate())
