@@ -100,6 +100,8 @@ if TYPE_CHECKING:
     )
     from .shell.durable import IncompatibleRunError as IncompatibleRunError
     from .shell.function_tool import FunctionTool as FunctionTool, function_tool as function_tool
+    from .shell.guardrails import Guardrail as Guardrail, Pass as Pass, Tripwire as Tripwire
+    from .shell.hooks import Hooks as Hooks
     from .shell.input import AgentInput as AgentInput
     from .shell.protocol import Agent as Agent, RunStream as RunStream
     from .shell.results import (
@@ -134,6 +136,7 @@ _EXPORTS: dict[str, str] = {
     "GraphAgent": ".agents.graph",
     "GraphBuildError": ".agents.graph",
     "GraphFailed": ".core",
+    "Guardrail": ".shell.guardrails",
     "GuardrailTriggered": ".core",
     "GuardrailTripped": ".core",
     "Handoff": ".agents.handoff",
@@ -142,6 +145,7 @@ _EXPORTS: dict[str, str] = {
     "HandoffItem": ".core",
     "HookDenied": ".core",
     "HookFailed": ".core",
+    "Hooks": ".shell.hooks",
     "InMemorySession": ".shell.context",
     "IncompatibleRunError": ".shell.durable",
     "InvalidTransition": ".core",
@@ -166,6 +170,7 @@ _EXPORTS: dict[str, str] = {
     "OutputSchema": ".core",
     "ParallelAgent": ".agents.parallel",
     "ParallelFailed": ".core",
+    "Pass": ".shell.guardrails",
     "PermissionConfig": ".core",
     "PermissionDenied": ".core",
     "PermissionGranted": ".core",
@@ -210,6 +215,7 @@ _EXPORTS: dict[str, str] = {
     "ToolOutputItem": ".core",
     "ToolResult": ".core",
     "Tracer": ".shell.tracing",
+    "Tripwire": ".shell.guardrails",
     "TurnStarted": ".core",
     "UnknownHandoffTarget": ".core",
     "Usage": ".core",
@@ -239,6 +245,7 @@ __all__ = [
     "GraphAgent",
     "GraphBuildError",
     "GraphFailed",
+    "Guardrail",
     "GuardrailTriggered",
     "GuardrailTripped",
     "Handoff",
@@ -247,6 +254,7 @@ __all__ = [
     "HandoffItem",
     "HookDenied",
     "HookFailed",
+    "Hooks",
     "InMemorySession",
     "IncompatibleRunError",
     "InvalidTransition",
@@ -271,6 +279,7 @@ __all__ = [
     "OutputSchema",
     "ParallelAgent",
     "ParallelFailed",
+    "Pass",
     "PermissionConfig",
     "PermissionDenied",
     "PermissionGranted",
@@ -315,6 +324,7 @@ __all__ = [
     "ToolOutputItem",
     "ToolResult",
     "Tracer",
+    "Tripwire",
     "TurnStarted",
     "UnknownHandoffTarget",
     "Usage",

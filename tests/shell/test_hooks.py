@@ -188,5 +188,5 @@ def test_hooks_are_a_frozen_registry() -> None:
     hooks: Hooks[None] = Hooks()
     more = hooks.with_hook(first)
     assert hooks.hooks == () and more.hooks == (first,)
-    with pytest.raises(TypeError, match="every hook must be an async callable"):
+    with pytest.raises(TypeError, match=r"Hooks: hooks\[0\] must be an async callable"):
         Hooks(["not a hook"])  # type: ignore[list-item]

@@ -4,12 +4,13 @@ stream, running a child agent into it, and writing a child's answer to the run's
 The merge convention, the same for every workflow agent:
 
 - the outer stream starts with one `RunStarted(<workflow name>)` and ends with exactly one
-  terminal event (`RunCompleted` with the summed usage, or `RunFailed`), last;
+  terminal event (`RunCompleted` with the subtree's usage, or `RunFailed`), last;
 - each child's own `RunStarted` becomes `AgentUpdated(<child name>)` (which agent is now active);
 - each child's terminal event is swallowed: its usage counts on the workflow's `UsageMeter` (every
   model call below counts as it is made; `run_child` settles what a custom agent only reports), so
-  the workflow's `RunCompleted` carries the usage of its whole subtree, by agent; `RunFailed.error`
-  decides what the workflow does next;
+  the workflow's `RunCompleted` carries the usage of its whole subtree, by agent (the meter is the
+  one source: a body returns `COMPLETED` and `open_workflow_stream` puts the meter's totals in);
+  `RunFailed.error` decides what the workflow does next;
 - every other child event passes through unchanged and live;
 - where children run concurrently (parallel branches, graph nodes) their events interleave, and
   `Interleaving` keeps them attributable: an `AgentUpdated(<agent>)` goes out whenever the agent
@@ -30,6 +31,7 @@ from ..core import (
     AgentError,
     AgentEvent,
     AgentUpdated,
+    HookFailed,
     JsonValue,
     MaxAgentDepthExceeded,
     MessageOutput,
@@ -42,7 +44,9 @@ from ..core import (
 )
 from ..core.records import RecordLogError
 from ..shell.context import RunContext
+from ..shell.controls import failing_on_hook
 from ..shell.durable import IncompatibleRunError, definition_fingerprint, open_log
+from ..shell.hooks import subagent_stopped
 from ..shell.input import AgentInput
 from ..shell.run_stream import emit_run, open_run_stream
 from .protocol import Agent, RunStream
@@ -55,10 +59,9 @@ Emit: TypeAlias = Callable[[AgentEvent], Awaitable[None]]
 
 @attrs.frozen
 class ChildSucceeded:
-    """A child run completed: its last answer text and its total usage."""
+    """A child run completed with its last answer text (its usage is on the workflow's meter)."""
 
     text: str
-    usage: Usage
 
 
 @attrs.frozen
@@ -70,6 +73,10 @@ class ChildFailed:
 
 ChildOutcome: TypeAlias = ChildSucceeded | ChildFailed
 """How one child run ended."""
+
+COMPLETED = RunCompleted(Usage())
+"""What a workflow body returns when it succeeds: `open_workflow_stream` replaces it with the meter's totals,
+the one source of a run's usage (every model call below counted as it was made)."""
 
 
 def compact_json(value: Mapping[str, str]) -> str:
@@ -107,13 +114,22 @@ def _error_of(exc: Exception) -> AgentError:
 
 
 async def run_child(agent: Agent[Ctx], ctx: RunContext[Ctx], input: AgentInput, emit: Emit) -> ChildOutcome:
-    """Run `agent` to its end, forwarding its events to `emit` by the merge convention.
+    """Run `agent` to its end, forwarding its events to `emit` by the merge convention, then fire
+    `OnSubagentStop` on ``ctx.hooks`` (a workflow child's context shares its workflow's run-level hooks;
+    an agent-as-tool's isolated context has none, so `AgentAsTool` fires it on its caller's).
 
     Never raises for a failing child: a failure to start, a `RunFailed`, a stream that raises, or
-    one that ends without a terminal event all come back as `ChildFailed` (only cancellation and
-    the outer consumer going away propagate). The answer text is the text of the
-    child's last `MessageOutput` ("" if it produced none).
+    one that ends without a terminal event all come back as `ChildFailed` (only cancellation, the
+    outer consumer going away, and a raising `OnSubagentStop` hook's `HookFailure` propagate). The
+    answer text is the text of the child's last `MessageOutput` ("" if it produced none).
     """
+    outcome = await _run_child(agent, ctx, input, emit)
+    await subagent_stopped(ctx, agent.name)
+    return outcome
+
+
+async def _run_child(agent: Agent[Ctx], ctx: RunContext[Ctx], input: AgentInput, emit: Emit) -> ChildOutcome:
+    """`run_child` up to the child's end."""
     text = ""
     outcome: ChildOutcome | None = None
     started = False
@@ -128,7 +144,7 @@ async def run_child(agent: Agent[Ctx], ctx: RunContext[Ctx], input: AgentInput, 
                         event = AgentUpdated(name)
                     case RunCompleted(usage=usage):
                         slot.settle(agent.name, usage)
-                        outcome = ChildSucceeded(text, slot.total)
+                        outcome = ChildSucceeded(text)
                         continue
                     case RunFailed(error=error):
                         outcome = ChildFailed(error)
@@ -235,6 +251,10 @@ def open_workflow_stream(
     finished, every event of that second pass is a replay, and its recorded terminal is returned.
     """
 
+    async def run_body(emit: Emit, run_ctx: RunContext[Ctx]) -> TerminalEvent:
+        terminal = await failing_on_hook(body(emit, run_ctx))  # a raising OnSubagentStop hook fails the run
+        return RunFailed(terminal) if isinstance(terminal, HookFailed) else terminal
+
     async def guarded(emit: Emit) -> TerminalEvent:
         run_ctx = ctx.for_run()
         too_deep = depth_error(run_ctx)
@@ -244,7 +264,7 @@ def open_workflow_stream(
         assert meter is not None
         durable = run_ctx.durable
         if durable is None or fingerprint is None:
-            return meter.completed(await body(emit, run_ctx))
+            return meter.completed(await run_body(emit, run_ctx))
         try:
             recorder, point = await open_log(
                 durable, agent=name, pattern=pattern, fingerprint_=fingerprint, input=input or AgentInput(())
@@ -257,9 +277,9 @@ def open_workflow_stream(
             async def replaying(event: AgentEvent) -> None:
                 await emit(marks.mark(event))
 
-            await body(replaying, run_ctx)  # the children replay their usage onto the meter
+            await run_body(replaying, run_ctx)  # the children replay their usage onto the meter
             return meter.completed(cast("TerminalEvent", point.finished.terminal))
-        terminal = meter.completed(await body(emit, run_ctx))
+        terminal = meter.completed(await run_body(emit, run_ctx))
         await recorder.finish(terminal)
         return terminal
 

@@ -12,6 +12,7 @@ from ..shell import _checks
 from ..shell.config import RunConfig
 from ..shell.context import RunContext
 from ..shell.durable import child_context
+from ..shell.hooks import subagent_stopped
 from ..shell.input import AgentInput
 from ..shell.tool import ToolContext, ToolError, ToolOutput
 from ._workflow import ChildFailed, ChildSucceeded, depth_error, run_child
@@ -119,7 +120,9 @@ class AgentAsTool(Generic[Ctx]):
 
         Crosses: the user value, cancellation (a child token: cancelling the parent cancels the
         sub-run, never the reverse), the tracer, the depth (one deeper) and the depth limit in force.
-        Fresh: session, state, escalate signal. The sub-run's config is `run_config`. Permission
+        Fresh: session, state, escalate signal, and no run-level hooks or guardrails (the wrapped agent's own
+        still apply; the caller's run-level hooks receive `OnSubagentStop` when it ends). The sub-run's
+        config is `run_config`. Permission
         settings cross here too once the run context carries them.
         """
         return parent.isolated_child().with_run_config(self.run_config)
@@ -130,6 +133,7 @@ class AgentAsTool(Generic[Ctx]):
         Raises:
             ToolError: ``input`` is missing or not a string; the sub-run would nest too deep; the
                 sub-run failed. Each becomes an error result for the parent's model.
+            HookFailure: an `OnSubagentStop` hook of the caller's run raised (that run fails).
         """
         text: Any = arguments.get("input")
         if not isinstance(text, str):
@@ -140,6 +144,7 @@ class AgentAsTool(Generic[Ctx]):
             raise ToolError(str(too_deep))
         child = child_context(self.sub_run_context(parent), parent, f"tool:{ctx.call_id}")
         outcome = await run_child(self.agent, child, AgentInput.from_user_text(text), _discard)
+        await subagent_stopped(parent, self.agent.name)  # the caller's run-level hooks (the sub-run has none)
         match outcome:
             case ChildSucceeded(text=answer):
                 return ToolOutput(answer)

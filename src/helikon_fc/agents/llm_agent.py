@@ -16,6 +16,8 @@ from ..shell.context import RunContext
 from ..shell.definition import LoopDefinition
 from ..shell.driver import open_loop_run
 from ..shell.durable_llm import llm_fingerprint
+from ..shell.guardrails import Guardrail, guardrail_tuple
+from ..shell.hooks import Hook, Hooks, as_hooks
 from ..shell.input import AgentInput
 from ..shell.protocol import RunStream
 from ..shell.tool import Tool
@@ -34,6 +36,14 @@ def _handoffs(value: Iterable[Handoff[Any]]) -> tuple[Handoff[Any], ...]:
 
 
 _HANDOFF = "a Handoff (e.g. Handoff.to(agent))"
+
+
+def _input_guardrails(value: object) -> tuple[Guardrail[Any], ...]:
+    return guardrail_tuple("LlmAgent", "input_guardrails", value)
+
+
+def _output_guardrails(value: object) -> tuple[Guardrail[Any], ...]:
+    return guardrail_tuple("LlmAgent", "output_guardrails", value)
 
 
 def _instructions(owner: str, argument: str, value: object) -> None:
@@ -64,6 +74,13 @@ class LlmAgent(Generic[Ctx]):
         model_settings: sampling and tool-use knobs passed to the model.
         run_config: the agent's own `RunConfig`; a `Runner`'s config (or any config installed on the
             run context) wins over it.
+        input_guardrails: `Guardrail` checks on the run's user text. They run concurrently with each
+            other and with the first model call, but no tool runs and nothing is delivered before all
+            have passed; a tripwire ends the run with `GuardrailTriggered`, then `RunFailed(GuardrailTripped)`.
+        output_guardrails: `Guardrail` checks on the final answer's text, before it is delivered; a
+            tripwire replaces the final step's events the same way.
+        hooks: the agent's own lifecycle hooks (async callables, or a `Hooks`); at every point they
+            fire before the run-level ones on `RunContext.hooks`. See ``docs/control.md``.
     """
 
     name: str = attrs.field(validator=_checks.field(_checks.require_name))
@@ -85,6 +102,10 @@ class LlmAgent(Generic[Ctx]):
     run_config: RunConfig | None = attrs.field(
         default=None, validator=_checks.field(_checks.optional(_checks.instance_of(RunConfig, "a RunConfig or None")))
     )
+
+    input_guardrails: tuple[Guardrail[Ctx], ...] = attrs.field(default=(), converter=_input_guardrails)
+    output_guardrails: tuple[Guardrail[Ctx], ...] = attrs.field(default=(), converter=_output_guardrails)
+    hooks: Hooks[Ctx] = attrs.field(factory=Hooks, converter=as_hooks)
 
     # Built once per agent: the one value the driver runs (it reads nothing else of the agent).
     _definition: LoopDefinition = attrs.field(init=False, eq=False, repr=False)
@@ -110,6 +131,9 @@ class LlmAgent(Generic[Ctx]):
             settings=self.model_settings or ModelSettings(),
             output_schema=schema,
             run_config=self.run_config,
+            input_guardrails=self.input_guardrails,
+            output_guardrails=self.output_guardrails,
+            hooks=self.hooks,
         )
         object.__setattr__(self, "_definition", definition)  # after the fields' validators have run
 
@@ -165,3 +189,15 @@ class LlmAgent(Generic[Ctx]):
     def with_run_config(self, config: RunConfig | None) -> LlmAgent[Ctx]:
         """A copy with its own run config."""
         return attrs.evolve(self, run_config=config)
+
+    def with_input_guardrails(self, *guardrails: Guardrail[Ctx]) -> LlmAgent[Ctx]:
+        """A copy with `guardrails` added after its input guardrails."""
+        return attrs.evolve(self, input_guardrails=self.input_guardrails + guardrails)
+
+    def with_output_guardrails(self, *guardrails: Guardrail[Ctx]) -> LlmAgent[Ctx]:
+        """A copy with `guardrails` added after its output guardrails."""
+        return attrs.evolve(self, output_guardrails=self.output_guardrails + guardrails)
+
+    def with_hooks(self, *hooks: Hook[Ctx]) -> LlmAgent[Ctx]:
+        """A copy with `hooks` added after its own hooks."""
+        return attrs.evolve(self, hooks=Hooks((*self.hooks.hooks, *hooks)))

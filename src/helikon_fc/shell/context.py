@@ -8,7 +8,7 @@ import json
 import weakref
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import attrs
 import trio
@@ -16,6 +16,8 @@ import trio
 from ..core import Item, JsonValue
 from .config import RunConfig
 from .durable import Durability
+from .guardrails import Guardrail, guardrail_tuple
+from .hooks import Hook, Hooks, as_hooks
 from .metering import UsageMeter
 from .storage import Session, SessionSnapshot
 
@@ -26,6 +28,15 @@ Ctx = TypeVar("Ctx")
 T = TypeVar("T")
 _DEFAULT_CONFIG = RunConfig()
 Ctx_co = TypeVar("Ctx_co", covariant=True)
+_NO_HOOKS: Hooks[Any] = Hooks()
+
+
+def _input_guardrails(value: object) -> tuple[Guardrail[Any], ...]:
+    return value if value == () else guardrail_tuple("RunContext", "input_guardrails", value)
+
+
+def _output_guardrails(value: object) -> tuple[Guardrail[Any], ...]:
+    return value if value == () else guardrail_tuple("RunContext", "output_guardrails", value)
 
 
 class SessionState:
@@ -407,6 +418,13 @@ class RunContext(Generic[Ctx]):
     and only ever tightens; see `for_run`."""
     meter: UsageMeter | None = attrs.field(default=None, eq=False, repr=False)
     """The usage meter of the run this context belongs to (`None` outside any run); see `for_run`."""
+    hooks: Hooks[Ctx] = attrs.field(default=_NO_HOOKS, converter=as_hooks, eq=False)
+    """The run-level hooks: they fire after each agent's own, in every model loop run in this context and
+    its handoff and workflow children; an `AgentAsTool` sub-run gets none (see `with_hooks`)."""
+    input_guardrails: tuple[Guardrail[Ctx], ...] = attrs.field(default=(), converter=_input_guardrails, eq=False)
+    """Run-level input guardrails, checked beside each agent's own wherever the run-level hooks fire."""
+    output_guardrails: tuple[Guardrail[Ctx], ...] = attrs.field(default=(), converter=_output_guardrails, eq=False)
+    """Run-level output guardrails, checked beside each agent's own on every final answer of a model loop."""
 
     @classmethod
     def ephemeral(cls, user: Ctx, *, session: Session | None = None) -> RunContext[Ctx]:
@@ -437,6 +455,24 @@ class RunContext(Generic[Ctx]):
     def with_run_config(self, config: RunConfig | None) -> RunContext[Ctx]:
         """The same context with `config` installed (it wins over the agent's own)."""
         return attrs.evolve(self, run_config=config)
+
+    def with_hooks(self, *hooks: Hook[Ctx]) -> RunContext[Ctx]:
+        """The same context with `hooks` added to the run-level hooks, after the ones it has.
+
+        Run-level hooks fire after the running agent's own (`LlmAgent(hooks=...)`) at every point. They
+        cross handoffs and workflow children (one registry for the whole run, so `OnRunStart` fires
+        again for a handoff target) and receive `OnSubagentStop` when a child or an agent-as-tool
+        sub-run stops; the sub-run itself gets none.
+        """
+        return attrs.evolve(self, hooks=Hooks((*self.hooks.hooks, *hooks)))
+
+    def with_input_guardrails(self, *guardrails: Guardrail[Ctx]) -> RunContext[Ctx]:
+        """The same context with `guardrails` added to the run-level input guardrails."""
+        return attrs.evolve(self, input_guardrails=(*self.input_guardrails, *guardrails))
+
+    def with_output_guardrails(self, *guardrails: Guardrail[Ctx]) -> RunContext[Ctx]:
+        """The same context with `guardrails` added to the run-level output guardrails."""
+        return attrs.evolve(self, output_guardrails=(*self.output_guardrails, *guardrails))
 
     def with_tracer(self, tracer: Tracer | None) -> RunContext[Ctx]:
         """The same context traced by `tracer` (`None`: not traced)."""
@@ -487,8 +523,9 @@ class RunContext(Generic[Ctx]):
 
     def isolated_child(self) -> RunContext[Ctx]:
         """The context of an agent-as-tool sub-run: the user value, cancellation, the tracer and depth
-        cross; it gets a fresh in-memory session, fresh state and signals, and no run config. The depth
-        limit in force crosses too, so a sub-run can never nest deeper than its callers allow."""
+        cross; it gets a fresh in-memory session, fresh state and signals, no run config, and no run-level
+        hooks or guardrails (the wrapped agent's own still apply). The depth limit in force crosses too,
+        so a sub-run can never nest deeper than its callers allow."""
         return RunContext(
             self.user,
             cancel_token=self.cancel_token.child(),

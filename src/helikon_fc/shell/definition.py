@@ -18,6 +18,8 @@ from ..core import HandoffCollision, HandoffTarget, ModelSettings, OutputSchema,
 from ..models.protocol import Model
 from .config import RunConfig
 from .context import RunContext
+from .guardrails import Guardrail
+from .hooks import Hooks
 from .protocol import Agent
 from .tool import Tool, tool_def
 
@@ -43,6 +45,9 @@ class LoopDefinition:
         settings: the model settings of every request.
         output_schema: the structured-output schema of the final turn, or `None` for plain text.
         run_config: the agent's own `RunConfig`; a config installed on the run context wins over it.
+        input_guardrails: checked on the run's user text, beside the first model call (see `shell.controls`).
+        output_guardrails: checked on the final answer before it is delivered.
+        hooks: the agent's own hooks; they fire before the run-level ones (``RunContext.hooks``).
         tool_defs: the tools as the model sees them (derived).
         tools_by_name: the tools by name, read-only (derived).
         collision: the first transfer-tool name claimed twice, which stops a run from starting (derived).
@@ -59,6 +64,9 @@ class LoopDefinition:
     settings: ModelSettings = ModelSettings()
     output_schema: OutputSchema | None = None
     run_config: RunConfig | None = None
+    input_guardrails: tuple[Guardrail[Any], ...] = ()
+    output_guardrails: tuple[Guardrail[Any], ...] = ()
+    hooks: Hooks[Any] = Hooks()
     tool_defs: tuple[ToolDef, ...] = attrs.field(
         init=False, eq=False, repr=False, default=attrs.Factory(lambda self: tuple(map(tool_def, self.tools)), True)
     )

@@ -40,6 +40,8 @@ from ..core import (
     Conversation,
     ExecuteTools,
     HandoffTarget,
+    HookFailed,
+    LoopState,
     ModelEvent,
     ModelFailed,
     ModelFailureKind,
@@ -71,27 +73,32 @@ from ..core import (
     TransitionCtx,
     TransitionInput,
     UnknownHandoffTarget,
-    Usage,
     assemble_response,
     initial_state,
     transition,
 )
 from ..core.records import RecordLogError
+from ..core.usage import one_call
 from ..models.protocol import Model, ModelError
 from .compaction import discard
 from .config import RunConfig
 from .context import RunContext
+from .controls import InputGate, LoopControls, failed_step, failing_on_hook
 from .definition import LoopDefinition
 from .durable import IncompatibleRunError, child_context
 from .durable_llm import LlmRecording, handoff_segment
+from .guardrails import Tripped
+from .hooks import HookFailure, Hooks, after_tool_call, before_tool_call, subagent_stopped
 from .input import AgentInput
+from .metering import UsageMeter
 from .results import HandoffCollisionError, RunError
 from .run_stream import RunStreamManager, Send, emit_run, forward_run, open_run_stream, sender
 from .tool import Tool
 from .tool_exec import execute_tool_call
-from .tracing import trace_model_call, traced_tool_call
+from .tracing import Tracer, trace_model_call, traced_tool_call
 
 _DEFAULT_CONFIG = RunConfig()
+_NO_HOOKS: Hooks[Any] = Hooks()
 
 
 def open_loop_run(definition: LoopDefinition, ctx: RunContext[Any], input: AgentInput) -> RunStreamManager:
@@ -125,12 +132,18 @@ async def _produce(
     """The producer of a model loop's run stream (see `open_run_stream`)."""
     task_status.started()
     async with send_channel:
-        await emit_run(sender(send_channel), ctx, definition.name, partial(drive, definition, ctx, input))
+        controls = LoopControls.of(definition, ctx)
+        await emit_run(sender(send_channel), ctx, definition.name, partial(drive, definition, ctx, input, controls))
+        if controls is not None:
+            await controls.run_completed()
 
 
 async def _run_direct(definition: LoopDefinition, ctx: RunContext[Any], input: AgentInput, send: Send) -> None:
     """A model loop run in the caller's task: every event, the terminal included, goes to `send`."""
-    await emit_run(send, ctx, definition.name, partial(drive, definition, ctx, input))
+    controls = LoopControls.of(definition, ctx)
+    await emit_run(send, ctx, definition.name, partial(drive, definition, ctx, input, controls))
+    if controls is not None:
+        await controls.run_completed()
 
 
 _FixedContext: TypeAlias = tuple[
@@ -171,8 +184,16 @@ def _context_with(fixed: _FixedContext, conversation: Conversation) -> Transitio
     )
 
 
-async def drive(definition: LoopDefinition, ctx: RunContext[Any], input: AgentInput, send: Send) -> TerminalEvent:
+async def drive(
+    definition: LoopDefinition,
+    ctx: RunContext[Any],
+    input: AgentInput,
+    controls: LoopControls | None,
+    send: Send,
+) -> TerminalEvent:
     """Run the loop of `definition` on `input`, sending every non-terminal event; return the terminal event.
+
+    `controls` are the run's hooks and guardrails (`LoopControls.of`), or `None` when it has none.
 
     Checkpoints: the run starts with a schedule point (so thousands of concurrent runs take turns even
     when their models and tools never wait) and every step with a cancel point (a cancelled run stops
@@ -183,11 +204,18 @@ async def drive(definition: LoopDefinition, ctx: RunContext[Any], input: AgentIn
     ctx = ctx.for_run(definition.run_config)  # what its tools, sub-runs and handoffs see
     meter = ctx.meter
     assert meter is not None
-    return meter.completed(await _loop(definition, config, ctx, input, send))
+    if controls is not None:
+        controls.ctx = ctx
+    return meter.completed(await _loop(definition, config, ctx, input, send, controls))
 
 
 async def _loop(
-    definition: LoopDefinition, config: RunConfig, ctx: RunContext[Any], input: AgentInput, send: Send
+    definition: LoopDefinition,
+    config: RunConfig,
+    ctx: RunContext[Any],
+    input: AgentInput,
+    send: Send,
+    controls: LoopControls | None = None,
 ) -> TerminalEvent:
     """The loop of `drive`; a `RunCompleted` it returns is completed with the run's meter."""
     name, instructions = definition.name, definition.instructions
@@ -232,19 +260,28 @@ async def _loop(
     else:
         point = await recording.start(send)
         for answered in recording.point.answers:  # the recorded model calls count as if made now
-            meter.add(name, _one_call(answered.usage))
+            meter.add(name, one_call(answered.usage))
         if recording.finished_terminal is not None and not isinstance(point.state, ApplyingHandoff):
             return cast("TerminalEvent", recording.finished_terminal)
         # (a finished run that handed off goes on into the handoff: the target replays its own events)
         state, step, resumed, redeliver = point.state, point.step, point.resumed, point.redeliver
         conversation = point.conversation
         tctx = _context_with(fixed, conversation)
+    gate = None
+    if controls is not None:
+        refused = await controls.run_started()
+        if refused is not None:
+            return await _stop(state, (RunFailed(refused),), send, recording)
+        if recording is None or not recording.point.answers:  # a recorded answer means the gate had passed
+            gate = controls.input_gate(conversation)
     while True:
         await trio.lowlevel.checkpoint_if_cancelled()
         outcome = transition(state, step, tctx)
+        if controls is not None and not resumed:
+            outcome = await controls.review(outcome)
         events = outcome.events
         action = outcome.next_action
-        if resumed:  # `Start` re-asked a recorded boundary's action: it is recorded, its events went out
+        if resumed:  # `Start` re-asked a recorded boundary's action: it is recorded (and reviewed), its events went out
             events, resumed = redeliver, False
         elif recording is not None:
             await recording.boundary(outcome)
@@ -259,29 +296,42 @@ async def _loop(
         state = outcome.next_state
         match action:
             case CallModel(request=request):
-                summarising = type(state) is Compacting
-                caller = (summary_model or model) if summarising else model
-                # a summary's deltas are not the answer's: neither delivered nor recorded to be replayed
-                sink: Send = discard if summarising else (recording.collecting(send) if recording else send)
-                if tracer is None:
-                    answer = await call_model(caller, request, sink)
+                if type(state) is Compacting:  # the summary: its model, no hooks or guardrails, deltas not the answer's
+                    answer = await _ask_model(tracer, summary_model or model, request, discard)
+                    if type(answer) is RunFailed:
+                        step = SummaryFailed(answer.error)
+                        continue
                 else:
-                    answer = await trace_model_call(tracer, call_model, caller, request, sink)
-                if type(answer) is RunFailed and summarising:
-                    step = SummaryFailed(answer.error)
-                    continue
+                    if controls is not None:
+                        request = controls.request(request)
+                    sink = recording.collecting(send) if recording else send
+                    asking: Callable[[Send], Awaitable[ModelResponse | RunFailed]] = partial(
+                        _ask_model, tracer, model, request
+                    )
+                    if gate is None:
+                        answer = await asking(sink)
+                    else:
+                        gated, gate = await _ask_beside_guardrails(gate, asking, sink, meter, name), None
+                        if type(gated) is Tripped:  # nothing of this call is delivered, no tool of it runs
+                            return await _stop(state, gated.events, send, recording)
+                        answer = cast("ModelResponse | RunFailed", gated)
                 if type(answer) is RunFailed:
                     if recording is not None:
                         await recording.finish(answer)
                     return answer
                 assert type(answer) is ModelResponse
-                meter.add(name, _one_call(answer.usage))
+                meter.add(name, one_call(answer.usage))
                 if recording is not None:
                     recording.answered(answer)
                 step = answer
             case ExecuteTools(calls=calls):
-                step = ToolResults(await execute_tools(calls, tools, ctx, limiter, recording))
+                results = await failing_on_hook(execute_tools(calls, tools, ctx, limiter, recording, definition.hooks))
+                if type(results) is HookFailed:
+                    return await _stop(state, (RunFailed(results),), send, recording)
+                step = ToolResults(cast("tuple[ToolResult, ...]", results))
             case PerformHandoff(target=target, transcript=transcript):
+                if controls is not None:
+                    controls.handed_off()
                 terminal = await hand_off(definition, target, transcript, ctx, send)
                 if recording is not None:
                     await recording.finish(terminal)
@@ -292,6 +342,36 @@ async def _loop(
                 return await _finish_recorded(events, send, recording)
             case _:
                 assert_never(action)
+
+
+async def _ask_beside_guardrails(
+    gate: InputGate,
+    asking: Callable[[Send], Awaitable[ModelResponse | RunFailed]],
+    send: Send,
+    meter: UsageMeter,
+    name: str,
+) -> ModelResponse | RunFailed | Tripped:
+    """The first model call, beside the input guardrails (`InputGate.beside`): its answer, or the trip.
+
+    A call that answered before the trip still counts on the meter: the model served it.
+    """
+    answer, tripped = await gate.beside(asking, send)
+    if tripped is None:
+        assert answer is not None
+        return answer
+    if type(answer) is ModelResponse:
+        meter.add(name, one_call(answer.usage))
+    return tripped
+
+
+async def _stop(
+    state: LoopState, events: tuple[AgentEvent, ...], send: Send, recording: LlmRecording | None
+) -> TerminalEvent:
+    """End the run in `state` with `events` (the last a `RunFailed`): recorded as a `Failed` step, then sent."""
+    stop = failed_step(state, events)
+    if recording is not None:
+        await recording.boundary(stop)
+    return await _finish_recorded(stop.events, send, recording)
 
 
 async def _finish_recorded(events: tuple[AgentEvent, ...], send: Send, recording: LlmRecording | None) -> TerminalEvent:
@@ -310,6 +390,15 @@ async def _finish(events: tuple[AgentEvent, ...], send: Send) -> TerminalEvent:
     if type(last) is RunCompleted or type(last) is RunFailed:
         return last  # noqa: ASYNC910 - only `drive` calls this, at a step that began with a cancel point
     return RunFailed(OtherError("internal error: the loop terminated without a terminal event"))  # noqa: ASYNC910
+
+
+async def _ask_model(
+    tracer: Tracer | None, model: Model, request: ModelRequest, send: Send
+) -> ModelResponse | RunFailed:
+    """`call_model`, inside a model-call span when the run is traced."""
+    if tracer is None:
+        return await call_model(model, request, send)
+    return await trace_model_call(tracer, call_model, model, request, send)
 
 
 async def call_model(model: Model, request: ModelRequest, send: Send) -> ModelResponse | RunFailed:
@@ -362,13 +451,18 @@ async def execute_tools(
     ctx: RunContext[Any],
     limiter: trio.CapacityLimiter | None,
     recording: LlmRecording | None = None,
+    hooks: Hooks[Any] = _NO_HOOKS,
 ) -> tuple[ToolResult, ...]:
     """Run `calls` concurrently (at most `limiter`'s tokens at once); their results, in call order.
 
-    With a `recording`, each result is recorded as its call finishes, and a call whose result was
-    recorded before a crash is not run again.
+    Each call goes through `call_tool` (the agent's `hooks`, then ``ctx.hooks``). With a `recording`,
+    each result is recorded as its call finishes, and a call whose result was recorded before a crash
+    is not run again.
+
+    Raises:
+        HookFailure: a tool hook raised (the round's other calls are cancelled; the run fails with it).
     """
-    run = execute_tool_call if ctx.tracer is None else traced_tool_call
+    run = partial(call_tool, execute_tool_call if ctx.tracer is None else traced_tool_call, hooks)
     if recording is not None:
         return await _execute_recorded(calls, tools, ctx, limiter, recording, run)
     if len(calls) == 1 and limiter is None:
@@ -382,6 +476,28 @@ async def execute_tools(
     # Every slot is filled: `execute_tool_call` returns a result or is cancelled, and a cancelled
     # call makes the nursery raise before this line.
     return cast("tuple[ToolResult, ...]", tuple(slots))
+
+
+async def call_tool(
+    invoke: Callable[..., Awaitable[ToolResult]],
+    hooks: Hooks[Any],
+    tool: Tool[Any] | None,
+    call: ToolCall,
+    ctx: RunContext[Any],
+    *,
+    checked: bool = True,
+) -> ToolResult:
+    """One call of a round through its pipeline (original-notes section 3.2): `PreToolUse` (which may block
+    the call or replace its arguments, then checked again), `invoke` (unknown tool, arguments, the tool
+    itself), `PostToolUse` (successful calls only: it may block or replace the output)."""
+    if not (hooks.hooks or ctx.hooks.hooks):  # the common case, at the cost of two tuple checks
+        return await invoke(tool, call, ctx, checked=checked)
+    before = await before_tool_call(ctx, hooks, call)
+    if type(before) is ToolResult:
+        return before
+    assert type(before) is ToolCall
+    result = await invoke(tool, before, ctx, checked=checked and before is call)
+    return await after_tool_call(ctx, hooks, before, result)
 
 
 async def _execute_recorded(
@@ -465,24 +581,16 @@ async def hand_off(
         await forward_run(successor.run(child, AgentInput.from_items(transcript)), forward)
     except RunError as exc:
         return RunFailed(exc.error)
+    try:
+        await subagent_stopped(ctx, successor.name)  # the run-level hooks, which the target shared
+    except HookFailure as exc:
+        return RunFailed(exc.error)
     terminal = forward.terminal
     if terminal is None:
         return RunFailed(OtherError(f"handoff target {target!r} ended its stream without a terminal event"))
     if type(terminal) is RunCompleted:
         slot.settle(successor.name, terminal.usage)
     return terminal
-
-
-def _one_call(usage: Usage) -> Usage:
-    """One model call's usage as the loop counts it: one request, whatever the provider said (as `transition`)."""
-    return Usage(
-        input_tokens=usage.input_tokens,
-        output_tokens=usage.output_tokens,
-        cached_input_tokens=usage.cached_input_tokens,
-        reasoning_tokens=usage.reasoning_tokens,
-        requests=1,
-        unreported_requests=usage.unreported_requests,
-    )
 
 
 class _HandoffForward:

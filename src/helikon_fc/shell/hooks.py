@@ -24,22 +24,27 @@ What the answers do depends on the point (the `fire_*` functions, which the driv
 
 from __future__ import annotations
 
+import inspect
 import json
 import re
 from collections.abc import Awaitable, Callable, Iterable, Sequence
-from typing import Any, Generic, TypeAlias, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeAlias, TypeVar
 
 import attrs
 import trio
 
-from ..core import AgentError, HookDenied, HookFailed, JsonObject, JsonValue, ToolCall
-from .context import RunContext
+from ..core import AgentError, HookDenied, HookFailed, JsonObject, JsonValue, ToolCall, ToolResult, parse_arguments
+from . import _checks
+
+if TYPE_CHECKING:
+    from .context import RunContext
 
 __all__ = [
     "Allow",
     "Deny",
     "Hook",
     "HookDecision",
+    "HookFailure",
     "HookOutcome",
     "HookPoint",
     "Hooks",
@@ -56,6 +61,8 @@ __all__ = [
     "ReplaceInput",
     "ReplaceOutput",
     "StartEffect",
+    "after_tool_call",
+    "before_tool_call",
     "fire",
     "fire_on_handoff",
     "fire_on_run_complete",
@@ -65,6 +72,7 @@ __all__ = [
     "fire_post_tool_use",
     "fire_pre_tool_use",
     "point_name",
+    "subagent_stopped",
 ]
 
 Ctx = TypeVar("Ctx")
@@ -166,16 +174,32 @@ class InjectSystemMessage:
 HookDecision: TypeAlias = Allow | Deny | ReplaceInput | ReplaceOutput | InjectSystemMessage
 """What a hook answers."""
 
-Hook: TypeAlias = Callable[[RunContext[Ctx], HookPoint], Awaitable[HookDecision | None]]
+Hook: TypeAlias = Callable[["RunContext[Ctx]", HookPoint], Awaitable[HookDecision | None]]
 """An async callable consulted at every point."""
+
+_HOOK = "an async callable (ctx, point) -> HookDecision | None"
+
+
+def require_hook(owner: str, argument: str, value: object) -> None:
+    """Raise `TypeError` unless `value` can be a hook: callable, and not a plain ``def`` (which cannot be awaited)."""
+    if not callable(value) or isinstance(value, type | Hooks):
+        raise TypeError(_checks.message(owner, argument, value, _HOOK))
+    if inspect.isfunction(value) and not inspect.iscoroutinefunction(value):
+        raise TypeError(_checks.message(owner, argument, value, _HOOK, "define it with `async def`"))
 
 
 def _hook_tuple(hooks: Iterable[Hook[Any]]) -> tuple[Hook[Any], ...]:
+    if callable(hooks) and not isinstance(hooks, Hooks):
+        raise TypeError(_checks.message("Hooks", "hooks", hooks, "an iterable of hooks", "wrap one hook in a list"))
     items = tuple(hooks)
-    for hook in items:
-        if not callable(hook):
-            raise TypeError(f"Hooks: every hook must be an async callable (ctx, point), got {hook!r}")
+    for index, hook in enumerate(items):
+        require_hook("Hooks", f"hooks[{index}]", hook)
     return items
+
+
+def as_hooks(value: Hooks[Any] | Iterable[Hook[Any]]) -> Hooks[Any]:
+    """`value` as a `Hooks` registry: a registry as it is, an iterable of hooks wrapped (and checked)."""
+    return value if isinstance(value, Hooks) else Hooks(value)
 
 
 @attrs.frozen
@@ -183,6 +207,10 @@ class Hooks(Generic[Ctx]):
     """A registry of hooks, fired in order (an agent's, or a run's)."""
 
     hooks: tuple[Hook[Ctx], ...] = attrs.field(default=(), converter=_hook_tuple)
+
+    def __bool__(self) -> bool:
+        """Whether there is any hook to fire."""
+        return bool(self.hooks)
 
     def with_hook(self, hook: Hook[Ctx]) -> Hooks[Ctx]:
         """A copy with `hook` added last."""
@@ -350,3 +378,87 @@ async def fire_on_run_complete(
 async def fire_on_subagent_stop(ctx: RunContext[Ctx], run_hooks: Hooks[Ctx], agent: str) -> HookFailed | None:
     """Fire `OnSubagentStop` on the parent's run-level hooks only (the original's rule): answers are ignored."""
     return (await fire(OnSubagentStop(agent), ctx, Hooks[Ctx](), run_hooks)).failure
+
+
+# What the rest of the shell calls: the per-call tool pipeline and the sub-agent boundary.
+
+
+class HookFailure(Exception):
+    """A hook raised where its failure cannot travel as data: in a tool call's pipeline or at a sub-agent's stop.
+
+    The run whose hooks these are catches it and fails with `error` (`HookFailed`); it never reaches the model.
+    """
+
+    def __init__(self, error: HookFailed) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
+async def before_tool_call(ctx: RunContext[Ctx], agent_hooks: Hooks[Ctx], call: ToolCall) -> ToolCall | ToolResult:
+    """`PreToolUse` for one call of a round (the agent's hooks, then ``ctx.hooks``).
+
+    Returns:
+        The call to run (its arguments replaced if a hook said so), or the error result that answers it
+        (``blocked by PreToolUse hook: R``).
+
+    Raises:
+        HookFailure: a hook raised, or replaced the arguments with something that is not an object.
+    """
+    run_hooks = ctx.hooks
+    if not agent_hooks and not run_hooks:
+        return call  # noqa: ASYNC910 - the pipeline's invoke step checkpoints next
+    try:
+        arguments = parse_arguments(call.arguments)
+    except ValueError:  # an unknown tool's unparsable arguments: its own step reports them
+        arguments = {}
+    effect = await fire_pre_tool_use(ctx, agent_hooks, run_hooks, call, arguments)
+    if effect.error is not None:
+        raise HookFailure(effect.error)
+    if effect.blocked is not None:
+        return ToolResult(call.call_id, effect.blocked, is_error=True)
+    return effect.call
+
+
+async def after_tool_call(
+    ctx: RunContext[Ctx], agent_hooks: Hooks[Ctx], call: ToolCall, result: ToolResult
+) -> ToolResult:
+    """`PostToolUse` for one finished call (successful calls only); the output is the text the model would read.
+
+    Returns:
+        `result`, its output replaced (a string verbatim, any other JSON as compact text, as a tool's own
+        output), or an error result (``blocked by PostToolUse hook: R``).
+
+    Raises:
+        HookFailure: a hook raised, or replaced the output with something that is not JSON.
+    """
+    run_hooks = ctx.hooks
+    if result.is_error or (not agent_hooks and not run_hooks):
+        return result  # noqa: ASYNC910 - the invoke step before it checkpointed
+    effect = await fire_post_tool_use(ctx, agent_hooks, run_hooks, call, result.output)
+    if effect.error is not None:
+        raise HookFailure(effect.error)
+    if effect.blocked is not None:
+        return ToolResult(call.call_id, effect.blocked, is_error=True)
+    output = effect.output
+    if isinstance(output, str):
+        return ToolResult(call.call_id, output)
+    try:
+        text = json.dumps(output, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        error = HookFailed("post_tool_use", f"replaced the output with a value that is not JSON: {exc}")
+        raise HookFailure(error) from None
+    return ToolResult(call.call_id, text)
+
+
+async def subagent_stopped(ctx: RunContext[Ctx], agent: str) -> None:
+    """`OnSubagentStop` for `agent` on ``ctx.hooks``, the run-level hooks of the run that started it.
+
+    Raises:
+        HookFailure: a hook raised (the run that started the sub-agent fails with it).
+    """
+    if not ctx.hooks:
+        await trio.lowlevel.checkpoint()
+        return
+    failure = await fire_on_subagent_stop(ctx, ctx.hooks, agent)
+    if failure is not None:
+        raise HookFailure(failure)

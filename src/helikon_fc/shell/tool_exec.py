@@ -1,7 +1,8 @@
 """Running one tool call: every way it can go wrong becomes an error result the model reads.
 
-`execute_tool_call` never raises, except for trio's ``Cancelled``: a run being cancelled must
-unwind through it. Everything else — an unknown tool, argument text that is not JSON, arguments
+`execute_tool_call` never raises, except for trio's ``Cancelled`` (a run being cancelled must
+unwind through it) and `HookFailure` (a hook of the calling run raised inside the tool: the run
+fails). Everything else — an unknown tool, argument text that is not JSON, arguments
 off the schema, a `ToolError`, any other exception, a timeout — is a `ToolResult` with
 ``is_error=True`` and a message written for the model:
 
@@ -21,6 +22,7 @@ import trio
 
 from ..core import JsonObject, ToolCall, ToolResult, parse_arguments, validate
 from .context import RunContext
+from .hooks import HookFailure
 from .tool import Tool, ToolContext, ToolError, ToolOutput
 
 __all__ = ["execute_tool_call"]
@@ -73,6 +75,8 @@ async def execute_tool_call(
                 return _error(call, f"tool {name} timed out after {timeout:g} s")
     except ToolError as exc:
         return _error(call, str(exc) or f"tool {name} failed")  # noqa: ASYNC910
+    except HookFailure:
+        raise  # a hook of the calling run raised inside the tool (an agent-as-tool's `OnSubagentStop`): the run fails
     except Exception as exc:
         return _error(call, f"tool {name} raised {_describe(exc)}")  # noqa: ASYNC910
     if not isinstance(output, ToolOutput):

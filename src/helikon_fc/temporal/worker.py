@@ -15,6 +15,7 @@ from ..shell.protocol import Agent
 from ._activities import Activities
 from ._portal import TrioPortal
 from ._registry import AgentRegistry
+from ._unsupported import refuse_controls
 from .workflow import RunWorkflow
 
 PASSTHROUGH = ("helikon_fc", "attrs", "cattrs", "jsonschema_rs")
@@ -40,6 +41,10 @@ class HelikonWorker:
         agents: the root agents, their names unique.
         max_concurrent_activities: model and tool calls at once on this worker (threads of its executor).
         heartbeat_every: seconds between an activity's heartbeats (below the runs' heartbeat timeout).
+
+    Raises:
+        ValueError: an agent anywhere below `agents` has hooks or guardrails, which runs on Temporal do
+            not honour (refused here rather than silently ignored).
     """
 
     def __init__(
@@ -55,6 +60,8 @@ class HelikonWorker:
             raise ValueError("task_queue must not be empty")
         if max_concurrent_activities < 1:
             raise ValueError(f"max_concurrent_activities must be at least 1, got {max_concurrent_activities}")
+        agents = tuple(agents)
+        refuse_controls(agents)  # hooks and guardrails are not honoured on Temporal: refused, never ignored
         self.registry = AgentRegistry(agents)
         self._portal = TrioPortal()
         self._executor = concurrent.futures.ThreadPoolExecutor(max_concurrent_activities)
