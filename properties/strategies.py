@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
+import attrs
 from hypothesis import strategies as st
 from properties.permission_strategies import (
     permission_configs,
@@ -35,9 +36,13 @@ from helikon_fc.core import (
     CallingModel,
     CallModel,
     Cancelled,
+    Compacted,
     Compacting,
+    CompactionPolicy,
+    CompactionSkipped,
     ConsultPolicy,
     Conversation,
+    ConversationCompacted,
     Deny,
     Done,
     ExecuteTools,
@@ -92,6 +97,7 @@ from helikon_fc.core import (
     ReasoningDelta,
     RepairingOutput,
     RepairStarted,
+    ResumePhase,
     RunCompleted,
     RunFailed,
     RunStarted,
@@ -99,6 +105,7 @@ from helikon_fc.core import (
     Start,
     StructuredOutputFailed,
     StructuredOutputInvalid,
+    SummaryFailed,
     SystemMessage,
     Terminate,
     TimedOut,
@@ -240,6 +247,24 @@ def items() -> st.SearchStrategy[Item]:
         tool_calls(),
         tool_results(),
         st.builds(Reasoning, texts()),
+        compaction_markers(),
+    )
+
+
+def compaction_markers() -> st.SearchStrategy[Compacted]:
+    """Compaction markers, blank summaries (skips) included, keeping any number of items."""
+    return st.builds(Compacted, texts(), st.integers(min_value=0, max_value=8))
+
+
+def compaction_policies(most_tokens: int = 400) -> st.SearchStrategy[CompactionPolicy]:
+    """Compaction budgets from the least allowed up to `most_tokens`, each with a summary budget below it."""
+    return st.integers(min_value=17, max_value=most_tokens).flatmap(
+        lambda most: st.builds(
+            CompactionPolicy,
+            max_tokens=st.just(most),
+            summary_tokens=st.integers(min_value=16, max_value=most - 1),
+            instructions=texts(),
+        )
     )
 
 
@@ -395,6 +420,8 @@ def agent_events() -> st.SearchStrategy[AgentEvent]:
         ),
         st.builds(RepairStarted, st.just(1)),
         st.builds(StructuredOutputFailed, st.lists(texts(), max_size=3).map(tuple), texts()),
+        st.builds(ConversationCompacted, texts(), counts(), counts(), counts()),
+        st.builds(CompactionSkipped, texts()),
         st.builds(RunCompleted, usages()),
         st.builds(RunFailed, agent_errors()),
     )
@@ -422,7 +449,7 @@ def loop_states() -> st.SearchStrategy[LoopState]:
         st.builds(ApplyingHandoff, names(), conversations(), usages()),
         st.builds(Finalizing, counts(), usages()),
         st.builds(RepairingOutput, counts(), usages()),
-        st.builds(Compacting, counts(), usages()),
+        st.builds(Compacting, counts(), usages(), st.sampled_from(ResumePhase)),
         st.builds(NeedsApproval, calls, counts(), usages()),
         terminal_states(),
     )
@@ -434,6 +461,7 @@ def transition_inputs() -> st.SearchStrategy[TransitionInput]:
         st.just(Start()),
         model_responses(),
         st.builds(ToolResults, st.lists(tool_results(), max_size=3).map(tuple)),
+        st.builds(SummaryFailed, agent_errors()),
     )
 
 
@@ -466,6 +494,7 @@ def transition_ctxs() -> st.SearchStrategy[TransitionCtx]:
         output_schema=st.none() | output_schemas() | st.just(ANSWER),
         agent_depth=st.integers(min_value=0, max_value=10),
         max_agent_depth=st.integers(min_value=0, max_value=10),
+        compaction=st.none() | compaction_policies(),
     )
 
 
@@ -523,7 +552,7 @@ def scenario_ctxs() -> st.SearchStrategy[TransitionCtx]:
         agent_depth=st.integers(min_value=0, max_value=2),
         max_agent_depth=st.sampled_from([8, 2, 1, 0]),
         conversation=conversations(messages()),
-    )
+    ).flatmap(lambda ctx: st.builds(attrs.evolve, st.just(ctx), compaction=st.none() | compaction_policies(60)))
 
 
 def _fitting_arguments(name: str) -> st.SearchStrategy[str]:

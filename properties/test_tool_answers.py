@@ -12,6 +12,7 @@ from properties.strategies import scenario_ctxs, scripts
 from helikon_fc.core import (
     ApplyingHandoff,
     CallingModel,
+    Compacting,
     Conversation,
     ExecuteTools,
     ExecutingTools,
@@ -83,6 +84,8 @@ def test_reused_call_ids_are_renamed_apart_and_no_call_is_dropped(
     for step in trace.steps:
         if not isinstance(step.input, ModelResponse) or not step.input.tool_calls:
             continue
+        if isinstance(step.state, Compacting):
+            continue  # a summary answers a request with no tools: only its text is read
         made = step.input.tool_calls
         items = [event.item for event in step.outcome.events if isinstance(event, ToolCallItem)]
         assert [(item.name, item.arguments) for item in items] == [(call.name, call.arguments) for call in made]

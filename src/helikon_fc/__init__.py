@@ -30,6 +30,9 @@ if TYPE_CHECKING:
         AssistantMessage as AssistantMessage,
         BranchFailure as BranchFailure,
         Cancelled as Cancelled,
+        Compacted as Compacted,
+        CompactionSkipped as CompactionSkipped,
+        ConversationCompacted as ConversationCompacted,
         GraphFailed as GraphFailed,
         GuardrailTriggered as GuardrailTriggered,
         GuardrailTripped as GuardrailTripped,
@@ -87,6 +90,7 @@ if TYPE_CHECKING:
     )
     from .models.protocol import Model as Model, ModelError as ModelError
     from .models.retry import RetryingModel as RetryingModel, RetryPolicy as RetryPolicy
+    from .shell.compaction import Compaction as Compaction
     from .shell.config import RunConfig as RunConfig
     from .shell.context import (
         ActionsHandle as ActionsHandle,
@@ -131,6 +135,10 @@ _EXPORTS: dict[str, str] = {
     "BranchFailure": ".core",
     "CancelToken": ".shell.context",
     "Cancelled": ".core",
+    "Compacted": ".core",
+    "Compaction": ".shell.compaction",
+    "CompactionSkipped": ".core",
+    "ConversationCompacted": ".core",
     "FunctionTool": ".shell.function_tool",
     "GraphAgent": ".agents.graph",
     "GraphBuildError": ".agents.graph",
@@ -243,6 +251,10 @@ __all__ = [
     "BranchFailure",
     "CancelToken",
     "Cancelled",
+    "Compacted",
+    "Compaction",
+    "CompactionSkipped",
+    "ConversationCompacted",
     "FunctionTool",
     "GraphAgent",
     "GraphBuildError",

@@ -114,15 +114,18 @@ def test_a_result_for_an_already_rejected_call_is_an_invalid_transition() -> Non
     assert outcome.conversation_appends == ()
 
 
-def test_reserved_states_fail_as_not_implemented() -> None:
-    """Rule: "`LoopState` (all nine variants, including the reserved `Compacting`)"; `NeedsApproval` is driven."""
-    reserved: list[tuple[LoopState, str]] = [(Compacting(2), "compaction")]
-    for state, feature in reserved:
-        outcome = transition(state, Start(), make_ctx())
-        assert isinstance(outcome.next_state, Failed)
-        assert str(outcome.next_state.error) == f"not implemented: {feature}"
+def test_the_once_reserved_states_are_driven() -> None:
+    """Rule: "`LoopState` (all nine variants, including the reserved `Compacting` and `NeedsApproval`)": both are
+    driven now; `Start` on a waiting `NeedsApproval` asks for the approvals again and stays where it is."""
     waiting = NeedsApproval((weather("a"),), 2)
     assert transition(waiting, Start(), make_ctx()).next_state == waiting
+
+
+def test_compacting_without_a_budget_goes_back_to_its_phase() -> None:
+    """`Compacting` is driven now: with nothing to compact it makes the model call it interrupted."""
+    outcome = transition(Compacting(2), Start(), make_ctx())
+    assert outcome.next_state == CallingModel(2)
+    assert isinstance(outcome.next_action, CallModel)
 
 
 # Turns and max_turns

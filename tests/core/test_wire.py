@@ -138,7 +138,7 @@ def test_unknown_and_missing_tags_are_reported_with_the_choices() -> None:
     (message,) = problems(AgentEvent, nested)
     assert message.startswith('$.error.failures[0].error.type: unknown AgentError type "x" (expected one of: ')
     (missing,) = problems(Item, '{"text":"hi"}')
-    assert missing.startswith("$.type: missing field (the Item tag, one of: assistant_message, reasoning,")
+    assert missing.startswith("$.type: missing field (the Item tag, one of: assistant_message, compacted, reasoning,")
     assert problems(ToolCall, '{"type":"tool_result","call_id":"c","name":"f","arguments":""}') == (
         '$.type: expected type tag "tool_call", got "tool_result"',
     )

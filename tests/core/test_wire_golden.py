@@ -26,9 +26,12 @@ from helikon_fc.core import (
     CallingModel,
     CallModel,
     Cancelled,
+    Compacted,
     Compacting,
+    CompactionSkipped,
     ConsultPolicy,
     Conversation,
+    ConversationCompacted,
     Deny,
     Done,
     EditRule,
@@ -84,6 +87,7 @@ from helikon_fc.core import (
     ReasoningDelta,
     RepairingOutput,
     RepairStarted,
+    ResumePhase,
     RunCompleted,
     RunFailed,
     RunPaused,
@@ -92,6 +96,7 @@ from helikon_fc.core import (
     Start,
     StructuredOutputFailed,
     StructuredOutputInvalid,
+    SummaryFailed,
     SystemMessage,
     Terminate,
     TimedOut,
@@ -159,6 +164,7 @@ SAMPLES: Mapping[str, tuple[object, ...]] = {
         CALL,
         ToolResult("call_2", "unknown tool: 'launch' (available tools: get_weather)", is_error=True),
         Reasoning("The user asks about one category."),
+        Compacted("The user asked about dining; 80% of the budget is spent.", 2),
     ),
     "ModelEvent": (
         ModelTextDelta("You have"),
@@ -184,6 +190,8 @@ SAMPLES: Mapping[str, tuple[object, ...]] = {
         PermissionGranted("call_1", "get_weather", "allowed by allow rule: tool(get_weather)", "tool(get_weather)"),
         RepairStarted(1),
         StructuredOutputFailed(("$.celsius: missing required field",), '{"city": "Oslo"}'),
+        ConversationCompacted("The user asked about dining; 80% of the budget is spent.", 6, 9120, 1480),
+        CompactionSkipped("the summary call failed: model failed (unavailable): 503"),
         RunCompleted(
             USAGE,
             (
@@ -235,7 +243,7 @@ SAMPLES: Mapping[str, tuple[object, ...]] = {
         ApplyingHandoff("billing", Conversation([UserMessage("Refund please")]), USAGE),
         Finalizing(2, USAGE),
         RepairingOutput(2, USAGE),
-        Compacting(3, USAGE),
+        Compacting(3, USAGE, ResumePhase.FINALIZING),
         NeedsApproval(
             (CALL,),
             1,
@@ -260,6 +268,7 @@ SAMPLES: Mapping[str, tuple[object, ...]] = {
             (ToolCall("call_3", "delete_file", '{"path": "/tmp/x"}'),),
             (PermissionGranted("call_1", "get_weather", "no policy: allowed"),),
         ),
+        SummaryFailed(ModelFailed(ModelFailureKind.UNAVAILABLE, "503")),
     ),
     "NextAction": (
         CallModel(REQUEST),

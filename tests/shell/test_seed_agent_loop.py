@@ -66,9 +66,9 @@ from helikon_fc.core import (
     ModelTextDelta,
     NeedsApproval,
     NextAction,
-    NotImplementedPhase,
     PerformHandoff,
     Start,
+    SummaryFailed,
     Terminate,
     ToolCall,
     ToolResult,
@@ -287,12 +287,11 @@ async def test_repairing_output_is_the_one_repair_turn() -> None:
     assert type(info.value.error).__name__ == "StructuredOutputInvalid"
 
 
-def test_compacting_is_reserved_and_needs_approval_is_driven() -> None:
-    """Seed: "Compacting and NeedsApproval { pending } — reserved phases, not yet driven"; approval is driven now."""
+def test_compacting_and_needs_approval_are_driven() -> None:
+    """Seed: "Compacting and NeedsApproval { pending } — reserved phases, not yet driven"; both are driven now
+    (docs/agent-loop.md, Compaction; docs/control.md, approval)."""
     ctx = TransitionCtx(agent_name="a", instructions=None, conversation=Conversation())
-    outcome = transition(Compacting(0), Start(), ctx)
-    assert outcome.next_state == Failed(NotImplementedPhase("compaction"))
-    assert isinstance(outcome.next_action, Terminate)
+    assert isinstance(transition(Compacting(0), Start(), ctx).next_action, CallModel)
     waiting = transition(NeedsApproval((), 0), Start(), ctx)
     assert isinstance(waiting.next_action, AwaitApproval)
 
@@ -327,7 +326,7 @@ def test_transition_takes_state_input_and_ctx() -> None:
     TransitionCtx (the tool defs, ModelSettings, max_turns, the accumulated conversation, the optional OutputType,
     and any handoff descriptors)."
     """
-    assert set(get_args(TransitionInput)) == {Start, ModelResponse, ToolResults}
+    assert set(get_args(TransitionInput)) == {Start, ModelResponse, ToolResults, SummaryFailed}  # + compaction's
     fields = {field.name for field in attrs.fields(TransitionCtx)}
     assert {"tools", "settings", "max_turns", "conversation", "output_schema", "handoffs"} <= fields
 
@@ -479,7 +478,8 @@ async def test_agent_event_is_one_serializable_union() -> None:
     events = await drain(tool_agent(model, SleepTool("a", seconds=0)).run(ephemeral(), QUESTION))
     for event in events:
         assert from_json(AgentEvent, to_json(event)) == event
-    assert len(get_args(AgentEvent)) == 19  # the seed's 17, PermissionGranted and RunPaused (docs/control.md)
+    # the seed's 17, PermissionGranted and RunPaused (docs/control.md), ConversationCompacted and CompactionSkipped
+    assert len(get_args(AgentEvent)) == 21
 
 
 def test_event_families_exist_with_their_fields() -> None:

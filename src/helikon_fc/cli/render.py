@@ -11,6 +11,8 @@ from ..core import (
     AgentEvent,
     AgentUpdated,
     ApprovalRequested,
+    CompactionSkipped,
+    ConversationCompacted,
     GuardrailTriggered,
     HandoffItem,
     MessageOutput,
@@ -229,6 +231,10 @@ class EventRenderer:
                 self.line(pad + self.paint(f"structured output invalid; repair attempt {attempt}", "yellow"))
             case StructuredOutputFailed(schema_errors=errors):
                 self.line(pad + self.paint("structured output failed: " + "; ".join(errors), "red"))
+            case ConversationCompacted(replaced=replaced, tokens_before=before, tokens_after=after):
+                self.line(pad + self.paint(f"compacted {replaced} items (~{before} -> ~{after} tokens)", "dim"))
+            case CompactionSkipped(reason=reason):
+                self.line(pad + self.paint(f"compaction skipped: {reason}", "yellow"))
             case RunCompleted(usage=usage):
                 self.line(
                     pad + self.paint("done", "green", "bold") + self.paint(self._elapsed() + self._usage(usage), "dim")

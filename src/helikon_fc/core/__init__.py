@@ -3,6 +3,19 @@
 Nothing here does IO, reads a clock, draws a random number, or imports trio, httpx or openai.
 """
 
+from .compaction import (
+    CompactionPlan as CompactionPlan,
+    CompactionPolicy as CompactionPolicy,
+    ResumePhase as ResumePhase,
+    estimate_tokens as estimate_tokens,
+    item_tokens as item_tokens,
+    last_turn_start as last_turn_start,
+    plan_compaction as plan_compaction,
+    skipped_marker as skipped_marker,
+    splice as splice,
+    summary_request as summary_request,
+    visible as visible,
+)
 from .conversation import Conversation as Conversation
 from .errors import (
     AgentError as AgentError,
@@ -33,6 +46,8 @@ from .events import (
     AgentEvent as AgentEvent,
     AgentUpdated as AgentUpdated,
     ApprovalRequested as ApprovalRequested,
+    CompactionSkipped as CompactionSkipped,
+    ConversationCompacted as ConversationCompacted,
     GuardrailTriggered as GuardrailTriggered,
     HandoffItem as HandoffItem,
     MessageOutput as MessageOutput,
@@ -54,6 +69,7 @@ from .events import (
 )
 from .items import (
     AssistantMessage as AssistantMessage,
+    Compacted as Compacted,
     Item as Item,
     Reasoning as Reasoning,
     SystemMessage as SystemMessage,
@@ -138,6 +154,7 @@ from .states import (
     PerformHandoff as PerformHandoff,
     RepairingOutput as RepairingOutput,
     Start as Start,
+    SummaryFailed as SummaryFailed,
     Terminate as Terminate,
     ToolResults as ToolResults,
     TransitionCtx as TransitionCtx,

@@ -10,6 +10,9 @@ to build its request, then the driver extends it with the same `conversation_app
 extending an older view with *different* items copies its prefix (a branch). Every
 `Conversation` a caller holds therefore keeps its value forever: it is observably immutable,
 and extending is amortised O(len(new items)).
+
+Each view also knows where its last compaction marker is (`last_compaction`), found while
+extending, so asking costs nothing however long the log grows.
 """
 
 from __future__ import annotations
@@ -18,27 +21,35 @@ from collections.abc import Iterable, Iterator, Sequence
 from itertools import islice
 from typing import overload
 
-from .items import Item
+from .items import Compacted, Item
 
 
 class Conversation(Sequence[Item]):
     """An immutable, cheaply extended sequence of `Item`s."""
 
-    __slots__ = ("_len", "_log")
+    __slots__ = ("_len", "_log", "_mark")
 
     _log: list[Item]
     _len: int
+    _mark: int
 
     def __init__(self, items: Iterable[Item] = ()) -> None:
         self._log = list(items)
         self._len = len(self._log)
+        self._mark = _last_mark(self._log, 0, -1)
 
     @classmethod
-    def _view(cls, log: list[Item], length: int) -> Conversation:
+    def _view(cls, log: list[Item], length: int, mark: int) -> Conversation:
         view = cls.__new__(cls)
         view._log = log
         view._len = length
+        view._mark = mark
         return view
+
+    @property
+    def last_compaction(self) -> int | None:
+        """The index of the last `Compacted` marker in this conversation, or `None` when it has none."""
+        return self._mark if self._mark >= 0 else None
 
     def extend(self, items: Sequence[Item]) -> Conversation:
         """Return a conversation holding these items followed by `items`; `self` is unchanged."""
@@ -46,15 +57,16 @@ class Conversation(Sequence[Item]):
             return self
         log = self._log
         end = self._len + len(items)
+        mark = _last_mark(items, self._len, self._mark)
         if len(log) != self._len:
             if len(log) >= end and all(a is b or a == b for a, b in zip(log[self._len : end], items, strict=True)):
                 # The log already continues with these very items (the view was extended the same way
                 # before, e.g. by `transition` building its request): share it, nothing to copy.
-                return Conversation._view(log, end)
+                return Conversation._view(log, end, mark)
             # An older view is being extended differently: branch off a private copy of its prefix.
             log = log[: self._len]
         log.extend(items)
-        return Conversation._view(log, len(log))
+        return Conversation._view(log, len(log), mark)
 
     def __len__(self) -> int:
         return self._len
@@ -89,3 +101,11 @@ class Conversation(Sequence[Item]):
 
     def __repr__(self) -> str:
         return f"Conversation({list(self)!r})"
+
+
+def _last_mark(items: Iterable[Item], offset: int, mark: int) -> int:
+    """The index (counted from `offset`) of the last `Compacted` among `items`, else `mark`."""
+    for index, item in enumerate(items):
+        if type(item) is Compacted:
+            mark = offset + index
+    return mark

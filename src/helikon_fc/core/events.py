@@ -1,6 +1,6 @@
 """`AgentEvent`: the one typed stream a run is observed through.
 
-Nineteen variants in six families: lifecycle, raw deltas (live, as the model produces them),
+Twenty-one variants in six families: lifecycle, raw deltas (live, as the model produces them),
 semantic items (the same content re-aggregated once a turn settles), transitions, control
 signals, and the three terminal outcomes (completed, failed, paused for approval). Exactly one
 terminal event ends every run, last.
@@ -167,6 +167,27 @@ class StructuredOutputFailed:
     final_text: str
 
 
+@attrs.frozen
+class ConversationCompacted:
+    """The conversation the model sees passed its budget and was compacted.
+
+    `summary` now stands in place of `replaced` items; the estimated tokens of the view went from
+    `tokens_before` to `tokens_after`. The stored conversation keeps every item.
+    """
+
+    summary: str
+    replaced: int
+    tokens_before: int
+    tokens_after: int
+
+
+@attrs.frozen
+class CompactionSkipped:
+    """A warning: the compaction before this model call was skipped (`reason`); the run goes on uncompacted."""
+
+    reason: str
+
+
 # Terminal
 
 
@@ -219,6 +240,8 @@ AgentEvent: TypeAlias = (
     | PermissionGranted
     | RepairStarted
     | StructuredOutputFailed
+    | ConversationCompacted
+    | CompactionSkipped
     | RunCompleted
     | RunFailed
     | RunPaused

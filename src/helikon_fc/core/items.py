@@ -62,5 +62,20 @@ class Reasoning:
     text: str
 
 
-Item: TypeAlias = SystemMessage | UserMessage | AssistantMessage | ToolCall | ToolResult | Reasoning
+@attrs.frozen
+class Compacted:
+    """A compaction marker: from here on the model sees `summary` in place of the older items.
+
+    The log keeps every item; the marker only changes what the model is shown (see
+    `core.compaction.visible`): the `kept` items just before the marker stay in view (markers among
+    them aside), everything older is replaced by one `SystemMessage` of `summary` (none when it is
+    blank). A skipped compaction appends a marker that keeps the whole view and repeats the
+    previous summary: what the model sees does not change, and the log says it was tried.
+    """
+
+    summary: str
+    kept: int
+
+
+Item: TypeAlias = SystemMessage | UserMessage | AssistantMessage | ToolCall | ToolResult | Reasoning | Compacted
 """One entry of a conversation."""

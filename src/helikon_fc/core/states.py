@@ -12,6 +12,7 @@ from typing import TypeAlias
 
 import attrs
 
+from .compaction import CompactionPolicy, ResumePhase
 from .conversation import Conversation
 from .errors import AgentError
 from .events import AgentEvent
@@ -84,10 +85,15 @@ class RepairingOutput:
 
 @attrs.frozen
 class Compacting:
-    """Reserved: summarising a long conversation (no driver enters it yet)."""
+    """Asking a model for a summary of the conversation before the model call of `turn`.
+
+    The conversation the model would have seen passed the run's compaction budget. Once the summary
+    is in (or skipped), the run goes back to `resume` with a `Compacted` marker appended.
+    """
 
     turn: int
     usage: Usage = Usage()
+    resume: ResumePhase = ResumePhase.CALLING_MODEL
 
 
 @attrs.frozen
@@ -164,7 +170,14 @@ class ToolResults:
     events: tuple[AgentEvent, ...] = ()
 
 
-TransitionInput: TypeAlias = Start | ModelResponse | ToolResults
+@attrs.frozen
+class SummaryFailed:
+    """The summary call a `Compacting` state asked for failed with `error`; the run goes on uncompacted."""
+
+    error: AgentError
+
+
+TransitionInput: TypeAlias = Start | ModelResponse | ToolResults | SummaryFailed
 """What the driver feeds the machine."""
 
 
@@ -225,6 +238,7 @@ class TransitionCtx:
 
     `conversation` is the accumulated conversation *before* this step's appends.
     `agent_depth` is how deeply this run is nested in handoffs and sub-runs (0 at the top).
+    `compaction`, when set, is the budget past which the loop compacts before a model call.
     """
 
     agent_name: str
@@ -237,6 +251,7 @@ class TransitionCtx:
     output_schema: OutputSchema | None = None
     agent_depth: int = 0
     max_agent_depth: int = 8
+    compaction: CompactionPolicy | None = None
 
 
 @attrs.frozen

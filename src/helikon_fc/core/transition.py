@@ -17,19 +17,29 @@ from typing import assert_never
 
 import attrs
 
+from .compaction import (
+    ResumePhase,
+    estimate_tokens,
+    plan_compaction,
+    skipped_marker,
+    splice,
+    summary_request,
+    visible,
+)
 from .conversation import Conversation
 from .errors import (
     AgentError,
     InvalidTransition,
     MaxAgentDepthExceeded,
     MaxTurnsExceeded,
-    NotImplementedPhase,
     StructuredOutputInvalid,
 )
 from .events import (
     AgentEvent,
     AgentUpdated,
     ApprovalRequested,
+    CompactionSkipped,
+    ConversationCompacted,
     HandoffItem,
     MessageOutput,
     RepairStarted,
@@ -62,6 +72,7 @@ from .states import (
     PerformHandoff,
     RepairingOutput,
     Start,
+    SummaryFailed,
     Terminate,
     ToolResults,
     TransitionCtx,
@@ -77,19 +88,41 @@ def _no_arguments() -> dict[str, JsonValue]:
 
 
 def transition(state: LoopState, input: TransitionInput, ctx: TransitionCtx) -> TransitionOutcome:
-    """Advance the loop by one step: from `state`, given what just happened (`input`), in `ctx`."""
+    """Advance the loop by one step: from `state`, given what just happened (`input`), in `ctx`.
+
+    With a compaction budget in `ctx`, a step about to call the model goes to `Compacting` first
+    when the conversation the model would see passes it.
+    """
+    outcome = _step(state, input, ctx)
+    if ctx.compaction is None or type(outcome.next_action) is not CallModel:
+        return outcome
+    return _compact_first(outcome, ctx)
+
+
+def _step(state: LoopState, input: TransitionInput, ctx: TransitionCtx) -> TransitionOutcome:
+    """One step of the machine, before compaction is considered."""
     match state:
         case Done() | Failed():
             return TransitionOutcome(state, (), Terminate())
         case Compacting(usage=usage):
-            return _fail(NotImplementedPhase("compaction"), usage)
+            match input:
+                case Start():
+                    return _ask_summary(state, ctx)
+                case ModelResponse():
+                    return _on_summary(state, input, ctx)
+                case SummaryFailed(error=error):
+                    return _skip_compaction(state, state.usage, f"the summary call failed: {error}", ctx)
+                case ToolResults():
+                    return _invalid(state, input, usage)
+                case _:
+                    assert_never(input)
         case NeedsApproval(usage=usage):
             match input:
                 case Start():
                     return TransitionOutcome(state, (), AwaitApproval(state.pending))
                 case ToolResults():
                     return _on_approvals(state, input, ctx)
-                case ModelResponse():
+                case ModelResponse() | SummaryFailed():
                     return _invalid(state, input, usage)
                 case _:
                     assert_never(input)
@@ -101,7 +134,7 @@ def transition(state: LoopState, input: TransitionInput, ctx: TransitionCtx) -> 
                     return _begin(state, ctx)
                 case ModelResponse():
                     return _on_tool_loop_response(state, input, ctx)
-                case ToolResults():
+                case ToolResults() | SummaryFailed():
                     return _invalid(state, input, usage)
                 case _:
                     assert_never(input)
@@ -111,7 +144,7 @@ def transition(state: LoopState, input: TransitionInput, ctx: TransitionCtx) -> 
                     return _on_tool_results(state, input, ctx)
                 case Start():
                     return TransitionOutcome(state, (), ExecuteTools(_runnable(state.calls, state.rejected)))
-                case ModelResponse():
+                case ModelResponse() | SummaryFailed():
                     return _invalid(state, input, usage)
                 case _:
                     assert_never(input)
@@ -119,7 +152,7 @@ def transition(state: LoopState, input: TransitionInput, ctx: TransitionCtx) -> 
             match input:
                 case Start():
                     return TransitionOutcome(state, (), PerformHandoff(target, transcript))
-                case ModelResponse() | ToolResults():
+                case ModelResponse() | ToolResults() | SummaryFailed():
                     return _invalid(state, input, usage)
                 case _:
                     assert_never(input)
@@ -129,7 +162,7 @@ def transition(state: LoopState, input: TransitionInput, ctx: TransitionCtx) -> 
                     return TransitionOutcome(state, (), CallModel(_constrained_request(ctx, ctx.conversation)))
                 case ModelResponse():
                     return _on_structured_response(state, input, ctx)
-                case ToolResults():
+                case ToolResults() | SummaryFailed():
                     return _invalid(state, input, usage)
                 case _:
                     assert_never(input)
@@ -157,7 +190,7 @@ def _tool_loop_request(ctx: TransitionCtx, conversation: Conversation, turn: int
     """The request of a tool-loop turn: real tools plus one transfer tool per handoff."""
     return ModelRequest(
         instructions=ctx.instructions,
-        items=conversation,
+        items=visible(conversation),
         tools=_offered_tools(ctx),
         settings=ctx.settings.for_turn(turn),
     )
@@ -170,7 +203,7 @@ def _constrained_request(ctx: TransitionCtx, conversation: Conversation) -> Mode
         settings = attrs.evolve(settings, tool_choice=None, parallel_tool_calls=None)
     return ModelRequest(
         instructions=ctx.instructions,
-        items=conversation,
+        items=visible(conversation),
         tools=(),
         settings=settings,
         output_schema=ctx.output_schema,
@@ -486,6 +519,79 @@ def _repair_prompt(name: str, errors: tuple[str, ...]) -> str:
         f"Your reply did not match the JSON schema for {name}: {'; '.join(errors)}. "
         "Reply again with only a JSON value that fits the schema, with no code fences and no other text."
     )
+
+
+# Compaction
+
+
+def _compact_first(outcome: TransitionOutcome, ctx: TransitionCtx) -> TransitionOutcome:
+    """`outcome`, or, when the conversation its model call would see passes the budget, `Compacting` first."""
+    state = outcome.next_state
+    match state:
+        case CallingModel():
+            resume = ResumePhase.CALLING_MODEL
+        case Finalizing():
+            resume = ResumePhase.FINALIZING
+        case RepairingOutput():
+            resume = ResumePhase.REPAIRING_OUTPUT
+        case _:
+            return outcome
+    assert ctx.compaction is not None
+    plan = plan_compaction(ctx.conversation.extend(outcome.conversation_appends), ctx.compaction)
+    if plan is None:
+        return outcome
+    compacting = Compacting(state.turn, state.usage, resume)
+    request = summary_request(plan, ctx.compaction)
+    return TransitionOutcome(compacting, outcome.events, CallModel(request), outcome.conversation_appends)
+
+
+def _ask_summary(state: Compacting, ctx: TransitionCtx) -> TransitionOutcome:
+    """(Re-)ask for the summary; with nothing left to compact (the budget changed), go straight on."""
+    plan = plan_compaction(ctx.conversation, ctx.compaction) if ctx.compaction is not None else None
+    if plan is None or ctx.compaction is None:
+        return _after_compaction(state, state.usage, (), (), ctx)
+    return TransitionOutcome(state, (), CallModel(summary_request(plan, ctx.compaction)))
+
+
+def _on_summary(state: Compacting, response: ModelResponse, ctx: TransitionCtx) -> TransitionOutcome:
+    """Splice the summary in (a marker appended to the log) and make the model call it was made for."""
+    usage = _counted(state.usage, response)
+    policy = ctx.compaction
+    plan = plan_compaction(ctx.conversation, policy) if policy is not None else None
+    if plan is None or policy is None:
+        return _after_compaction(state, usage, (), (), ctx)
+    marker = splice(plan, response.text, policy)
+    if marker is None:
+        return _skip_compaction(state, usage, "the summary came back blank", ctx)
+    after = visible(ctx.conversation.extend((marker,)))
+    event = ConversationCompacted(marker.summary, len(plan.summarised), plan.tokens, estimate_tokens(after))
+    return _after_compaction(state, usage, (event,), (marker,), ctx)
+
+
+def _skip_compaction(state: Compacting, usage: Usage, reason: str, ctx: TransitionCtx) -> TransitionOutcome:
+    """Go on uncompacted, with a warning; the marker appended records the skip and changes no view."""
+    marker = skipped_marker(ctx.conversation)
+    return _after_compaction(state, usage, (CompactionSkipped(reason),), (marker,), ctx)
+
+
+def _after_compaction(
+    state: Compacting, usage: Usage, events: tuple[AgentEvent, ...], appends: tuple[Item, ...], ctx: TransitionCtx
+) -> TransitionOutcome:
+    """Back to the phase compaction interrupted, making its model call over the compacted view."""
+    conversation = ctx.conversation.extend(appends)
+    turn = state.turn
+    match state.resume:
+        case ResumePhase.CALLING_MODEL:
+            request = _tool_loop_request(ctx, conversation, turn)
+            return TransitionOutcome(CallingModel(turn, usage), events, CallModel(request), appends)
+        case ResumePhase.FINALIZING:
+            request = _constrained_request(ctx, conversation)
+            return TransitionOutcome(Finalizing(turn, usage), events, CallModel(request), appends)
+        case ResumePhase.REPAIRING_OUTPUT:
+            request = _constrained_request(ctx, conversation)
+            return TransitionOutcome(RepairingOutput(turn, usage), events, CallModel(request), appends)
+        case _:
+            assert_never(state.resume)
 
 
 # Failures

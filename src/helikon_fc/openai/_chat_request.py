@@ -27,6 +27,7 @@ from openai.types.shared_params import FunctionDefinition, ResponseFormatJSONObj
 
 from ..core import (
     AssistantMessage,
+    Compacted,
     Item,
     OutputSchema,
     Reasoning,
@@ -78,6 +79,8 @@ def chat_messages(instructions: str | None, items: Iterable[Item]) -> list[ChatC
                 pending["tool_calls"] = [*pending.get("tool_calls", ()), call]
             case Reasoning():
                 pass
+            case Compacted():
+                pass  # the loop sends `visible` views, which hold no markers; a raw log's items are all there
             case SystemMessage(text=text):
                 close_pending()
                 messages.append({"role": "system", "content": text})

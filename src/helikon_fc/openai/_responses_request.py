@@ -21,6 +21,7 @@ from openai.types.responses.response_create_params import ToolChoice
 
 from ..core import (
     AssistantMessage,
+    Compacted,
     Item,
     OutputSchema,
     Reasoning,
@@ -50,6 +51,8 @@ def responses_input(items: Iterable[Item]) -> list[ResponseInputItemParam]:
                 result.append({"type": "function_call_output", "call_id": call_id, "output": output})
             case Reasoning():
                 pass
+            case Compacted():
+                pass  # the loop sends `visible` views, which hold no markers; a raw log's items are all there
             case _:
                 assert_never(item)
     return result

@@ -5,6 +5,7 @@ from __future__ import annotations
 import attrs
 
 from . import _checks
+from .compaction import Compaction
 
 
 def _count(minimum: int, *, optional: bool = False) -> _checks.Validator:
@@ -25,12 +26,18 @@ class RunConfig:
         parallel_tool_call_limit: most tool calls running at once; `None` runs all calls of a turn together.
         max_agent_depth: deepest nesting of handoffs and agent-as-tool sub-runs (`MaxAgentDepthExceeded`).
         timeout: seconds the whole run may take; honoured by `Runner` only (`TimedOut`).
+        compaction: the budget past which the conversation the model sees is summarised
+            (`Compaction`); `None` never compacts.
     """
 
     max_turns: int = attrs.field(default=16, validator=_count(0))
     parallel_tool_call_limit: int | None = attrs.field(default=None, validator=_count(1, optional=True))
     max_agent_depth: int = attrs.field(default=8, validator=_count(0))
     timeout: float | None = attrs.field(default=None, validator=_checks.field(_checks.require_seconds))
+    compaction: Compaction | None = attrs.field(
+        default=None,
+        validator=_checks.field(_checks.optional(_checks.instance_of(Compaction, "a Compaction or None"))),
+    )
 
     def with_max_turns(self, n: int) -> RunConfig:
         """A copy with `max_turns` set."""
@@ -47,3 +54,7 @@ class RunConfig:
     def with_timeout(self, seconds: float | None) -> RunConfig:
         """A copy with `timeout` set (`None` for no deadline)."""
         return attrs.evolve(self, timeout=seconds)
+
+    def with_compaction(self, compaction: Compaction | None) -> RunConfig:
+        """A copy with `compaction` set (`None` never compacts)."""
+        return attrs.evolve(self, compaction=compaction)

@@ -12,6 +12,8 @@ then perform its `NextAction` —
 - `ExecuteTools`: run every call of the turn at once in one nursery, at most
   ``parallel_tool_call_limit`` at a time (a `trio.CapacityLimiter`); each call writes its result
   into its own slot, so results keep call order. Tool failures are results the model reads.
+- `CallModel` from `Compacting`: the summary call, made with the compaction's model and without
+  forwarding its deltas; a failure is fed back as `SummaryFailed` and the run goes on uncompacted.
 - `PerformHandoff`: run the target agent on the transcript in a child context and continue this
   stream with its events (its `RunStarted` dropped, its `RunCompleted` carrying both usages),
   through `forward_run` like any other consumer of a run.
@@ -35,6 +37,8 @@ from ..core import (
     ApprovalRequested,
     AwaitApproval,
     CallModel,
+    Compacting,
+    CompactionPolicy,
     Conversation,
     ExecuteTools,
     HandoffTarget,
@@ -60,6 +64,7 @@ from ..core import (
     RunPaused,
     RunStarted,
     Start,
+    SummaryFailed,
     TerminalEvent,
     Terminate,
     TokenDelta,
@@ -78,6 +83,7 @@ from ..core import (
 from ..core.records import RecordLogError
 from ..core.usage import one_call
 from ..models.protocol import Model, ModelError
+from .compaction import discard
 from .config import RunConfig
 from .context import RunContext
 from .controls import InputGate, LoopControls, failed_step, failing_on_hook
@@ -146,7 +152,16 @@ async def _run_direct(definition: LoopDefinition, ctx: RunContext[Any], input: A
 
 
 _FixedContext: TypeAlias = tuple[
-    str, str | None, tuple[ToolDef, ...], tuple[HandoffTarget, ...], ModelSettings, int, OutputSchema | None, int, int
+    str,
+    str | None,
+    tuple[ToolDef, ...],
+    tuple[HandoffTarget, ...],
+    ModelSettings,
+    int,
+    OutputSchema | None,
+    int,
+    int,
+    CompactionPolicy | None,
 ]
 """What a run's `TransitionCtx` keeps from step to step: everything but the conversation."""
 
@@ -158,7 +173,7 @@ def _context_with(fixed: _FixedContext, conversation: Conversation) -> Transitio
     variables it captures into cells and cost a function object per run, both tracked by the garbage
     collector for as long as the run lives (which shows with thousands of concurrent runs).
     """
-    name, rendered, tool_defs, handoffs, settings, max_turns, schema, depth, max_depth = fixed
+    name, rendered, tool_defs, handoffs, settings, max_turns, schema, depth, max_depth, compaction = fixed
     return TransitionCtx(
         agent_name=name,
         instructions=rendered,
@@ -170,6 +185,7 @@ def _context_with(fixed: _FixedContext, conversation: Conversation) -> Transitio
         output_schema=schema,
         agent_depth=depth,
         max_agent_depth=max_depth,
+        compaction=compaction,
     )
 
 
@@ -227,12 +243,14 @@ async def _loop(
         definition.output_schema,
         ctx.agent_depth,
         ctx.max_agent_depth,
+        config.compaction.policy() if config.compaction is not None else None,
     )
     tctx = _context_with(fixed, conversation)
     limit = config.parallel_tool_call_limit
     limiter = trio.CapacityLimiter(limit) if limit is not None else None
     tools = definition.tools_by_name
     model = definition.model
+    summary_model = config.compaction.model if config.compaction is not None else None
     tracer = ctx.tracer
     meter = ctx.meter
     assert meter is not None
@@ -284,19 +302,25 @@ async def _loop(
         state = outcome.next_state
         match action:
             case CallModel(request=request):
-                if controls is not None:
-                    request = controls.request(request)
-                sink = recording.collecting(send) if recording else send
-                asking: Callable[[Send], Awaitable[ModelResponse | RunFailed]] = partial(
-                    _ask_model, tracer, model, request
-                )
-                if gate is None:
-                    answer = await asking(sink)
+                if type(state) is Compacting:  # the summary: its model, no hooks or guardrails, deltas not the answer's
+                    answer = await _ask_model(tracer, summary_model or model, request, discard)
+                    if type(answer) is RunFailed:
+                        step = SummaryFailed(answer.error)
+                        continue
                 else:
-                    gated, gate = await _ask_beside_guardrails(gate, asking, sink, meter, name), None
-                    if type(gated) is Tripped:  # nothing of this call is delivered, no tool of it runs
-                        return await _stop(state, gated.events, send, recording)
-                    answer = cast("ModelResponse | RunFailed", gated)
+                    if controls is not None:
+                        request = controls.request(request)
+                    sink = recording.collecting(send) if recording else send
+                    asking: Callable[[Send], Awaitable[ModelResponse | RunFailed]] = partial(
+                        _ask_model, tracer, model, request
+                    )
+                    if gate is None:
+                        answer = await asking(sink)
+                    else:
+                        gated, gate = await _ask_beside_guardrails(gate, asking, sink, meter, name), None
+                        if type(gated) is Tripped:  # nothing of this call is delivered, no tool of it runs
+                            return await _stop(state, gated.events, send, recording)
+                        answer = cast("ModelResponse | RunFailed", gated)
                 if type(answer) is RunFailed:
                     if recording is not None:
                         await recording.finish(answer)

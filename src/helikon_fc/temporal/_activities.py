@@ -19,6 +19,7 @@ from ..agents.sequential import SequentialAgent
 from ..agents.swarm import SwarmAgent
 from ..core import (
     AgentEvent,
+    CompactionPolicy,
     Conversation,
     ModelRequest,
     ModelResponse,
@@ -237,6 +238,11 @@ def _plan(agent: Agent[Any], request: DescribeInput, user: Any) -> AgentPlan:
     return _error_plan(agent.name, OtherError(message))
 
 
+def _compaction_of(config: RunConfig | None) -> CompactionPolicy | None:
+    """The agent's own compaction budget (its summaries are made by its model, as every model call here)."""
+    return config.compaction.policy() if config is not None and config.compaction is not None else None
+
+
 def _loop_plan(agent: LlmAgent[Any], request: DescribeInput, user: Any) -> AgentPlan:
     definition = agent.definition
     settings = request.config or settings_of(definition.run_config) or RunSettings()
@@ -264,6 +270,7 @@ def _loop_plan(agent: LlmAgent[Any], request: DescribeInput, user: Any) -> Agent
         output_schema=definition.output_schema,
         agent_depth=request.depth,
         max_agent_depth=settings.max_agent_depth,
+        compaction=_compaction_of(definition.run_config),
     )
     agent_tools = [
         AgentToolRef(tool.name, tool.agent.name, settings_of(tool.run_config))

@@ -44,6 +44,7 @@ with workflow.unsafe.imports_passed_through():
         BranchFailure,
         CallModel,
         Cancelled,
+        Compacting,
         Conversation,
         ExecuteTools,
         GraphFailed,
@@ -65,6 +66,7 @@ with workflow.unsafe.imports_passed_through():
         RunFailed,
         RunStarted,
         Start,
+        SummaryFailed,
         TerminalEvent,
         Terminate,
         TimedOut,
@@ -593,7 +595,11 @@ class RunWorkflow:
                 tctx = attrs.evolve(base, conversation=conversation)
             loop_state = outcome.next_state
             if isinstance(action, CallModel):
-                answer = await self._call_model(path, action.request, emit)
+                summarising = isinstance(loop_state, Compacting)  # a summary: the agent's model, deltas unseen
+                answer = await self._call_model(path, action.request, _unseen if summarising else emit)
+                if isinstance(answer, RunFailed) and summarising:
+                    step = SummaryFailed(answer.error)  # skipped with a warning; the run goes on
+                    continue
                 if isinstance(answer, RunFailed):
                     return answer
                 scope.meter.add(plan.name, one_call(answer.usage))
@@ -745,3 +751,7 @@ def _model_error(exc: ActivityError) -> AgentError:
             except ValueError:
                 pass
     return ModelFailed(ModelFailureKind.OTHER, f"model activity failed: {cause or exc}")
+
+
+def _unseen(event: AgentEvent) -> None:
+    """Where a summary call's deltas go: nowhere (the trio driver does not stream them either)."""
