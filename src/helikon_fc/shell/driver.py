@@ -370,7 +370,7 @@ async def _execute_recorded(
 ) -> tuple[ToolResult, ...]:
     """`execute_tools` for a recorded run: skip the calls recorded as finished, record the others one by one."""
     slots: list[ToolResult | None] = [recording.recorded_result(call) for call in calls]
-    recording.forget_recorded_results()
+    recording.round_started(slots.count(None))
     async with trio.open_nursery() as nursery:
         for index, call in enumerate(calls):
             if slots[index] is None:

@@ -30,7 +30,7 @@ from ..core import (
 from . import _checks
 from .config import RunConfig
 from .context import RunContext
-from .durable import Durability, check_compatible, read_opened, run_exists
+from .durable import Durability, check_compatible, read_opened, records_under
 from .input import AgentInput
 from .protocol import Agent, RunStream
 from .run_stream import Send, forward_run, open_run_stream, sender
@@ -90,7 +90,9 @@ class Runner:
         else:
             if run_id is not None and (not isinstance(run_id, str) or not run_id):
                 raise ValueError(f"run_id must be a non-empty str or None, got {run_id!r}")
-            run_ctx = attrs.evolve(run_ctx, durable=Durability(self.store, run_id or str(uuid.uuid4())))
+            # a new UUID names nothing recorded yet: the run is fresh (`_drive` checks a given id)
+            durable = Durability(self.store, run_id or str(uuid.uuid4()), fresh=run_id is None)
+            run_ctx = attrs.evolve(run_ctx, durable=durable)
         return self._stream(agent, run_ctx, input, _Mode())
 
     def resume(self, run_id: str, agent: Agent[Ctx], ctx: RunContext[Ctx], *, replay: bool = False) -> RunStream:
@@ -166,12 +168,18 @@ class Runner:
                 # the recorded input is the history then the new input: only the new part is the run's own
                 own = opened.input[len(history) :] if opened.input[: len(history)] == history else opened.input
                 new_items = list(own)
-            elif await run_exists(durable.store, durable.run_id):
-                raise RunRecordConflict(
-                    f"a run is recorded under {durable.run_id!r} already; "
-                    "continue it with runner.resume(run_id, agent, ctx)"
-                )
-        marks = durable.marks if durable is not None and not mode.replay else None
+            elif not durable.fresh:
+                recorded = await records_under(durable.store, durable.run_id)
+                if recorded:
+                    raise RunRecordConflict(
+                        f"a run is recorded under {durable.run_id!r} already; "
+                        "continue it with runner.resume(run_id, agent, ctx)"
+                    )
+                if recorded is None:  # nothing under this id, so nothing under its sub-runs' ids either
+                    durable = attrs.evolve(durable, fresh=True)
+                    ctx = attrs.evolve(ctx, durable=durable)
+        # a fresh run replays nothing (no sub-run of it has records to replay), so it marks nothing
+        marks = durable.marks if durable is not None and mode.resume and not mode.replay else None
         timeout = self.config.timeout
         deadline = trio.current_time() + timeout if timeout is not None else math.inf
         terminal: TerminalEvent | None = None

@@ -13,6 +13,9 @@ touching a backend, and every backend keeps the same promises:
 - **Run records are contiguous.** Records of one run are numbered 0, 1, 2, ... by `seq`; an append
   whose first `seq` is not the run's next number is refused with `RunRecordConflict` (two writers
   on one run), and nothing of it is written.
+- **Acknowledged means durable.** A call that returns has written what it was given; a database
+  store may commit calls that arrive together in one transaction (group commit), but each call
+  still succeeds or fails on its own, and one that fails leaves the others of its transaction written.
 """
 
 from __future__ import annotations
@@ -108,11 +111,12 @@ class RunSummary:
 class RunStore(Protocol):
     """Where `Runner(config, store=...)` writes and reads run records."""
 
-    async def create_run(self, run_id: str, agent: str) -> None:
-        """Register a new run with status ``running`` and no records.
+    async def create_run(self, run_id: str, agent: str, records: Sequence[RunRecord] = ()) -> None:
+        """Register a new run with status ``running`` and `records` (numbered from 0) as its first records,
+        in one transaction.
 
         Raises:
-            RunRecordConflict: a run with this id exists already.
+            RunRecordConflict: a run with this id exists already (nothing is written).
         """
         ...
 
