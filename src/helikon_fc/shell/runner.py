@@ -34,7 +34,7 @@ from .durable import Durability, check_compatible, read_opened, records_under
 from .input import AgentInput
 from .protocol import Agent, RunStream
 from .run_stream import Send, forward_run, open_run_stream, sender
-from .storage import RunRecordConflict, RunStore
+from .storage import RunRecordConflict, RunStore, require_run_store
 from .tracing import run_deadline
 
 Ctx = TypeVar("Ctx")
@@ -62,7 +62,7 @@ class Runner:
     config: RunConfig = attrs.field(
         default=RunConfig(), validator=_checks.field(_checks.instance_of(RunConfig, "a RunConfig"))
     )
-    store: RunStore | None = None
+    store: RunStore | None = attrs.field(default=None, validator=_checks.field(_checks.optional(require_run_store)))
 
     def run(
         self, agent: Agent[Ctx], ctx: RunContext[Ctx], input: AgentInput, *, run_id: str | None = None
