@@ -18,6 +18,15 @@ TITLES = {
     "S9": "S9 one model call over real HTTP to a local OpenAI-compatible server: TTFT and total",
 }
 
+# Variants: a second measurement a scenario module takes beside a scenario, in the same process (its
+# result's "variants" entry), named here so the report and the modules agree on the names.
+S1_IN_A_NURSERY = "through a nursery"
+"""The trio floor's S1 with the run started as a task in a nursery of its own: issue 14's S1 reference."""
+S2_SIMULATOR = "through the simulator (FunctionModel)"
+"""helikon_fc's S2 with `helikon_fc.testing.FunctionModel` as the model instead of a plain `Model`."""
+S4_CHANNEL = "through a memory channel"
+"""The trio floor's S4 with its events sent from a producer task through a memory channel."""
+
 
 @dataclass(frozen=True)
 class Library:

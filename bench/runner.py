@@ -191,6 +191,7 @@ def main(argv: list[str] | None = None) -> int:
         "platform": platform.platform(),
         "python": platform.python_version(),
         "commit": source_revision(),
+        "load_average": os.getloadavg(),
         "libraries": versions,
         "interpreters": {k: pythons[k] for k in (lib.key for lib in libs)},
         "scenarios": scenarios,
@@ -220,7 +221,12 @@ def main(argv: list[str] | None = None) -> int:
                 records.append(record)
                 log.write(json.dumps(record) + "\n")
                 log.flush()
-        meta_end = {"type": "end", "run_id": run_id, "elapsed_s": time.perf_counter() - started}
+        meta_end = {
+            "type": "end",
+            "run_id": run_id,
+            "elapsed_s": time.perf_counter() - started,
+            "load_average": os.getloadavg(),
+        }
         records.append(meta_end)
         log.write(json.dumps(meta_end) + "\n")
 

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 
 import trio
 import trio.testing
 
 from .. import http_fixture, script
 from ..graphs import random_graphs
+from ..libraries import S1_IN_A_NURSERY, S4_CHANNEL
 from ..measure import concurrent_runs, timed_batches
 from . import Options, check, main
 from ._floor import COUNT, TOOLS, Call, Message, Response, chunks, initial_messages, respond
@@ -76,11 +77,24 @@ async def run_streamed(rounds: int = script.TOOL_ROUNDS) -> AsyncIterator[object
         messages.extend(results)  # type: ignore[arg-type]
 
 
+async def _run_into(answer: list[str]) -> None:
+    answer.append(await run(rounds=0, text=script.S1_TEXT))
+
+
 def s1(options: Options) -> dict[str, object]:
+    """One turn as a plain call, then (the reference of issue 14's S1 target) as a task in a nursery of its own."""
+
     async def once() -> None:
         check(await run(rounds=0, text=script.S1_TEXT) == script.S1_TEXT, "S1 answer")
 
-    return trio.run(timed_batches, once, options.budget)
+    async def once_in_a_nursery() -> None:
+        answer: list[str] = []
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(_run_into, answer)
+        check(answer == [script.S1_TEXT], "S1 answer")
+
+    plain = trio.run(timed_batches, once, options.budget)
+    return {**plain, "variants": {S1_IN_A_NURSERY: trio.run(timed_batches, once_in_a_nursery, options.budget)}}
 
 
 def s2(options: Options) -> dict[str, object]:
@@ -92,22 +106,49 @@ def s2(options: Options) -> dict[str, object]:
     return {**trio.run(timed_batches, once, options.budget), "model_turns": script.MODEL_TURNS}
 
 
+async def _produce(send_channel: trio.MemorySendChannel[object]) -> None:
+    async with send_channel:
+        async for event in run_streamed():
+            await send_channel.send(event)
+
+
+async def consume_in_task() -> tuple[int, object]:
+    """Iterate `run_streamed` in this task: how many events, and the last one."""
+    n, last = 0, None
+    async for event in run_streamed():
+        n, last = n + 1, event
+    return n, last
+
+
+async def consume_through_a_channel() -> tuple[int, object]:
+    """`run_streamed` in a producer task of its own, its events received through an unbuffered memory channel."""
+    n, last = 0, None
+    send_channel, receive_channel = trio.open_memory_channel[object](0)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(_produce, send_channel)
+        async with receive_channel:
+            async for event in receive_channel:
+                n, last = n + 1, event
+    return n, last
+
+
 def s4(options: Options) -> dict[str, object]:
+    """The streamed script consumed in the run's own task, then through a producer task and a memory channel."""
     counted = [0]
 
-    async def once() -> None:
-        before = COUNT[0]
-        n = 0
-        last: object = None
-        async for event in run_streamed():
-            n += 1
-            last = event
-        check(isinstance(last, dict) and last["content"] == script.FINAL_TEXT, f"S4 answer {last!r}")
-        check(COUNT[0] - before == script.TOOL_CALLS, "S4 tool count")
-        counted[0] = n
+    def once_with(consume: Callable[[], Awaitable[tuple[int, object]]]) -> Callable[[], Awaitable[None]]:
+        async def once() -> None:
+            before = COUNT[0]
+            n, last = await consume()
+            check(isinstance(last, dict) and last["content"] == script.FINAL_TEXT, f"S4 answer {last!r}")
+            check(COUNT[0] - before == script.TOOL_CALLS, "S4 tool count")
+            counted[0] = n
 
-    result = trio.run(timed_batches, once, options.budget)
-    return {**result, "events_per_run": counted[0]}
+        return once
+
+    result = trio.run(timed_batches, once_with(consume_in_task), options.budget)
+    channel = trio.run(timed_batches, once_with(consume_through_a_channel), options.budget)
+    return {**result, "events_per_run": counted[0], "variants": {S4_CHANNEL: {**channel, "events_per_run": counted[0]}}}
 
 
 async def _fan_out(n: int) -> None:

@@ -3,6 +3,9 @@
 The fake implements the `Model` protocol as a provider adapter would: it builds fresh stream events
 on every call, reports usage 10 in / 5 out, and derives the turn from the last conversation item only
 (`Conversation` indexing is O(1)), so one model object serves any number of concurrent runs.
+
+S2 is also timed with the simulator's `FunctionModel` answering the same script (`simulated_model`),
+which is what a test suite built on ``helikon_fc.testing`` pays per run.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from helikon_fc import (
     GraphAgent,
     LlmAgent,
     MessageOutput,
+    Model,
     RunContext,
     RunResultStreaming,
     ToolResult,
@@ -51,9 +55,11 @@ from helikon_fc.core import (
     initial_state,
     transition,
 )
+from helikon_fc.testing import FunctionModel, ScriptedTurn, call, call_tools, reply
 
 from .. import http_fixture, script
 from ..graphs import random_graphs
+from ..libraries import S2_SIMULATOR
 from ..measure import concurrent_runs, timed_batches, timed_sync_batches
 from . import Options, check, main
 
@@ -165,7 +171,7 @@ class BenchModel:
         return _Stream(events, self.latency)
 
 
-def agent(model: BenchModel, tools: bool = True) -> LlmAgent[None]:
+def agent(model: Model, tools: bool = True) -> LlmAgent[None]:
     return LlmAgent(name="bench", model=model, instructions=script.INSTRUCTIONS, tools=TOOLS if tools else ())
 
 
@@ -186,15 +192,34 @@ def s1(options: Options) -> dict[str, object]:
     return trio.run(timed_batches, once, options.budget)
 
 
-def s2(options: Options) -> dict[str, object]:
-    a = agent(BenchModel())
+def simulated_turn(request: ModelRequest) -> ScriptedTurn:
+    """The shared script as a `FunctionModel` turn: the turn from the last item only, as `BenchModel` does."""
+    turn = turn_of(request.items)
+    if turn < script.TOOL_ROUNDS:
+        calls = (call(name, x=turn).with_id(script.call_id(turn, k)) for k, name in enumerate(script.TOOL_NAMES))
+        return call_tools(*calls, usage=USAGE)
+    return reply(script.FINAL_TEXT, usage=USAGE)
 
+
+def simulated_model() -> FunctionModel:
+    """The simulator's `FunctionModel` running the S2 script (its request log at the default size)."""
+    return FunctionModel(simulated_turn, name="bench")
+
+
+def _s2_once(a: LlmAgent[None]):  # type: ignore[no-untyped-def]
     async def once() -> None:
         before = COUNT[0]
         check(await run(a) == script.FINAL_TEXT, "S2 answer")
         check(COUNT[0] - before == script.TOOL_CALLS, "S2 tool count")
 
-    return {**trio.run(timed_batches, once, options.budget), "model_turns": script.MODEL_TURNS}
+    return once
+
+
+def s2(options: Options) -> dict[str, object]:
+    """S2 on the plain fake `Model`, then (in the same process, right after) on the simulator's `FunctionModel`."""
+    plain = trio.run(timed_batches, _s2_once(agent(BenchModel())), options.budget)
+    simulated = trio.run(timed_batches, _s2_once(agent(simulated_model())), options.budget)
+    return {**plain, "model_turns": script.MODEL_TURNS, "variants": {S2_SIMULATOR: simulated}}
 
 
 def s4(options: Options) -> dict[str, object]:

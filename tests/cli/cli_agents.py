@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import os
+
 import trio
 
 from helikon_fc import LlmAgent, Model, ParallelAgent, SequentialAgent, function_tool
-from helikon_fc.testing import ScriptedModel, call, call_tools, fail, reply
+from helikon_fc.core import ModelRequest, ToolResult
+from helikon_fc.testing import FunctionModel, ScriptedModel, ScriptedTurn, call, call_tools, fail, reply
 
 
 @function_tool
@@ -63,3 +66,35 @@ def make_budget() -> LlmAgent[None]:
 
 
 not_an_agent = 42
+
+
+@function_tool
+async def fetch_statement(month: str) -> str:
+    """A month's statement; hangs while HELIKON_TEST_HANG is set (the crash test kills the process meanwhile).
+
+    Args:
+        month: the month, as YYYY-MM.
+    """
+    if os.environ.get("HELIKON_TEST_HANG"):
+        await trio.sleep_forever()
+    await trio.lowlevel.checkpoint()
+    return f"statement {month}: $688"
+
+
+def _statement_turn(request: ModelRequest) -> ScriptedTurn:
+    results = [item.output for item in request.items if isinstance(item, ToolResult)]
+    if not results:
+        return call_tools(call("fetch_statement", month="2026-11"))
+    return reply(f"From the {results[0]}.")
+
+
+statements = LlmAgent(name="statements", model=FunctionModel(_statement_turn), tools=[fetch_statement])
+"""Calls one tool, then answers from its result (so a resumed run answers the same)."""
+
+
+def _counting_turn(request: ModelRequest) -> ScriptedTurn:
+    return reply(f"I have seen {len(request.items)} items.")
+
+
+remembering = LlmAgent(name="remembering", model=FunctionModel(_counting_turn))
+"""Answers with how many items its request held (a session's history makes it grow run by run)."""

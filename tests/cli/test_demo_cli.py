@@ -11,8 +11,13 @@ from pathlib import Path
 
 import pytest
 
+from bench import http_fixture
 from helikon_fc.cli import main
+from helikon_fc.cli.commands.demo import SCENARIO_KEYS
 from helikon_fc.cli.demo import run_demo, scenario_keys
+from helikon_fc.cli.render import describe_usage
+from helikon_fc.cli.scenarios import saved_and_resumed
+from helikon_fc.testing import simulate
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
@@ -24,7 +29,7 @@ def _env() -> dict[str, str]:
 
 
 def test_python_m_helikon_fc_demo_runs_every_scenario_offline() -> None:
-    """`python -m helikon_fc demo` runs the seven finance scenarios on the simulator, with no key and no network,
+    """`python -m helikon_fc demo` runs the eight finance scenarios on the simulator, with no key and no network,
     and exits 0."""
     done = subprocess.run(
         [sys.executable, "-m", "helikon_fc", "demo", "--fast"],
@@ -37,7 +42,7 @@ def test_python_m_helikon_fc_demo_runs_every_scenario_offline() -> None:
     assert done.returncode == 0, done.stderr
     out = done.stdout
     assert done.stderr == ""
-    assert "7/7 scenarios ran as intended" in out
+    assert "8/8 scenarios ran as intended" in out
     for title in (
         "Triage with handoffs",
         "The support swarm",
@@ -45,6 +50,7 @@ def test_python_m_helikon_fc_demo_runs_every_scenario_offline() -> None:
         "Research, then write",
         "Two checks at once",
         "A typed plan",
+        "Saved and resumed",
         "Stop!",
     ):
         assert title in out
@@ -101,7 +107,8 @@ def test_colour_is_ansi_only_when_asked() -> None:
 
 def test_main_selects_scenarios_and_rejects_unknown_ones(capsys: pytest.CaptureFixture[str]) -> None:
     """`helikon demo <scenario>` runs only those; an unknown scenario is a usage error (exit 2)."""
-    assert scenario_keys() == ("triage", "swarm", "graph", "pipeline", "parallel", "typed", "cancel")
+    assert scenario_keys() == ("triage", "swarm", "graph", "pipeline", "parallel", "typed", "resume", "cancel")
+    assert scenario_keys() == SCENARIO_KEYS  # the parser's copy, kept so that building it imports no scenario
     assert main(["demo", "--fast", "--no-color", "pipeline"]) == 0
     out = capsys.readouterr().out
     assert "Research, then write" in out and "Triage" not in out
@@ -130,7 +137,7 @@ def test_a_closed_pipe_ends_the_demo_quietly() -> None:
     stderr = demo.stderr.read().decode()
     demo.stderr.close()
     assert demo.wait(timeout=60) in (0, 141)
-    assert first.startswith(b"== 1/7")
+    assert first.startswith(b"== 1/8")
     assert "Traceback" not in stderr
 
 
@@ -167,3 +174,53 @@ def test_the_cancel_scenario_ends_cancelled_and_counts_as_intended() -> None:
     text = out.getvalue()
     assert text.index("(the user presses stop after 1.5 s)") < text.index("failed: stopped by the user")
     assert "1/1 scenarios ran as intended" in text
+
+
+def test_the_resume_scenario_stops_after_the_tools_shows_the_records_and_finishes_without_them() -> None:
+    """The recorded run stops once its two tool calls have answered; the store's records are listed (no line cut
+    mid-word); the resumed run answers without calling a tool, with the answer and the usage of a whole run."""
+    out = io.StringIO()
+    assert run_demo(out, fast=True, only=["resume"]) == 0
+    text = out.getvalue()
+    stop = text.index("(the run stops here")
+    before, after = text[:stop], text[stop:]
+    assert before.count("-> get_balance") == 2 and "<- 1840.0" in before and "<- 6200.0" in before
+    assert "stored: run 'demo-1', running, 7 records:" in after
+    assert "run_opened > boundary: calling_model > model_answered > boundary: executing_tools >" in after
+    assert "tool_finished x2 > boundary: calling_model" in after
+    resumed = after[after.index("runner.resume('demo-1')") :]
+    assert "-> get_balance" not in resumed and "<- " not in resumed  # no tool is called (or shown) again
+    assert "advisor: Checking holds $1,840 and savings $6,200" in resumed
+    assert "done - simulated usage: 20 input + 10 output tokens, 2 model requests" in resumed
+    assert all(len(line) <= 120 for line in text.splitlines())
+
+
+def test_the_resume_scenario_gives_the_uninterrupted_run_s_answer() -> None:
+    """Stopped and resumed, the advisor ends with the answer and usage the same agent has when nothing stops it."""
+    scenario = saved_and_resumed(None)
+    whole = simulate(scenario.agent, scenario.question)
+    assert whole.result is not None
+    out = io.StringIO()
+    run_demo(out, fast=True, only=["resume"])
+    text = out.getvalue()
+    assert f"advisor: {whole.result.final_output}" in text
+    assert f"simulated usage: {describe_usage(whole.result.usage)}" in text
+
+
+def test_the_resume_scenario_runs_on_a_real_server_that_answers_without_tools() -> None:
+    """`helikon demo resume --model openai:NAME --base-url URL` runs the scenario over HTTP; a model that answers
+    at once has nothing to stop or resume, which the demo says, and the scenario still ran as intended."""
+    with http_fixture.serving() as base_url:
+        model = ("--model", "openai:bench-model", "--base-url", base_url)
+        done = subprocess.run(
+            [sys.executable, "-m", "helikon_fc", "demo", "resume", *model],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env={**_env(), "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "src")},
+            check=False,
+        )
+    assert done.returncode == 0, done.stderr
+    assert f"advisor: {http_fixture.TEXT}" in done.stdout
+    assert "(the run finished before calling a tool: nothing to resume)" in done.stdout
+    assert "1/1 scenarios ran as intended - every agent above ran on bench-model." in done.stdout

@@ -60,3 +60,13 @@ def test_user_facing_text_never_says_seed() -> None:
     """The README and this page speak to users: no internal vocabulary such as "the seed"."""
     for page in (ROOT / "README.md", DOC):
         assert not re.search(r"\bseed\b", page.read_text(), flags=re.IGNORECASE), page.name
+
+
+def test_the_resume_scenario_prints_the_shown_output() -> None:
+    """`helikon demo resume` prints every line of the page's saved-and-resumed block."""
+    block = re.search(r"`runner.resume`:\n\n```text\n(.*?)```", TEXT, flags=re.DOTALL)
+    assert block is not None
+    done = _helikon("demo", "--fast", "resume")
+    assert done.returncode == 0, done.stderr
+    for line in block.group(1).splitlines():
+        assert line in done.stdout.splitlines(), (line, done.stdout)

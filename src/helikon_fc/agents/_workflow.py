@@ -4,12 +4,13 @@ stream, running a child agent into it, and writing a child's answer to the run's
 The merge convention, the same for every workflow agent:
 
 - the outer stream starts with one `RunStarted(<workflow name>)` and ends with exactly one
-  terminal event (`RunCompleted` with the summed usage, or `RunFailed`), last;
+  terminal event (`RunCompleted` with the subtree's usage, or `RunFailed`), last;
 - each child's own `RunStarted` becomes `AgentUpdated(<child name>)` (which agent is now active);
 - each child's terminal event is swallowed: its usage counts on the workflow's `UsageMeter` (every
   model call below counts as it is made; `run_child` settles what a custom agent only reports), so
-  the workflow's `RunCompleted` carries the usage of its whole subtree, by agent; `RunFailed.error`
-  decides what the workflow does next;
+  the workflow's `RunCompleted` carries the usage of its whole subtree, by agent (the meter is the
+  one source: a body returns `COMPLETED` and `open_workflow_stream` puts the meter's totals in);
+  `RunFailed.error` decides what the workflow does next;
 - every other child event passes through unchanged and live;
 - where children run concurrently (parallel branches, graph nodes) their events interleave, and
   `Interleaving` keeps them attributable: an `AgentUpdated(<agent>)` goes out whenever the agent
@@ -55,10 +56,9 @@ Emit: TypeAlias = Callable[[AgentEvent], Awaitable[None]]
 
 @attrs.frozen
 class ChildSucceeded:
-    """A child run completed: its last answer text and its total usage."""
+    """A child run completed with its last answer text (its usage is on the workflow's meter)."""
 
     text: str
-    usage: Usage
 
 
 @attrs.frozen
@@ -70,6 +70,10 @@ class ChildFailed:
 
 ChildOutcome: TypeAlias = ChildSucceeded | ChildFailed
 """How one child run ended."""
+
+COMPLETED = RunCompleted(Usage())
+"""What a workflow body returns when it succeeds: `open_workflow_stream` replaces it with the meter's totals,
+the one source of a run's usage (every model call below counted as it was made)."""
 
 
 def compact_json(value: Mapping[str, str]) -> str:
@@ -128,7 +132,7 @@ async def run_child(agent: Agent[Ctx], ctx: RunContext[Ctx], input: AgentInput, 
                         event = AgentUpdated(name)
                     case RunCompleted(usage=usage):
                         slot.settle(agent.name, usage)
-                        outcome = ChildSucceeded(text, slot.total)
+                        outcome = ChildSucceeded(text)
                         continue
                     case RunFailed(error=error):
                         outcome = ChildFailed(error)

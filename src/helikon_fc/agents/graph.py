@@ -15,10 +15,8 @@ from ..core import (
     BranchFailure,
     GraphFailed,
     MessageOutput,
-    RunCompleted,
     RunFailed,
     TerminalEvent,
-    Usage,
     UserMessage,
 )
 from ..core.wavefront import Wavefront, find_cycle
@@ -27,6 +25,7 @@ from ..shell.context import RunContext
 from ..shell.durable import child_context
 from ..shell.input import AgentInput
 from ._workflow import (
+    COMPLETED,
     ChildFailed,
     ChildOutcome,
     ChildSucceeded,
@@ -107,7 +106,6 @@ class GraphAgent(Generic[Ctx]):
             wave = self.wavefront
             texts: dict[str, str] = {}
             failures: dict[str, AgentError] = {}
-            total = Usage()
             reports_in, reports = trio.open_memory_channel[tuple[str, ChildOutcome]](math.inf)
             merged = Interleaving(emit, self.name)
 
@@ -129,9 +127,8 @@ class GraphAgent(Generic[Ctx]):
                 while not wave.finished:
                     key, outcome = await reports.receive()
                     match outcome:
-                        case ChildSucceeded(text=text, usage=usage):
+                        case ChildSucceeded(text=text):
                             texts[key] = text
-                            total += usage
                             write_state(ctx, key, text)
                             wave, ready = wave.complete(key)
                             for successor in ready:
@@ -147,7 +144,7 @@ class GraphAgent(Generic[Ctx]):
             sinks = wave.sinks
             final = texts[sinks[0]] if len(sinks) == 1 else compact_json({key: texts[key] for key in sinks})
             await merged.emit(MessageOutput(AssistantMessage(final, agent=self.name)))
-            return RunCompleted(total)
+            return COMPLETED
 
         return open_workflow_stream(
             self.name, ctx, body, input=input, pattern="graph", fingerprint=self.durable_fingerprint()

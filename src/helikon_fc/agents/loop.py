@@ -8,12 +8,13 @@ import attrs
 import trio
 from typing_extensions import TypeVar
 
-from ..core import MaxIterationsExceeded, OtherError, RunCompleted, RunFailed, TerminalEvent, Usage
+from ..core import MaxIterationsExceeded, OtherError, RunFailed, TerminalEvent
 from ..shell import _checks
 from ..shell.context import RunContext
 from ..shell.durable import child_context
 from ..shell.input import AgentInput
 from ._workflow import (
+    COMPLETED,
     ChildFailed,
     ChildSucceeded,
     Emit,
@@ -76,18 +77,16 @@ class LoopAgent(Generic[Ctx]):
             if not self.steps:
                 await trio.lowlevel.checkpoint()  # a run that ends at once still lets others run
                 return RunFailed(OtherError(_checks.empty_workflow("LoopAgent", self.name, "steps", ".then(agent)")))
-            total = Usage()
             for iteration in range(self.max_iterations):
                 for index, (key, agent) in enumerate(self.steps):
                     child = child_context(ctx.subagent_child(), ctx, f"{iteration}.{index}:{key}")
                     match await run_child(agent, child, input, emit):
                         case ChildFailed(error=error):
                             return RunFailed(error)
-                        case ChildSucceeded(text=text, usage=usage):
-                            total += usage
+                        case ChildSucceeded(text=text):
                             write_state(ctx, key, text)
                     if child.actions.escalated:
-                        return RunCompleted(total)  # noqa: ASYNC910 - each child run awaited (or `emit_run` sent RunStarted)
+                        return COMPLETED  # noqa: ASYNC910 - each child run awaited (or `emit_run` sent RunStarted)
             return RunFailed(MaxIterationsExceeded(self.max_iterations))  # noqa: ASYNC910 - as `return RunCompleted` above
 
         return open_workflow_stream(

@@ -15,16 +15,15 @@ from ..core import (
     MessageOutput,
     OtherError,
     ParallelFailed,
-    RunCompleted,
     RunFailed,
     TerminalEvent,
-    Usage,
 )
 from ..shell import _checks
 from ..shell.context import RunContext
 from ..shell.durable import child_context
 from ..shell.input import AgentInput
 from ._workflow import (
+    COMPLETED,
     ChildFailed,
     ChildOutcome,
     ChildSucceeded,
@@ -124,17 +123,15 @@ class ParallelAgent(Generic[Ctx]):
 
 async def _merge(name: str, outcomes: dict[str, ChildOutcome], emit: Emit) -> TerminalEvent:
     """The terminal event of a parallel run whose branches ended with `outcomes`, independent of their order."""
-    total = Usage()
     texts: dict[str, str] = {}
     failures: list[BranchFailure] = []
     for key in sorted(outcomes):
         match outcomes[key]:
-            case ChildSucceeded(text=text, usage=usage):
-                total += usage
+            case ChildSucceeded(text=text):
                 texts[key] = text
             case ChildFailed(error=error):
                 failures.append(BranchFailure(key, error))
     if failures:
         return RunFailed(ParallelFailed(tuple(failures)))  # noqa: ASYNC910 - the branches' nursery was the checkpoint
     await emit(MessageOutput(AssistantMessage(compact_json(texts), agent=name)))
-    return RunCompleted(total)
+    return COMPLETED

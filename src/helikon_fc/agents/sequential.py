@@ -8,12 +8,13 @@ import attrs
 import trio
 from typing_extensions import TypeVar
 
-from ..core import OtherError, RunCompleted, RunFailed, TerminalEvent, Usage
+from ..core import OtherError, RunFailed, TerminalEvent
 from ..shell import _checks
 from ..shell.context import RunContext
 from ..shell.durable import child_context
 from ..shell.input import AgentInput
 from ._workflow import (
+    COMPLETED,
     ChildFailed,
     ChildSucceeded,
     Emit,
@@ -74,16 +75,14 @@ class SequentialAgent(Generic[Ctx]):
                 return RunFailed(
                     OtherError(_checks.empty_workflow("SequentialAgent", self.name, "steps", ".then(agent)"))
                 )
-            total = Usage()
             for index, (key, agent) in enumerate(self.steps):
                 child = child_context(ctx.subagent_child(), ctx, f"{index}:{key}")
                 match await run_child(agent, child, input, emit):
                     case ChildFailed(error=error):
                         return RunFailed(error)  # noqa: ASYNC910 - the child run awaited
-                    case ChildSucceeded(text=text, usage=usage):
-                        total += usage
+                    case ChildSucceeded(text=text):
                         write_state(ctx, key, text)
-            return RunCompleted(total)  # noqa: ASYNC910 - with no steps: `emit_run` sent RunStarted just before
+            return COMPLETED  # noqa: ASYNC910 - with no steps: `emit_run` sent RunStarted just before
 
         return open_workflow_stream(
             self.name, ctx, body, input=input, pattern="sequential", fingerprint=self.durable_fingerprint()

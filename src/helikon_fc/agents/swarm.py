@@ -9,13 +9,14 @@ import attrs
 import trio
 from typing_extensions import TypeVar
 
-from ..core import HandoffItem, MaxHandoffsExceeded, RunCompleted, RunFailed, TerminalEvent
+from ..core import HandoffItem, MaxHandoffsExceeded, RunFailed, TerminalEvent
 from ..core.events import AgentEvent
 from ..shell import _checks
 from ..shell.context import RunContext
 from ..shell.durable import child_context
 from ..shell.input import AgentInput
 from ._workflow import (
+    COMPLETED,
     ChildFailed,
     ChildOutcome,
     ChildSucceeded,
@@ -127,8 +128,8 @@ class SwarmAgent(Generic[Ctx]):
             if exceeded or outcome is None:
                 return RunFailed(MaxHandoffsExceeded(limit if limit is not None else seen))
             match outcome:
-                case ChildSucceeded(usage=usage):
-                    return RunCompleted(usage)
+                case ChildSucceeded():
+                    return COMPLETED
                 case ChildFailed(error=error):
                     return RunFailed(error)
 

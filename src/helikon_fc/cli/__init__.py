@@ -5,6 +5,8 @@
 - ``helikon demo`` runs personal-finance agent systems on the simulator (no key, no network).
 
 Each subcommand is a `Command` in a module of ``helikon_fc.cli.commands``, registered in its `COMMANDS`.
+Building the parsers imports none of the library: a command imports what it runs when it runs, so
+``helikon --version`` and ``--help`` cost little more than Python's start-up (tests/cli/test_imports.py).
 Exit statuses: 0 completed, 1 failed, 2 bad arguments, 130 cancelled (Ctrl-C).
 """
 
@@ -14,7 +16,6 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
-from importlib import metadata
 
 from .commands import COMMANDS
 from .terminal import EXIT_CANCELLED, EXIT_USAGE
@@ -24,6 +25,8 @@ __all__ = ["main"]
 
 def version() -> str:
     """The installed helikon_fc's version (``"unknown"`` when run from a tree that is not installed)."""
+    from importlib import metadata  # read only for --version: it costs more than building every parser
+
     try:
         return metadata.version("helikon_fc")
     except metadata.PackageNotFoundError:
@@ -32,7 +35,7 @@ def version() -> str:
 
 def _parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
     parser = argparse.ArgumentParser(prog="helikon", description="helikon_fc: typed LLM agents on trio.")
-    parser.add_argument("--version", action="version", version=f"helikon {version()}")
+    parser.add_argument("--version", action=_Version, help="print the installed version and exit")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     by_name: dict[str, argparse.ArgumentParser] = {}
     for command in COMMANDS:
@@ -46,6 +49,17 @@ def _parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentPars
         command.configure(sub)
         by_name[command.name] = sub
     return parser, by_name
+
+
+class _Version(argparse.Action):
+    """``--version``: like argparse's ``action="version"``, with the version read only when asked for."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: object) -> None:
+        super().__init__(option_strings, dest, nargs=0, help=str(kwargs.get("help", "")))
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: object) -> None:
+        sys.stdout.write(f"helikon {version()}\n")  # on stdout, as argparse's own version action prints it
+        parser.exit()
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -15,6 +15,7 @@ from ..shell.context import RunContext
 from ..shell.function_tool import sync_tools_inline
 from ..shell.input import AgentInput
 from .render import EventRenderer
+from .resumed import play_resumed
 from .scenarios import SCENARIOS, Scenario
 
 
@@ -27,11 +28,17 @@ async def play(scenario: Scenario, renderer: EventRenderer, number: int, total: 
     """Run one scenario, rendering every event as it arrives; whether it ended as the scenario means to.
 
     A scenario with `cancel_after` is cancelled by the "user" after that many seconds and succeeds
-    when its run ends cancelled; every other scenario succeeds when its run completes.
+    when its run ends cancelled; one with `interrupt_after_tool` is recorded, stopped and resumed
+    (`play_resumed`) and succeeds when the resumed run completes; every other scenario succeeds when
+    its run completes.
     """
     renderer.line(renderer.paint(f"== {number}/{total}  {scenario.title} ", "bold") + "=" * 20)
     renderer.line(renderer.paint(scenario.shows, "dim"))
     renderer.line(renderer.paint("user: ", "bold", "green") + scenario.question)
+    if scenario.interrupt_after_tool:
+        ok = await play_resumed(scenario, renderer)
+        renderer.line()
+        return ok
     ok = False
     ctx = RunContext.ephemeral(None)
     async with trio.open_nursery() as nursery:

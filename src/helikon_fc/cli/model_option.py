@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import argparse
 import os
+from typing import TYPE_CHECKING
 
-from ..models.protocol import Model
+if TYPE_CHECKING:
+    from ..models.protocol import Model
 
 PROVIDERS = ("openai", "openai-responses")
 """``openai``: Chat Completions (what most compatible servers implement); ``openai-responses``: the Responses API."""

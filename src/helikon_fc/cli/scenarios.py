@@ -16,7 +16,7 @@ from ..agents.parallel import ParallelAgent
 from ..agents.protocol import Agent
 from ..agents.sequential import SequentialAgent
 from ..agents.swarm import SwarmAgent
-from ..core import ModelRequest, UserMessage
+from ..core import ModelRequest, ToolResult, UserMessage
 from ..models.protocol import Model
 from ..shell.context import RunContext
 from ..shell.function_tool import function_tool
@@ -35,6 +35,9 @@ class Scenario:
     question: str
     cancel_after: float | None = None
     """Seconds after which the user cancels the run (``ctx.cancel``); the scenario then ends cancelled."""
+    interrupt_after_tool: bool = False
+    """Record the run in a store, stop it once its first tool call has answered, show what the store kept, and
+    resume it from there (``cli/resumed.py``); the scenario succeeds when the resumed run completes."""
 
 
 def _model(real: Model | None, name: str, *turns: ScriptedTurn) -> Model:
@@ -378,7 +381,50 @@ def typed_plan(model: Model | None = None) -> Scenario:
     )
 
 
-# 7. Stop!
+# 7. Saved and resumed.
+
+
+def _balances_turn(request: ModelRequest) -> ScriptedTurn:
+    """Ask for both balances; once they are in the conversation, answer from them (so a resumed run continues)."""
+    results = [item.output for item in request.items if isinstance(item, ToolResult)]
+    if not results:
+        return call_tools(call("get_balance", account="checking"), call("get_balance", account="savings"), latency=0.2)
+    return reply(
+        "Checking holds $1,840 and savings $6,200: move $1,000 of checking into savings to earn 4.1% on it.",
+        latency=0.3,
+    )
+
+
+def saved_and_resumed(model: Model | None = None) -> Scenario:
+    """A run recorded in a store is stopped after its tool calls answered, and resumed to the end from its records."""
+    balances = {"checking": 1840.0, "savings": 6200.0}
+
+    @function_tool
+    async def get_balance(account: str) -> float:  # noqa: ASYNC124, ASYNC910 - async on purpose (see the tools above)
+        """The current balance of an account.
+
+        Args:
+            account: "checking" or "savings".
+        """
+        return balances.get(account, 0.0)  # noqa: ASYNC910
+
+    advisor = LlmAgent[None](
+        name="advisor",
+        model=model or PacedModel(FunctionModel(_balances_turn, name="advisor")),
+        instructions="Look up the user's balances, then advise where idle money should sit.",
+        tools=(get_balance,),
+    )
+    return Scenario(
+        "resume",
+        "Saved and resumed",
+        "Runner(store=...) records every step; stopped after its tool calls, the run is resumed without them.",
+        advisor,
+        "Is my money in the right accounts?",
+        interrupt_after_tool=True,
+    )
+
+
+# 8. Stop!
 
 
 @function_tool
@@ -417,6 +463,7 @@ SCENARIOS: tuple[Callable[[Model | None], Scenario], ...] = (
     research_pipeline,
     parallel_checks,
     typed_plan,
+    saved_and_resumed,
     cancelled_run,
 )
 """Builders of the demo's scenarios, in the order it runs them; each takes the real model to run on, or `None`

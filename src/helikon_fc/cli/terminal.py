@@ -1,12 +1,18 @@
-"""What the subcommands share about the terminal: colour choice and exit statuses."""
+"""What the subcommands share about the terminal: colour choice and exit statuses.
+
+Light on purpose (argparse, os, sys): every command's parser is built from it before any command runs,
+so ``helikon --version`` and ``helikon --help`` import none of the library (see ``cli/__init__.py``).
+"""
 
 from __future__ import annotations
 
 import argparse
 import os
 import sys
+from typing import TYPE_CHECKING
 
-from ..core import Cancelled, RunCompleted, RunFailed, TerminalEvent
+if TYPE_CHECKING:
+    from ..core import TerminalEvent
 
 EXIT_COMPLETED = 0
 """The run completed."""
@@ -34,6 +40,8 @@ def wants_colour(args: argparse.Namespace) -> bool:
 
 def exit_status(terminal: TerminalEvent | None) -> int:
     """The exit status of a run that ended with `terminal`: 0 completed, 130 cancelled, 1 otherwise."""
+    from ..core import Cancelled, RunCompleted, RunFailed  # the core loads when a run has ended, not for --help
+
     match terminal:
         case RunCompleted():
             return EXIT_COMPLETED

@@ -66,7 +66,7 @@ from .states import (
     TransitionInput,
     TransitionOutcome,
 )
-from .usage import Usage
+from .usage import Usage, one_call
 
 
 def _no_arguments() -> dict[str, JsonValue]:
@@ -222,7 +222,7 @@ def _with_unique_call_ids(response: ModelResponse) -> ModelResponse:
 
 def _counted(usage: Usage, response: ModelResponse) -> Usage:
     """Add one model call's usage; the loop counts the request itself, whatever the provider said."""
-    return usage + attrs.evolve(response.usage, requests=1)
+    return usage + one_call(response.usage)
 
 
 def _on_tool_loop_response(state: CallingModel, response: ModelResponse, ctx: TransitionCtx) -> TransitionOutcome:

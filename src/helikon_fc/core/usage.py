@@ -48,6 +48,22 @@ class Usage:
         )
 
 
+def one_call(reported: Usage) -> Usage:
+    """One model call's usage as the loop counts it: the tokens `reported`, and exactly one request.
+
+    The provider's own request count is ignored (the loop counts each call it makes once); whether the
+    tokens were reported is kept. `transition` and the driver's meter both count a call with this.
+    """
+    return Usage(
+        input_tokens=reported.input_tokens,
+        output_tokens=reported.output_tokens,
+        cached_input_tokens=reported.cached_input_tokens,
+        reasoning_tokens=reported.reasoning_tokens,
+        requests=1,
+        unreported_requests=reported.unreported_requests,
+    )
+
+
 @attrs.frozen
 class AgentUsage:
     """What one agent's own model calls cost within a run (`RunCompleted.usage_by_agent`)."""

@@ -66,12 +66,12 @@ from ..core import (
     TransitionCtx,
     TransitionInput,
     UnknownHandoffTarget,
-    Usage,
     assemble_response,
     initial_state,
     transition,
 )
 from ..core.records import RecordLogError
+from ..core.usage import one_call
 from ..models.protocol import Model, ModelError
 from .config import RunConfig
 from .context import RunContext
@@ -214,7 +214,7 @@ async def _loop(
     else:
         point = await recording.start(send)
         for answered in recording.point.answers:  # the recorded model calls count as if made now
-            meter.add(name, _one_call(answered.usage))
+            meter.add(name, one_call(answered.usage))
         if recording.finished_terminal is not None and not isinstance(point.state, ApplyingHandoff):
             return cast("TerminalEvent", recording.finished_terminal)
         # (a finished run that handed off goes on into the handoff: the target replays its own events)
@@ -251,7 +251,7 @@ async def _loop(
                         await recording.finish(answer)
                     return answer
                 assert type(answer) is ModelResponse
-                meter.add(name, _one_call(answer.usage))
+                meter.add(name, one_call(answer.usage))
                 if recording is not None:
                     recording.answered(answer)
                 step = answer
@@ -447,18 +447,6 @@ async def hand_off(
     if type(terminal) is RunCompleted:
         slot.settle(successor.name, terminal.usage)
     return terminal
-
-
-def _one_call(usage: Usage) -> Usage:
-    """One model call's usage as the loop counts it: one request, whatever the provider said (as `transition`)."""
-    return Usage(
-        input_tokens=usage.input_tokens,
-        output_tokens=usage.output_tokens,
-        cached_input_tokens=usage.cached_input_tokens,
-        reasoning_tokens=usage.reasoning_tokens,
-        requests=1,
-        unreported_requests=usage.unreported_requests,
-    )
 
 
 class _HandoffForward:

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
-from ...core import AgentEvent, RunCompleted, RunFailed, TerminalEvent, WireFormatError, from_json
 from .._command import Command
-from ..render import EventRenderer
 from ..terminal import EXIT_FAILED, EXIT_USAGE, add_colour_options, exit_status, wants_colour
+
+if TYPE_CHECKING:
+    from ...core import TerminalEvent
+    from ..render import EventRenderer
 
 
 def _configure(parser: argparse.ArgumentParser) -> None:
@@ -22,6 +24,8 @@ def replay(lines: TextIO, renderer: EventRenderer, source: str) -> int:
 
     A line that is not an event stops the replay with status 2 and a message naming the line.
     """
+    from ...core import AgentEvent, RunCompleted, RunFailed, WireFormatError, from_json
+
     terminal: TerminalEvent | None = None
     for number, line in enumerate(lines, start=1):
         if not line.strip():
@@ -41,6 +45,8 @@ def replay(lines: TextIO, renderer: EventRenderer, source: str) -> int:
 
 
 def _execute(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    from ..render import EventRenderer
+
     renderer = EventRenderer(sys.stdout, color=wants_colour(args))
     if args.recording == "-":
         return replay(sys.stdin, renderer, "<stdin>")

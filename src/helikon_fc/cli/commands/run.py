@@ -4,17 +4,19 @@ from __future__ import annotations
 
 import argparse
 import sys
+import uuid
 from functools import partial
+from typing import TYPE_CHECKING, Any
 
-import trio
-
-from ...shell.config import RunConfig
-from ...shell.results import RunStartError
 from .._command import Command
-from ..live import json_lines, live_view, run_live
-from ..loading import TargetError, load_agent
-from ..model_option import PROVIDERS, ModelOptionError, add_model_options, model_from_options
+from ..model_option import PROVIDERS, add_model_options
 from ..terminal import EXIT_FAILED, add_colour_options, exit_status, wants_colour
+
+if TYPE_CHECKING:
+    from ...agents.protocol import Agent
+    from ...models.protocol import Model
+    from ...shell.config import RunConfig
+    from ..live import Recording
 
 _EPILOG = f"""\
 MODULE:ATTRIBUTE names an agent object, or a factory of one:
@@ -39,7 +41,19 @@ a second Ctrl-C stops at once).
 
 def _configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("target", metavar="MODULE:ATTRIBUTE", help="the agent to run (see below)")
-    parser.add_argument("prompt", help="the user's message")
+    parser.add_argument("prompt", nargs="?", help="the user's message (none with --resume)")
+    durable = parser.add_argument_group("durable runs (see docs/durability.md)")
+    durable.add_argument(
+        "--store",
+        metavar="PATH|DSN",
+        help="record the run in this store (a SQLite file or a postgresql:// DSN); its run id goes to stderr",
+    )
+    durable.add_argument(
+        "--resume", metavar="RUN_ID", help="continue the run recorded under RUN_ID in --store from its last step"
+    )
+    durable.add_argument(
+        "--session", metavar="ID", help="keep the conversation in the store's session ID: each run continues it"
+    )
     add_model_options(parser)
     parser.add_argument(
         "--json", action="store_true", help="print every event as one JSON line (the wire format) instead of the view"
@@ -53,6 +67,8 @@ def _config(args: argparse.Namespace, parser: argparse.ArgumentParser, own: RunC
     """A config from ``--timeout``/``--max-turns`` over the agent's own, or `None` to run the agent as it is."""
     if args.timeout is None and args.max_turns is None:
         return None
+    from ...shell.config import RunConfig
+
     config = own or RunConfig()
     try:
         if args.timeout is not None:
@@ -65,6 +81,10 @@ def _config(args: argparse.Namespace, parser: argparse.ArgumentParser, own: RunC
 
 
 def _execute(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    from ..loading import TargetError, load_agent  # the library loads when the command runs, not for --help
+    from ..model_option import ModelOptionError, model_from_options
+
+    _check_durable_options(args, parser)
     try:
         model = model_from_options(args.model, base_url=args.base_url, api_key_env=args.api_key_env)
     except ModelOptionError as exc:
@@ -74,13 +94,63 @@ def _execute(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     except TargetError as exc:
         parser.error(str(exc))
     config = _config(args, parser, getattr(agent, "run_config", None))
+    return _run(args, agent, config, model)
+
+
+def _run(args: argparse.Namespace, agent: Agent[Any], config: RunConfig | None, model: Model | None) -> int:
+    """Run the loaded agent with the view or JSON lines; the exit status (1 with a one-line message on stderr
+    when the run cannot start, the store cannot be read, or the resumed run is not there or not this agent's)."""
+    import trio
+
+    from ...shell.durable import IncompatibleRunError
+    from ...shell.results import RunStartError
+    from ...shell.storage import RunNotFound, StoreError
+    from ..live import json_lines, live_view, run_live
+
+    recording = _recording(args)
+    if recording is not None and recording.run_id is not None:
+        print(f"helikon run: recording run {recording.run_id} in {args.store}", file=sys.stderr, flush=True)
     sink = json_lines(sys.stdout) if args.json else live_view(sys.stdout, color=wants_colour(args))
+    run = partial(run_live, agent, args.prompt or "", sink, config=config, model=model, recording=recording)
     try:
-        terminal = trio.run(partial(run_live, agent, args.prompt, sink, config=config, model=model))
+        terminal = trio.run(run)
     except RunStartError as exc:
         print(f"helikon run: the run could not start: {exc}", file=sys.stderr)
         return EXIT_FAILED
+    except RunNotFound:
+        print(f"helikon run: no run {args.resume!r} is recorded in {args.store!r}", file=sys.stderr)
+        return EXIT_FAILED
+    except (StoreError, IncompatibleRunError) as exc:
+        print(f"helikon run: {exc}", file=sys.stderr)
+        return EXIT_FAILED
     return exit_status(terminal)
+
+
+def _check_durable_options(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
+    """Refuse combinations of the prompt, ``--store``, ``--resume`` and ``--session`` that mean nothing."""
+    if args.store == "":
+        parser.error("--store needs a SQLite file path or a postgresql:// DSN, got ''")
+    if args.store is None:
+        for option in ("resume", "session"):
+            if getattr(args, option) is not None:
+                parser.error(f"--{option} needs --store PATH|DSN: the store the runs are recorded in")
+    if args.resume is not None:
+        if args.prompt is not None:
+            parser.error("--resume continues a recorded run with its recorded input: give no prompt")
+        if args.session is not None:
+            parser.error("--resume continues a recorded run in its own session: drop --session")
+    elif args.prompt is None:
+        parser.error("the following arguments are required: prompt (or --resume RUN_ID --store PATH)")
+
+
+def _recording(args: argparse.Namespace) -> Recording | None:
+    """What ``--store``/``--session``/``--resume`` ask for (a new run gets a fresh id), or `None` without a store."""
+    if args.store is None:
+        return None
+    from ..live import Recording
+
+    run_id = None if args.resume is not None else str(uuid.uuid4())
+    return Recording(store=args.store, run_id=run_id, session=args.session, resume=args.resume)
 
 
 RUN = Command(

@@ -7,15 +7,13 @@ import datetime
 import json
 import os
 import sys
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
-import trio
-
-from ...shell.storage import RunNotFound, RunRecord, RunSummary, StoreError
-from ...stores import store_at
-from ...stores.location import POSTGRES_SCHEMES
 from .._command import Command
 from ..terminal import EXIT_COMPLETED, EXIT_FAILED, EXIT_USAGE
+
+if TYPE_CHECKING:
+    from ...shell.storage import RunRecord, RunSummary
 
 __all__ = ["RUNS", "run_runs"]
 
@@ -36,6 +34,11 @@ def _configure(runs: argparse.ArgumentParser) -> None:
 def run_runs(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Carry out a parsed ``helikon runs list|show`` command; returns the exit status (1 when the
     store or the run cannot be read)."""
+    import trio  # the stores load when the command runs, not to build the parser (`helikon --help`)
+
+    from ...shell.storage import RunNotFound, StoreError
+    from ...stores.location import POSTGRES_SCHEMES
+
     location: str = args.store
     if not location.startswith(POSTGRES_SCHEMES) and not os.path.exists(location):
         err.write(f"helikon runs: no store at {location!r} (no such file)\n")
@@ -75,6 +78,8 @@ RUNS = Command(
 
 
 async def _list(location: str) -> str:
+    from ...stores import store_at
+
     async with store_at(location) as store:
         runs = await store.runs()
     if not runs:
@@ -89,6 +94,8 @@ async def _list(location: str) -> str:
 
 
 async def _show(location: str, run_id: str, full: bool) -> str:
+    from ...stores import store_at
+
     async with store_at(location) as store:
         summary = await store.run_summary(run_id)
         records = await store.read_run_records(run_id)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import importlib
 from typing import Any
 
@@ -42,6 +41,8 @@ def load(spec: str) -> list[Any]:
 
 def _execute(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """Run the worker until interrupted; the exit status."""
+    import asyncio  # temporalio's side is asyncio; imported only when a worker runs
+
     try:
         from temporalio.client import Client
 
