@@ -223,11 +223,12 @@ async def test_a_finished_run_replays_no_terminal_of_its_own_before_its_end(auto
 
 def test_a_runner_checks_its_store_when_built() -> None:
     """`Runner(store=...)` refuses what is not a run store, naming the argument; a path gets a hint."""
-    with pytest.raises(TypeError, match=r"Runner: store must be a RunStore .*got 'runs\.db' \(str\); open a store on it"):
+    expected = r"Runner: store must be a RunStore .*got 'runs\.db' \(str\); open a store on it"
+    with pytest.raises(TypeError, match=expected):
         Runner(store="runs.db")  # type: ignore[arg-type]
-    with pytest.raises(TypeError, match="pass a store object, e.g. MemoryStore"):
+    with pytest.raises(TypeError, match=r"pass a store object, e\.g\. MemoryStore"):
         Runner(store=MemoryStore)  # type: ignore[arg-type]
-    with pytest.raises(TypeError, match="got 3 \\(int\\)"):
+    with pytest.raises(TypeError, match=r"got 3 \(int\)"):
         Runner(store=3)  # type: ignore[arg-type]
     assert Runner(store=MemoryStore()).store is not None
 
