@@ -2,12 +2,21 @@
 
     python examples/durable_resume.py
 
-The script runs the agent in a child process that kills itself with SIGKILL right after its 4th
-record write (the test hook ``HELIKON_FC_CRASH_AFTER_WRITES``), in the middle of a round of three
-tool calls; then, in this process, it resumes the run from the SQLite file. The calls recorded as
-finished are not made again; one that was in flight is made again with the same idempotency key
-(each tool writes its key to a log: a real tool would deduplicate on it); the run ends with the
-answer and the usage of an uninterrupted run. It runs on the scripted simulator: no key, no network.
+The script runs the agent in a child process that kills itself with SIGKILL right after its 3rd
+record write (the test hook ``HELIKON_FC_CRASH_AFTER_WRITES``: the opening with the first boundary,
+the model's answer with the boundary after it, then the first lookup's result), in the middle of a
+round of three lookups; then, in this process, it resumes the run from the SQLite file. The lookup
+recorded as finished is not made again; the two that were in flight are made again with the same
+idempotency keys (each tool writes its key to a log once its work is done: a real tool would
+deduplicate on it); the run ends with the answer and the usage of an uninterrupted run. It runs on
+the scripted simulator: no key, no network.
+
+The first attempt runs on the real clock (0.1 s until the kill). On trio's virtual clock
+(``MockClock(autojump_threshold=0)``, which the resume uses) a task waiting for the store's worker
+thread counts as idle, so the clock would jump ahead during the first lookup's write and the other
+two would finish — and log their keys — before the kill, unrecorded: the resume would make them
+again (5 lookups for 3 keys), which is the at-least-once promised for calls in flight, but not the
+crash this script shows.
 """
 
 from __future__ import annotations
@@ -42,7 +51,7 @@ EFFECTS = "effects.log"
 
 
 def build(folder: Path, model_args: list[str]) -> LlmAgent[None]:
-    """An agent that looks up three months at once (0.1, 0.2 and 0.3 s), then sums them up."""
+    """An agent that looks up three months at once (0.1, 1 and 2 s), then sums them up."""
 
     @function_tool
     async def spending(ctx: ToolContext[None], month: str, seconds: float) -> int:
@@ -60,7 +69,7 @@ def build(folder: Path, model_args: list[str]) -> LlmAgent[None]:
     def turn(request: ModelRequest) -> ScriptedTurn:
         results = [item.output for item in request.items if isinstance(item, ToolResult)]
         if not results:
-            months = [("2026-09", 0.3), ("2026-10", 0.1), ("2026-11", 0.2)]
+            months = [("2026-09", 2.0), ("2026-10", 0.1), ("2026-11", 1.0)]
             return call_tools(*(call("spending", month=m, seconds=s).with_id(f"lookup-{m}") for m, s in months))
         return reply(f"You spent ${sum(map(int, results))} over the last three months.")
 
@@ -96,12 +105,12 @@ async def resume(folder: Path, model_args: list[str]) -> None:
 
 def main() -> None:
     if len(sys.argv) >= 3 and sys.argv[1] == "--child":
-        trio.run(first_attempt, Path(sys.argv[2]), sys.argv[3:], clock=_virtual_clock())
+        trio.run(first_attempt, Path(sys.argv[2]), sys.argv[3:])  # the real clock: see the module docstring
         return
     model_args = sys.argv[1:]
     _model(FunctionModel(lambda request: reply("")), model_args)  # a bad --model is a usage error before anything runs
     with tempfile.TemporaryDirectory() as folder:
-        env = {**os.environ, "HELIKON_FC_CRASH_AFTER_WRITES": "4"}
+        env = {**os.environ, "HELIKON_FC_CRASH_AFTER_WRITES": "3"}
         child = subprocess.run([sys.executable, __file__, "--child", folder, *model_args], env=env, check=False)
         if child.returncode < 0:
             print(f"first attempt killed by signal {-child.returncode}")

@@ -65,13 +65,20 @@ class CrashingStore:
         self._scope = scope
         self.writes = 0
 
-    async def create_run(self, run_id: str, agent: str) -> None:
-        await self._inner.create_run(run_id, agent)
+    async def create_run(self, run_id: str, agent: str, records: Sequence[RunRecord] = ()) -> None:
+        if self._scope.cancel_called:
+            await trio.lowlevel.checkpoint()
+        await self._inner.create_run(run_id, agent, records)
+        if records:  # a run created with its first records: a record write
+            self._wrote()
 
     async def append_run_records(self, run_id: str, records: Sequence[RunRecord], status: str) -> None:
         if self._scope.cancel_called:
             await trio.lowlevel.checkpoint()
         await self._inner.append_run_records(run_id, records, status)  # type: ignore[arg-type]
+        self._wrote()
+
+    def _wrote(self) -> None:
         self.writes += 1
         if self.writes == self._after:
             self._scope.cancel()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import pytest
 import trio
@@ -22,7 +22,7 @@ from helikon_fc import (
 )
 from helikon_fc.agents.protocol import Agent, RunStream
 from helikon_fc.core import AgentEvent, ModelFailureKind, ModelRequest, RunCompleted, RunFailed, ToolResult, TurnStarted
-from helikon_fc.stores import MemoryStore, RunNotFound, RunRecordConflict
+from helikon_fc.stores import MemoryStore, RunNotFound, RunRecord, RunRecordConflict, RunStatus, RunSummary
 from helikon_fc.testing import FunctionModel, call, call_tools, fail, reply
 from helikon_fc.testing.script import ScriptedTurn
 
@@ -219,3 +219,78 @@ async def test_a_finished_run_replays_no_terminal_of_its_own_before_its_end(auto
     replayed = await _collect(Runner(store=store).resume("r", _asker(), RunContext.ephemeral(None), replay=True))
     assert replayed == first
     assert [event for event in replayed if isinstance(event, RunCompleted | RunFailed)] == [completed]
+
+
+def test_a_runner_checks_its_store_when_built() -> None:
+    """`Runner(store=...)` refuses what is not a run store, naming the argument; a path gets a hint."""
+    expected = r"Runner: store must be a RunStore .*got 'runs\.db' \(str\); open a store on it"
+    with pytest.raises(TypeError, match=expected):
+        Runner(store="runs.db")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"pass a store object, e\.g\. MemoryStore"):
+        Runner(store=MemoryStore)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"got 3 \(int\)"):
+        Runner(store=3)  # type: ignore[arg-type]
+    assert Runner(store=MemoryStore()).store is not None
+
+
+class _CountingStore(MemoryStore):
+    """A `MemoryStore` that logs each call: ``("write", [kinds...])`` per transaction, ``("read", name)`` per read."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls: list[tuple[str, object]] = []
+
+    async def create_run(self, run_id: str, agent: str, records: Sequence[RunRecord] = ()) -> None:
+        self.calls.append(("write", [record.kind for record in records]))
+        await super().create_run(run_id, agent, records)
+
+    async def append_run_records(self, run_id: str, records: Sequence[RunRecord], status: RunStatus) -> None:
+        self.calls.append(("write", [record.kind for record in records]))
+        await super().append_run_records(run_id, records, status)
+
+    async def read_run_records(self, run_id: str, since: int = -1) -> tuple[RunRecord, ...]:
+        self.calls.append(("read", "read_run_records"))
+        return await super().read_run_records(run_id, since)
+
+    async def run_summary(self, run_id: str) -> RunSummary:
+        self.calls.append(("read", "run_summary"))
+        return await super().run_summary(run_id)
+
+
+async def test_a_new_run_writes_one_transaction_per_boundary_and_reads_nothing(autojump_clock: object) -> None:
+    """A run under a new id looks nothing up; its opening goes with its first boundary, a model answer
+    with the boundary after it, and a round's last tool result with the boundary the round ends in."""
+    store = _CountingStore()
+
+    @function_tool
+    def lookup(key: str) -> str:
+        """Look a key up.
+
+        Args:
+            key: the key.
+        """
+        return key.upper()
+
+    def turn(request: ModelRequest) -> ScriptedTurn:
+        if _tool_rounds(request) == 0:
+            return call_tools(call("lookup", key="a").with_id("k1"))
+        return reply("done")
+
+    agent = LlmAgent(name="one", model=FunctionModel(turn), tools=[lookup])
+    await _collect(Runner(store=store).run(agent, RunContext.ephemeral(None), AgentInput.from_user_text("go")))
+    assert store.calls == [
+        ("write", ["run_opened", "boundary"]),
+        ("write", ["model_answered", "boundary"]),
+        ("write", ["tool_finished", "boundary"]),
+        ("write", ["model_answered", "boundary"]),
+        ("write", ["run_finished"]),
+    ]
+
+
+async def test_a_round_records_each_call_as_it_finishes_but_the_last(autojump_clock: object) -> None:
+    """In a round of four calls (1..4 s), calls 1-3 are each written as they finish; call 4's result
+    goes with the boundary that follows the round."""
+    store = _CountingStore()
+    await _collect(Runner(store=store).run(_agent([]), RunContext.ephemeral(None), AgentInput.from_user_text("go")))
+    writes = [kinds for what, kinds in store.calls if what == "write"]
+    assert writes[2:6] == [["tool_finished"], ["tool_finished"], ["tool_finished"], ["tool_finished", "boundary"]]

@@ -13,7 +13,8 @@ import trio.testing
 
 from helikon_fc import UserMessage
 from helikon_fc.stores import RunRecord, RunRecordConflict, SQLiteStore, StoreError
-from helikon_fc.stores.sqlite import _Pending, _SQLiteOps
+from helikon_fc.stores._batch import Pending
+from helikon_fc.stores.sqlite import _SQLiteOps
 
 
 @pytest.fixture
@@ -22,7 +23,7 @@ def batch_sizes(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     sizes: list[int] = []
     original = _SQLiteOps.run_batch
 
-    def counting(self: _SQLiteOps, batch: Sequence[_Pending[Any]]) -> None:
+    def counting(self: _SQLiteOps, batch: Sequence[Pending[Any]]) -> None:
         sizes.append(len(batch))
         original(self, batch)
 
@@ -31,9 +32,12 @@ def batch_sizes(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
 
 async def _queued_behind_the_connection(store: SQLiteStore, *jobs: Any) -> None:
-    """Start `jobs` while the connection is held, so they all queue, then let them run."""
+    """Start `jobs` while a batch is in flight (one read, held up at the connection), so they all
+    queue behind it, then let them run."""
     async with trio.open_nursery() as nursery:
         async with store._limiter:
+            nursery.start_soon(store.runs)
+            await trio.testing.wait_all_tasks_blocked()
             for job in jobs:
                 nursery.start_soon(job)
             await trio.testing.wait_all_tasks_blocked()
@@ -97,6 +101,8 @@ async def test_an_append_cancelled_while_queued_is_not_written(tmp_path: Path, b
         await session.append([UserMessage("first")])
         async with trio.open_nursery() as nursery:
             async with store._limiter:
+                nursery.start_soon(store.runs)  # a batch in flight, held up at the connection
+                await trio.testing.wait_all_tasks_blocked()
                 with trio.CancelScope() as scope:
                     nursery.start_soon(session.append, [UserMessage("kept")])
                     cancelled = trio.CancelScope()

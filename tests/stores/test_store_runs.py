@@ -137,3 +137,53 @@ async def test_bad_record_arguments_are_refused_before_anything_is_written(store
     with pytest.raises(ValueError, match="run_id must be a non-empty str"):
         await store.create_run("", "triage")
     assert (await store.run_summary("r1")).records == 0
+
+
+async def test_a_run_created_with_its_first_records_has_them_at_once(store: StoreBase) -> None:
+    """`create_run(..., records)` registers the run with those records; records not numbered from 0,
+    or an id already taken, raise `RunRecordConflict` and write nothing."""
+    await store.create_run("r1", "triage", records(0, 2))
+    summary = await store.run_summary("r1")
+    assert (summary.status, summary.records, summary.last_kind) == ("running", 2, "boundary")
+    assert await store.read_run_records("r1") == records(0, 2)
+    with pytest.raises(RunRecordConflict, match="next record is seq 0, got 1"):
+        await store.create_run("r2", "triage", records(1, 2))
+    with pytest.raises(RunNotFound):
+        await store.run_summary("r2")
+    with pytest.raises(RunRecordConflict, match="exists already"):
+        await store.create_run("r1", "other", records(0, 1, kind="x"))
+    assert await store.read_run_records("r1") == records(0, 2)
+    assert (await store.run_summary("r1")).agent == "triage"
+
+
+async def test_concurrent_writes_to_many_runs_each_succeed_or_fail_alone(store: StoreBase) -> None:
+    """Twenty appends, creations and refusals at once (a database store commits them together): each
+    gets its own outcome, and exactly the ones that succeeded are stored."""
+    for i in range(10):
+        await store.create_run(f"r{i}", "a", records(0, 1))
+    await store.create_run("taken", "a")
+    failures: dict[str, type[Exception]] = {}
+
+    async def attempt(name: str, write: object) -> None:
+        try:
+            await write  # type: ignore[misc]
+        except (RunRecordConflict, RunNotFound) as exc:
+            failures[name] = type(exc)
+
+    async with trio.open_nursery() as nursery:
+        for i in range(10):
+            first = 5 if i == 3 else 1  # r3's append does not continue its log
+            nursery.start_soon(attempt, f"r{i}", store.append_run_records(f"r{i}", records(first, 2), "running"))
+        for i in range(8):
+            nursery.start_soon(attempt, f"new{i}", store.create_run(f"new{i}", "b", records(0, 1 + i % 3)))
+        nursery.start_soon(attempt, "ghost", store.append_run_records("ghost", records(0, 1), "running"))
+        nursery.start_soon(attempt, "taken", store.create_run("taken", "b", records(0, 1)))
+    assert failures == {"r3": RunRecordConflict, "ghost": RunNotFound, "taken": RunRecordConflict}
+    for i in range(10):
+        expected = records(0, 1) if i == 3 else records(0, 3)
+        assert await store.read_run_records(f"r{i}") == expected
+    for i in range(8):
+        assert await store.read_run_records(f"new{i}") == records(0, 1 + i % 3)
+        assert (await store.run_summary(f"new{i}")).agent == "b"
+    assert await store.read_run_records("taken") == ()
+    assert len(await store.runs()) == 19

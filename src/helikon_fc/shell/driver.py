@@ -577,7 +577,7 @@ async def _execute_recorded(
     for call in calls:
         recorded = recording.recorded_result(call)
         slots.append(CallDone(recorded, recording.recorded_events(call)) if recorded is not None else None)
-    recording.forget_recorded_results()
+    recording.round_started(slots.count(None))
     async with trio.open_nursery() as nursery:
         for index, call in enumerate(calls):
             if slots[index] is None:

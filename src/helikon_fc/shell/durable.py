@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import os
 import signal
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -40,7 +40,7 @@ from ..core.records import (
     record_kind,
     restore,
 )
-from .storage import RunNotFound, RunRecord, RunStatus, RunStore
+from .storage import RunNotFound, RunRecord, RunStatus, RunStore, StoreError
 
 if TYPE_CHECKING:
     from .context import RunContext
@@ -107,16 +107,23 @@ class Durability:
     `scope` is the run's place below the run that was started (``""`` there, ``"tool:CALL/"`` in an
     agent-as-tool sub-run, ...): it qualifies the call ids a paused run asks approval for, so a
     decision given to `Runner.resume` reaches the run whose call waits.
+
+    `fresh` says that nothing can be recorded under this id or any id below it yet (a run started
+    under a new id, and its sub-runs): its log is then created with its first write, without being
+    looked up first.
     """
 
     store: RunStore
     run_id: str
     marks: ReplayMarks = attrs.field(factory=ReplayMarks, eq=False)
     scope: str = ""
+    fresh: bool = False
 
     def child(self, segment: str) -> Durability:
         """The durability of a sub-run: recorded in the same store under ``f"{run_id}/{segment}"``."""
-        return Durability(self.store, f"{self.run_id}/{segment}", self.marks, f"{self.scope}{segment}/")
+        return Durability(
+            self.store, f"{self.run_id}/{segment}", self.marks, scope=f"{self.scope}{segment}/", fresh=self.fresh
+        )
 
 
 def child_context(ctx: RunContext[Any], parent: RunContext[Any], segment: str) -> RunContext[Any]:
@@ -135,39 +142,122 @@ def definition_fingerprint(pattern: str, definition: JsonValue) -> str:
 class RunRecorder:
     """Appends one run's records to its store, numbering them.
 
-    Concurrent writers (the tool calls of one round) are serialised so seqs stay contiguous, and
-    coalesced: records queued while a write is in flight go out together in the next transaction,
-    and each writer returns once its own records are stored.
+    Writes are serialised (so seqs stay contiguous) and coalesced: records queued while a write is
+    in flight go out together in the next transaction, and each writer returns once its own records
+    are stored. Records may also be *held* (`hold`): queued without a write of their own, they go
+    out with the next write — for a record after which no side effect starts before that write.
+
+    A recorder made with `create` creates the run with its first write (the run's first records
+    in the same transaction). A write that fails leaves the recorder broken: every later write
+    raises the same error (the run cannot go on recording).
     """
 
-    __slots__ = ("_lock", "_next", "_pending", "_queued", "_status", "_written", "durable")
+    __slots__ = (
+        "_busy",
+        "_create",
+        "_failed",
+        "_next",
+        "_pending",
+        "_queued",
+        "_status",
+        "_waiting",
+        "_written",
+        "durable",
+    )
 
-    def __init__(self, durable: Durability, next_seq: int) -> None:
+    def __init__(self, durable: Durability, next_seq: int, *, create: str | None = None) -> None:
         self.durable = durable
         self._next = next_seq
-        self._lock = trio.Lock()
+        self._create = create
+        self._busy = False
+        """A write is in flight (a plain flag and a parking lot: cheaper than a `trio.Lock`, whose every
+        acquisition is a schedule point; the store call a write makes is the checkpoint)."""
+        self._waiting = trio.lowlevel.ParkingLot()
         self._pending: list[RunRecordBody] = []
         self._queued = 0
         self._written = 0
         self._status: RunStatus = "running"
+        self._failed: Exception | None = None
 
-    async def write(self, *bodies: RunRecordBody, status: RunStatus = "running") -> None:
-        """Store `bodies` (in one transaction with whatever else is queued), setting the run's status."""
+    @property
+    def writing(self) -> bool:
+        """Whether a write is in flight (records queued now go out with it or right after it)."""
+        return self._busy
+
+    def hold(self, *bodies: RunRecordBody) -> None:
+        """Queue `bodies` for the next write, without writing now."""
         self._pending.extend(bodies)
         self._queued += len(bodies)
+
+    async def write(self, *bodies: RunRecordBody, status: RunStatus = "running") -> None:
+        """Store `bodies` and everything queued before them (in one transaction with whatever else is
+        queued when it starts), setting the run's status; return once they are stored."""
+        self.hold(*bodies)
         mine = self._queued
         if status != "running":
             self._status = status
-        async with self._lock:
+        while self._busy:
+            await self._waiting.park()
             if self._written >= mine:
                 return  # an earlier writer's transaction took these along
-            batch, self._pending = self._pending, []
-            seq = self._next
-            records = [RunRecord(seq + i, record_kind(body), to_json(body)) for i, body in enumerate(batch)]
-            await self.durable.store.append_run_records(self.durable.run_id, records, self._status)
-            self._next = seq + len(records)
-            self._written += len(batch)
-            _CRASH.wrote()
+        await self._write_all(lambda: False)
+
+    async def write_while(self, more: Callable[[], bool]) -> None:
+        """Store everything queued, then keep storing what is queued meanwhile as long as `more()` says so
+        (what is left is held for the next write)."""
+        while self._busy:
+            await self._waiting.park()
+        await self._write_all(more)
+
+    async def _write_all(self, more: Callable[[], bool]) -> None:  # noqa: ASYNC910 - callers queue first: a store call
+        self._busy = True
+        try:
+            while self._written < self._queued:
+                await self._flush()
+                if not more():
+                    break
+        finally:
+            self._busy = False
+            self._waiting.unpark_all()
+
+    async def _flush(self) -> None:
+        """Write everything queued (the caller has made the recorder busy)."""
+        if self._failed is not None:
+            raise self._failed
+        batch, self._pending = self._pending, []
+        seq = self._next
+        records = [RunRecord(seq + i, record_kind(body), to_json(body)) for i, body in enumerate(batch)]
+        store, run_id = self.durable.store, self.durable.run_id
+        try:
+            if self._create is not None:
+                await store.create_run(run_id, self._create, records)
+                self._create = None
+                if self._status != "running":
+                    await store.append_run_records(run_id, (), self._status)
+            else:
+                await store.append_run_records(run_id, records, self._status)
+        except Exception as exc:
+            self._failed = exc
+            raise
+        except BaseException:  # cancelled: whether the store kept the records is not known here
+            self._failed = StoreError(f"run {run_id!r}: a record write was cancelled; this run records nothing more")
+            raise
+        self._next = seq + len(records)
+        self._written += len(batch)
+        _CRASH.wrote()
+
+    async def _set_status(self, status: RunStatus) -> None:
+        """Set the run's status without appending a record (after every queued record is stored)."""
+        while self._busy:
+            await self._waiting.park()
+        self._busy = True
+        try:
+            if self._failed is not None:
+                raise self._failed
+            await self.durable.store.append_run_records(self.durable.run_id, (), status)
+        finally:
+            self._busy = False
+            self._waiting.unpark_all()
 
     async def finish(self, terminal: AgentEvent, escalated: bool = False) -> None:
         """Write the run's `RunFinished` record, with the status its terminal event gives.
@@ -176,8 +266,8 @@ class RunRecorder:
         (its last boundary holds the waiting calls; a resume continues from there).
         """
         if isinstance(terminal, RunPaused):
-            async with self._lock:
-                await self.durable.store.append_run_records(self.durable.run_id, (), "paused")
+            await self.write(status="paused")  # what is still held goes out first
+            await self._set_status("paused")
             return
         status: RunStatus = "completed" if isinstance(terminal, RunCompleted) else "failed"
         await self.write(RunFinished(terminal=terminal, escalated=escalated), status=status)
@@ -229,9 +319,19 @@ def check_compatible(opened: RunOpened, run_id: str, agent: str, fingerprint_: s
 
 
 async def open_log(
-    durable: Durability, *, agent: str, pattern: str, fingerprint_: str, input: AgentInput
+    durable: Durability,
+    *,
+    agent: str,
+    pattern: str,
+    fingerprint_: str,
+    input: AgentInput,
+    hold_opening: bool = False,
 ) -> tuple[RunRecorder, Resumption]:
     """Start run `durable.run_id`'s log, or pick it up where its records end.
+
+    Args:
+        hold_opening: queue a new log's `RunOpened` for the run's next write instead of writing it now
+            (for a run whose next write comes before any side effect: until then, nothing of it ran).
 
     Returns:
         The recorder to write the run's next records with, and the point to continue from (a
@@ -242,19 +342,35 @@ async def open_log(
         RecordLogError: the stored records are not a valid log.
     """
     store, run_id = durable.store, durable.run_id
-    try:
-        records = await store.read_run_records(run_id)
-    except RunNotFound:
-        await store.create_run(run_id, agent)
-        records = ()
     opened = RunOpened(agent=agent, pattern=pattern, fingerprint=fingerprint_, input=tuple(input.items))
-    if not records:  # new, or created by a process that died before writing its first record
-        recorder = RunRecorder(durable, 0)
-        await recorder.write(opened)
-        return recorder, Resumption(opened=opened, conversation=opened.input)
+    records: tuple[RunRecord, ...] = ()
+    create: str | None = agent
+    if not durable.fresh:
+        try:
+            records = await store.read_run_records(run_id)
+            create = None  # registered (by a process that may have died before writing its first record)
+        except RunNotFound:
+            pass
+    if not records:
+        recorder = RunRecorder(durable, 0, create=create)
+        if hold_opening:
+            recorder.hold(opened)
+        else:
+            await recorder.write(opened)
+        # (a fresh held log writes nothing yet: the run's first step, right after, is the checkpoint)
+        return recorder, Resumption(opened=opened, conversation=opened.input)  # noqa: ASYNC910
     point = restore(decode_records(run_id, records))
     check_compatible(point.opened, run_id, agent, fingerprint_)
-    return RunRecorder(durable, point.next_seq), point
+    return RunRecorder(durable, point.next_seq), point  # noqa: ASYNC910 - records were read: a store call
+
+
+async def records_under(store: RunStore, run_id: str) -> int | None:
+    """How many records run `run_id` has (`None`: no run is registered under that id)."""
+    try:
+        summary = await store.run_summary(run_id)
+    except RunNotFound:
+        return None  # noqa: ASYNC910 - the store call that raised is a checkpoint
+    return summary.records
 
 
 async def run_exists(store: RunStore, run_id: str) -> bool:

@@ -6,7 +6,10 @@ The driver calls `LlmRecording` at four points of its loop, and only when the ru
   state, input and conversation to continue from;
 - `boundary`: after each transition, before its action's side effect starts, write the boundary
   (with the model answer that led to it, in the same transaction);
-- `tool_finished`: as each tool call of a round finishes, write its result;
+- `tool_finished`: as each tool call of a round finishes, write its result — at once, or with the
+  write already in flight; the result of the round's last call goes with the boundary that follows
+  the round (no side effect starts in between), and so does a new run's opening record with its
+  first boundary;
 - `finish`: write the terminal event.
 
 Resuming feeds `Start` to the recorded state, which asks the recorded action again (the core's
@@ -16,6 +19,7 @@ have kept from the consumer (`Resumption.redeliver`), not the re-asked ones.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Sequence
 from typing import Any
 
@@ -87,8 +91,18 @@ def llm_definition(agent: LoopDefinition) -> JsonValue:
 
 
 def llm_fingerprint(agent: LoopDefinition) -> str:
-    """The fingerprint an `LlmAgent`'s recorded runs carry."""
-    return definition_fingerprint("llm", llm_definition(agent))
+    """The fingerprint an `LlmAgent`'s recorded runs carry (worked out once per definition: it is frozen)."""
+    key = id(agent)
+    known = _FINGERPRINTS.get(key)
+    if known is not None and known[0]() is agent:
+        return known[1]
+    found = definition_fingerprint("llm", llm_definition(agent))
+    _FINGERPRINTS[key] = (weakref.ref(agent, lambda _: _FINGERPRINTS.pop(key, None)), found)
+    return found
+
+
+_FINGERPRINTS: dict[int, tuple[weakref.ref[LoopDefinition], str]] = {}
+"""`llm_fingerprint`'s results by definition (the entry goes when the definition does)."""
 
 
 @attrs.frozen
@@ -109,7 +123,7 @@ class StartPoint:
 class LlmRecording:
     """The record of one `LlmAgent` run (see the module docstring)."""
 
-    __slots__ = ("_answer", "_deltas", "_done_events", "_done_results", "ctx", "point", "recorder")
+    __slots__ = ("_answer", "_deltas", "_done_events", "_done_results", "_running", "ctx", "point", "recorder")
 
     def __init__(self, recorder: RunRecorder, point: Resumption, ctx: RunContext[Any]) -> None:
         self.recorder = recorder
@@ -119,6 +133,8 @@ class LlmRecording:
         self._deltas: list[AgentEvent] = []
         self._done_results: dict[str, ToolResult] = {result.call_id: result for result in point.tool_results}
         self._done_events: dict[str, tuple[AgentEvent, ...]] = dict(point.tool_events)
+        self._running = 0
+        """The calls of the current tool round not finished yet."""
 
     @classmethod
     async def open(
@@ -126,7 +142,12 @@ class LlmRecording:
     ) -> LlmRecording:
         """Open (or pick up) the log of `agent`'s run recorded under ``durable.run_id``."""
         recorder, point = await open_log(
-            durable, agent=agent.name, pattern="llm", fingerprint_=llm_fingerprint(agent), input=input
+            durable,
+            agent=agent.name,
+            pattern="llm",
+            fingerprint_=llm_fingerprint(agent),
+            input=input,
+            hold_opening=True,  # the first boundary comes before any side effect: it takes the opening along
         )
         return cls(recorder, point, ctx)
 
@@ -239,14 +260,25 @@ class LlmRecording:
         """The permission events recorded with `call`'s result."""
         return self._done_events.get(call.call_id, ())
 
-    async def tool_finished(self, result: ToolResult, events: tuple[AgentEvent, ...] = ()) -> None:
-        """Write one finished tool call (with its permission events)."""
-        await self.recorder.write(ToolFinished(result=result, escalated=self.ctx.actions.escalated, events=events))
-
-    def forget_recorded_results(self) -> None:
-        """The round the recorded results belong to is over."""
+    def round_started(self, running: int) -> None:
+        """A tool round starts `running` calls (those not recorded as finished); the recorded results are done with."""
+        self._running = running
         self._done_results = {}
         self._done_events = {}
+
+    async def tool_finished(self, result: ToolResult, events: tuple[AgentEvent, ...] = ()) -> None:
+        """Record one finished tool call of the round (with its permission events).
+
+        It is written now, unless a write is in flight (whoever writes goes on writing what queues up
+        while calls are still running) or it is the round's last call (its result goes with the
+        boundary the round's end writes next; no side effect starts in between).
+        """
+        self._running -= 1
+        recorder = self.recorder
+        recorder.hold(ToolFinished(result=result, escalated=self.ctx.actions.escalated, events=events))
+        if self._running <= 0 or recorder.writing:
+            return  # noqa: ASYNC910 - the tool call just made checkpointed; the record goes with the next write
+        await recorder.write_while(lambda: self._running > 0)
 
     async def finish(self, terminal: AgentEvent) -> None:  # noqa: ASYNC910 - only after a step's checkpoint
         """Write the terminal event, with the usage of the run's whole subtree as its meter has it

@@ -31,12 +31,12 @@ from ..core import (
 from . import _checks
 from .config import RunConfig
 from .context import RunContext
-from .durable import Durability, ReplayMarks, check_compatible, paused_run, read_opened, run_exists
+from .durable import Durability, ReplayMarks, check_compatible, paused_run, read_opened, records_under
 from .input import AgentInput
 from .permissions import ApprovalAnswer, Approvals
 from .protocol import Agent, RunStream
 from .run_stream import Send, forward_run, open_run_stream, sender
-from .storage import RunRecordConflict, RunStore
+from .storage import RunRecordConflict, RunStore, require_run_store
 from .tracing import run_deadline
 
 Ctx = TypeVar("Ctx")
@@ -64,7 +64,7 @@ class Runner:
     config: RunConfig = attrs.field(
         default=RunConfig(), validator=_checks.field(_checks.instance_of(RunConfig, "a RunConfig"))
     )
-    store: RunStore | None = None
+    store: RunStore | None = attrs.field(default=None, validator=_checks.field(_checks.optional(require_run_store)))
 
     def run(
         self, agent: Agent[Ctx], ctx: RunContext[Ctx], input: AgentInput, *, run_id: str | None = None
@@ -92,7 +92,9 @@ class Runner:
         else:
             if run_id is not None and (not isinstance(run_id, str) or not run_id):
                 raise ValueError(f"run_id must be a non-empty str or None, got {run_id!r}")
-            run_ctx = attrs.evolve(run_ctx, durable=Durability(self.store, run_id or str(uuid.uuid4())))
+            # a new UUID names nothing recorded yet: the run is fresh (`_drive` checks a given id)
+            durable = Durability(self.store, run_id or str(uuid.uuid4()), fresh=run_id is None)
+            run_ctx = attrs.evolve(run_ctx, durable=durable)
         return self._stream(agent, run_ctx, input, _Mode())
 
     def resume(
@@ -189,13 +191,18 @@ class Runner:
                 new_items = list(own)
                 if await paused_run(durable.store, durable.run_id):
                     new_items, kept = [], durable.marks  # its pause appended them, and every replayed item
-
-            elif await run_exists(durable.store, durable.run_id):
-                raise RunRecordConflict(
-                    f"a run is recorded under {durable.run_id!r} already; "
-                    "continue it with runner.resume(run_id, agent, ctx)"
-                )
-        marks = durable.marks if durable is not None and not mode.replay else None
+            elif not durable.fresh:
+                recorded = await records_under(durable.store, durable.run_id)
+                if recorded:
+                    raise RunRecordConflict(
+                        f"a run is recorded under {durable.run_id!r} already; "
+                        "continue it with runner.resume(run_id, agent, ctx)"
+                    )
+                if recorded is None:  # nothing under this id, so nothing under its sub-runs' ids either
+                    durable = attrs.evolve(durable, fresh=True)
+                    ctx = attrs.evolve(ctx, durable=durable)
+        # a fresh run replays nothing (no sub-run of it has records to replay), so it marks nothing
+        marks = durable.marks if durable is not None and mode.resume and not mode.replay else None
         timeout = self.config.timeout
         deadline = trio.current_time() + timeout if timeout is not None else math.inf
         terminal: TerminalEvent | None = None

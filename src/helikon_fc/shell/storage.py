@@ -13,16 +13,21 @@ touching a backend, and every backend keeps the same promises:
 - **Run records are contiguous.** Records of one run are numbered 0, 1, 2, ... by `seq`; an append
   whose first `seq` is not the run's next number is refused with `RunRecordConflict` (two writers
   on one run), and nothing of it is written.
+- **Acknowledged means durable.** A call that returns has written what it was given; a database
+  store may commit calls that arrive together in one transaction (group commit), but each call
+  still succeeds or fails on its own, and one that fails leaves the others of its transaction written.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from typing import Literal, Protocol, TypeAlias
 
 import attrs
 
 from ..core import Item
+from . import _checks
 
 RunStatus: TypeAlias = Literal["running", "completed", "failed", "paused"]
 """Where a recorded run stands: still going (or crashed), ended well, ended in failure, waiting for approval."""
@@ -108,11 +113,12 @@ class RunSummary:
 class RunStore(Protocol):
     """Where `Runner(config, store=...)` writes and reads run records."""
 
-    async def create_run(self, run_id: str, agent: str) -> None:
-        """Register a new run with status ``running`` and no records.
+    async def create_run(self, run_id: str, agent: str, records: Sequence[RunRecord] = ()) -> None:
+        """Register a new run with status ``running`` and `records` (numbered from 0) as its first records,
+        in one transaction.
 
         Raises:
-            RunRecordConflict: a run with this id exists already.
+            RunRecordConflict: a run with this id exists already (nothing is written).
         """
         ...
 
@@ -144,6 +150,26 @@ class RunStore(Protocol):
     async def runs(self) -> tuple[RunSummary, ...]:
         """Every recorded run, newest first."""
         ...
+
+
+_RUN_STORE_METHODS = ("create_run", "append_run_records", "read_run_records", "run_summary", "runs")
+
+
+def require_run_store(owner: str, argument: str, value: object) -> None:
+    """Raise `TypeError` unless `value` is a `RunStore` (an object with its five methods, not a class);
+    a path gets a hint to open a store on it."""
+    if not isinstance(value, type) and all(callable(getattr(value, name, None)) for name in _RUN_STORE_METHODS):
+        return
+    if isinstance(value, str | os.PathLike):
+        hint = f"open a store on it: SQLiteStore({value!r}), or store_at(location) for a path or a DSN"
+    elif isinstance(value, type):
+        hint = f"pass a store object, e.g. {value.__name__}(...), not the class"
+    else:
+        hint = ""
+    allowed = "a RunStore (MemoryStore(), SQLiteStore(path), PostgresStore(dsn), or an object with " + (
+        ", ".join(_RUN_STORE_METHODS) + ")"
+    )
+    raise TypeError(_checks.message(owner, argument, value, allowed, hint))
 
 
 class Store(RunStore, Protocol):

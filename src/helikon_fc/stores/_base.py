@@ -14,6 +14,7 @@ import trio
 
 from ..core import Item
 from ..shell.storage import RunRecord, RunStatus, RunSummary, SessionSnapshot, StoreError
+from ._batch import RunAppend
 from ._ops import StoreOps, check_id, check_items, check_records, check_since, check_status
 
 T = TypeVar("T")
@@ -81,8 +82,9 @@ class StoreBase(abc.ABC):
     async def _run(self, fn: Callable[[], T]) -> T:
         """Run the blocking `fn` where this backend's operations run (inline, or in a worker thread)."""
 
-    async def _run_op(self, ops: StoreOps, fn: Callable[[], T]) -> T:
-        """Run `fn`, one operation on `ops` (a backend may group several into one transaction); `_run` by default."""
+    async def _run_op(self, ops: StoreOps, fn: Callable[[], T], append: RunAppend | None = None) -> T:
+        """Run `fn`, one operation on `ops`; `_run` by default. A backend may group operations into one
+        transaction (group commit), and write the run appends among them (`append`) together."""
         return await self._run(fn)
 
     # -- lifecycle ---------------------------------------------------------------------------------
@@ -114,9 +116,9 @@ class StoreBase(abc.ABC):
                 self._ops = await self._run(self._open_ops)
             return self._ops
 
-    async def _call(self, op: Callable[[StoreOps], T]) -> T:
+    async def _call(self, op: Callable[[StoreOps], T], append: RunAppend | None = None) -> T:
         ops = self._ops if self._ops is not None and not self._closed else await self._ensure_open()
-        return await self._run_op(ops, partial(op, ops))
+        return await self._run_op(ops, partial(op, ops), append)
 
     # -- sessions ----------------------------------------------------------------------------------
 
@@ -130,17 +132,20 @@ class StoreBase(abc.ABC):
 
     # -- run records -------------------------------------------------------------------------------
 
-    async def create_run(self, run_id: str, agent: str) -> None:
-        """Register a new run with status ``running`` and no records.
+    async def create_run(self, run_id: str, agent: str, records: Sequence[RunRecord] = ()) -> None:
+        """Register a new run with status ``running`` and `records` (numbered from 0) as its first records,
+        in one transaction.
 
         Raises:
-            RunRecordConflict: a run with this id exists already.
+            RunRecordConflict: a run with this id exists already (nothing is written).
         """
         check_id("run_id", run_id)
         if not isinstance(agent, str):
             raise TypeError(f"agent must be a str, got {type(agent).__name__}")
+        batch = check_records(run_id, records)
         now = time.time()
-        await self._call(lambda ops: ops.create_run(run_id, agent, now))
+        append = RunAppend(run_id, batch, "running", now, create=agent)
+        await self._call(lambda ops: ops.create_run(run_id, agent, now, batch), append)
 
     async def append_run_records(self, run_id: str, records: Sequence[RunRecord], status: RunStatus) -> None:
         """Append `records` (whose seqs continue the run's log) and set the run's status, in one transaction.
@@ -153,7 +158,8 @@ class StoreBase(abc.ABC):
         batch = check_records(run_id, records)
         known = check_status(status)
         now = time.time()
-        await self._call(lambda ops: ops.append_run_records(run_id, batch, known, now))
+        append = RunAppend(run_id, batch, known, now)
+        await self._call(lambda ops: ops.append_run_records(run_id, batch, known, now), append)
 
     async def read_run_records(self, run_id: str, since: int = -1) -> tuple[RunRecord, ...]:
         """The run's records with ``seq > since``, in order.

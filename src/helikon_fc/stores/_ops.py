@@ -12,7 +12,15 @@ import typing
 from collections.abc import Sequence
 
 from ..core import Item, WireFormatError, from_json, to_json
-from ..shell.storage import RUN_STATUSES, RunRecord, RunStatus, RunSummary, SessionSnapshot, StoreError
+from ..shell.storage import (
+    RUN_STATUSES,
+    RunRecord,
+    RunRecordConflict,
+    RunStatus,
+    RunSummary,
+    SessionSnapshot,
+    StoreError,
+)
 
 SCHEMA_VERSION = 1
 """The version of the tables this helikon_fc writes; a database holding a newer one is refused."""
@@ -34,8 +42,8 @@ class StoreOps(abc.ABC):
         """Every item of the session and its watermark, read in one transaction."""
 
     @abc.abstractmethod
-    def create_run(self, run_id: str, agent: str, now: float) -> None:
-        """Register a run, or raise `RunRecordConflict` if the id is taken."""
+    def create_run(self, run_id: str, agent: str, now: float, records: Sequence[RunRecord] = ()) -> None:
+        """Register a run with `records` (numbered from 0) as its first; `RunRecordConflict` if the id is taken."""
 
     @abc.abstractmethod
     def append_run_records(self, run_id: str, records: Sequence[RunRecord], status: RunStatus, now: float) -> None:
@@ -141,3 +149,11 @@ def check_records(run_id: str, records: Sequence[RunRecord]) -> tuple[RunRecord,
                 f"{record.seq}, expected {batch[0].seq + index}"
             )
     return batch
+
+
+def first_seq(run_id: str, records: Sequence[RunRecord], expected: int = 0) -> None:
+    """Raise `RunRecordConflict` unless `records` (if any) start at seq `expected`, the run's next one."""
+    if records and records[0].seq != expected:
+        raise RunRecordConflict(
+            f"run {run_id!r}: the next record is seq {expected}, got {records[0].seq}; nothing was written"
+        )

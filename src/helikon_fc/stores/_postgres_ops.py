@@ -42,12 +42,14 @@ def _query(sql: str) -> str:
 
 
 class PostgresOps(SqlOps):
-    """A pool of up to `pool_size` connections; each operation takes one for one transaction."""
+    """A pool of up to `pool_size` connections; an operation (or a batch of them) takes one for one transaction."""
 
     lock = " FOR UPDATE"
 
     def __init__(self, dsn: str, where: str, pool_size: int, timeout: float) -> None:
         self.where = where
+        self._batch: psycopg.Connection[Any] | None = None
+        """The connection of the batch being run (one at a time: the store's group commit), if any."""
         self._pool: ConnectionPool[psycopg.Connection[Any]] = ConnectionPool(
             dsn,
             min_size=1,
@@ -70,9 +72,28 @@ class PostgresOps(SqlOps):
 
     @contextmanager
     def transaction(self, *, write: bool) -> Iterator[Tx]:
+        batch = self._batch
         try:
+            if batch is not None:  # one operation of a batch: a savepoint inside the batch's transaction
+                with batch.transaction(), batch.cursor() as cur:
+                    yield _PgTx(cur)
+                return
             with self._pool.connection() as conn, conn.cursor() as cur:  # commits at the end, or rolls back
                 yield _PgTx(cur)
+        except psycopg.Error as exc:
+            raise StoreError(f"{self.where}: {exc}") from exc
+        except PoolTimeout as exc:
+            raise StoreError(f"{self.where}: no connection free or reachable: {exc}") from exc
+
+    @contextmanager
+    def batch_transaction(self) -> Iterator[None]:
+        try:
+            with self._pool.connection() as conn, conn.transaction():
+                self._batch = conn
+                try:
+                    yield
+                finally:
+                    self._batch = None
         except psycopg.Error as exc:
             raise StoreError(f"{self.where}: {exc}") from exc
         except PoolTimeout as exc:

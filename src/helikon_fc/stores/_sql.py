@@ -35,9 +35,13 @@ from ..shell.storage import (
     SessionSnapshot,
     StoreError,
 )
-from ._ops import SCHEMA_VERSION, StoreOps, check_status, decode_item, encode_item
+from ._batch import Pending, RunAppend
+from ._ops import SCHEMA_VERSION, StoreOps, check_status, decode_item, encode_item, first_seq
 
 Row = tuple[Any, ...]
+
+_ORDINAL_INDEX = "CREATE INDEX helikon_runs_ordinal ON helikon_runs (ordinal)"
+"""Makes a new run's ``MAX(ordinal) + 1`` a lookup, not a scan (added to version-1 databases made without it)."""
 
 _TABLES = (
     "CREATE TABLE helikon_schema (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL)",
@@ -49,9 +53,13 @@ _TABLES = (
     " updated_at DOUBLE PRECISION NOT NULL, ordinal BIGINT NOT NULL)",
     "CREATE TABLE helikon_run_records (run_id TEXT NOT NULL, seq BIGINT NOT NULL, kind TEXT NOT NULL,"
     " body TEXT NOT NULL, PRIMARY KEY (run_id, seq))",
+    _ORDINAL_INDEX,
 )
 
 _SUMMARY_COLUMNS = "run_id, agent, status, records, last_kind, created_at, updated_at"
+
+_IDS_PER_QUERY = 500
+"""Run ids per ``IN (...)`` list (SQLite allows 32766 parameters since 3.32, 999 before)."""
 
 
 class Tx(Protocol):
@@ -88,7 +96,48 @@ class SqlOps(StoreOps):
 
     @abc.abstractmethod
     def table_exists(self, tx: Tx, table: str) -> bool:
-        """Whether `table` exists in the database."""
+        """Whether a table (or an index) named `table` exists in the database."""
+
+    @abc.abstractmethod
+    def batch_transaction(self) -> AbstractContextManager[None]:
+        """One transaction around a batch: inside it, each `transaction` is a savepoint of that transaction."""
+
+    # -- group commit ------------------------------------------------------------------------------
+
+    def run_batch(self, batch: Sequence[Pending[Any]]) -> None:
+        """Run every operation of `batch` in one transaction (blocking; in the worker thread).
+
+        Each operation runs in a savepoint of its own, so a failing one is undone alone and the others
+        land. The run appends of the batch are first tried together (`append_run_batch`); should a
+        statement of that fail, each of them runs alone instead. If the transaction cannot begin or
+        commit, every operation that had succeeded fails with that error: nothing of the batch was written.
+        """
+        if len(batch) == 1:
+            batch[0].run()
+            return
+        try:
+            with self.batch_transaction():
+                appends = [pending for pending in batch if pending.append is not None]
+                if len(appends) > 1:
+                    self._append_together(appends)
+                for pending in batch:
+                    if pending.append is None or len(appends) == 1:
+                        pending.run()
+        except Exception as exc:
+            failure = StoreError(f"{self.where}: the transaction failed, nothing of it was written: {exc}")
+            for pending in batch:
+                if not pending.ran or pending.error is None:
+                    pending.settle(failure)
+
+    def _append_together(self, appends: Sequence[Pending[Any]]) -> None:
+        try:
+            outcomes = self.append_run_batch([pending.append for pending in appends if pending.append is not None])
+        except Exception:
+            for pending in appends:  # one of them cannot be written: find which, each alone
+                pending.run()
+            return
+        for pending, outcome in zip(appends, outcomes, strict=True):
+            pending.settle(outcome)
 
     def lock_schema(self, tx: Tx) -> None:
         """Keep two processes from creating the tables at once (SQLite's write lock does already)."""
@@ -119,6 +168,8 @@ class SqlOps(StoreOps):
                 )
             if version < 1:
                 raise SchemaVersionError(f"{self.where} has store schema version {version}, which never existed")
+            if not self.table_exists(tx, "helikon_runs_ordinal"):
+                tx.execute(_ORDINAL_INDEX)
 
     # -- sessions ----------------------------------------------------------------------------------
 
@@ -158,16 +209,18 @@ class SqlOps(StoreOps):
 
     # -- run records -------------------------------------------------------------------------------
 
-    def create_run(self, run_id: str, agent: str, now: float) -> None:
+    def create_run(self, run_id: str, agent: str, now: float, records: Sequence[RunRecord] = ()) -> None:
+        first_seq(run_id, records)
         with self.transaction(write=True) as tx:
             changed = tx.execute(
                 "INSERT INTO helikon_runs (run_id, agent, status, records, last_kind, created_at, updated_at, ordinal)"
-                " SELECT ?, ?, 'running', 0, '', ?, ?, COALESCE(MAX(ordinal), 0) + 1 FROM helikon_runs"
+                " SELECT ?, ?, 'running', ?, ?, ?, ?, COALESCE(MAX(ordinal), 0) + 1 FROM helikon_runs"
                 " WHERE true ON CONFLICT (run_id) DO NOTHING",  # WHERE: SQLite's upsert-after-SELECT rule
-                (run_id, agent, now, now),
+                (run_id, agent, len(records), records[-1].kind if records else "", now, now),
             )
             if changed == 0:
                 raise RunRecordConflict(f"run {run_id!r} exists already")
+            _insert_records(tx, run_id, records)
 
     def append_run_records(self, run_id: str, records: Sequence[RunRecord], status: RunStatus, now: float) -> None:
         with self.transaction(write=True) as tx:
@@ -175,20 +228,81 @@ class SqlOps(StoreOps):
             if row is None:
                 raise RunNotFound(f"no run is recorded under {run_id!r}")
             count, last_kind = int(row[0]), str(row[1])
-            if records and records[0].seq != count:
-                raise RunRecordConflict(
-                    f"run {run_id!r}: the next record is seq {count}, got {records[0].seq}; nothing was written"
-                )
+            first_seq(run_id, records, count)
+            _insert_records(tx, run_id, records)
             if records:
-                tx.executemany(
-                    "INSERT INTO helikon_run_records (run_id, seq, kind, body) VALUES (?, ?, ?, ?)",
-                    [(run_id, record.seq, record.kind, record.body) for record in records],
-                )
                 count, last_kind = count + len(records), records[-1].kind
             tx.execute(
                 "UPDATE helikon_runs SET records = ?, last_kind = ?, status = ?, updated_at = ? WHERE run_id = ?",
                 (count, last_kind, status, now, run_id),
             )
+
+    def append_run_batch(self, appends: Sequence[RunAppend]) -> list[Exception | None]:
+        """Write many run appends (and runs created with their first records) in one transaction and a
+        few statements: one read of the runs concerned, then one insert of every record and one update
+        per run. An append that conflicts (or names no run) is left out and gets its error; if a
+        statement fails, everything is undone and the error is raised (the caller then runs each
+        append alone, so one bad append fails alone).
+
+        Returns:
+            Per append, in order: `None` (written) or the error it failed with (nothing of it written).
+        """
+        outcomes: list[Exception | None] = [None] * len(appends)
+        with self.transaction(write=True) as tx:
+            runs = self._runs_of(tx, sorted({append.run_id for append in appends}))
+            created: list[tuple[object, ...]] = []
+            rows: list[tuple[object, ...]] = []
+            changed: dict[str, tuple[int, str, RunStatus, float]] = {}
+            for index, append in enumerate(appends):
+                run_id, records = append.run_id, append.records
+                known = runs.get(run_id)
+                try:
+                    if append.create is not None:
+                        if known is not None:
+                            raise RunRecordConflict(f"run {run_id!r} exists already")
+                        first_seq(run_id, records)
+                        created.append((run_id, append.create, append.now))
+                        known = (0, "")
+                    elif known is None:
+                        raise RunNotFound(f"no run is recorded under {run_id!r}")
+                    else:
+                        first_seq(run_id, records, known[0])
+                except (RunRecordConflict, RunNotFound) as exc:
+                    outcomes[index] = exc
+                    continue
+                rows.extend((run_id, record.seq, record.kind, record.body) for record in records)
+                count, last_kind = known
+                if records:
+                    count, last_kind = count + len(records), records[-1].kind
+                runs[run_id] = (count, last_kind)
+                changed[run_id] = (count, last_kind, append.status, append.now)
+            if created:
+                row = tx.one("SELECT COALESCE(MAX(ordinal), 0) FROM helikon_runs")
+                first = int(row[0]) + 1 if row is not None else 1
+                tx.executemany(
+                    "INSERT INTO helikon_runs (run_id, agent, status, records, last_kind, created_at, updated_at,"
+                    " ordinal) VALUES (?, ?, 'running', 0, '', ?, ?, ?)",
+                    [(run_id, agent, now, now, first + i) for i, (run_id, agent, now) in enumerate(created)],
+                )
+            if rows:
+                tx.executemany("INSERT INTO helikon_run_records (run_id, seq, kind, body) VALUES (?, ?, ?, ?)", rows)
+            if changed:
+                tx.executemany(
+                    "UPDATE helikon_runs SET records = ?, last_kind = ?, status = ?, updated_at = ? WHERE run_id = ?",
+                    [(count, kind, status, now, run_id) for run_id, (count, kind, status, now) in changed.items()],
+                )
+        return outcomes
+
+    def _runs_of(self, tx: Tx, run_ids: Sequence[str]) -> dict[str, tuple[int, str]]:
+        """The record count and last kind of each run of `run_ids` that exists (rows locked for the transaction)."""
+        found: dict[str, tuple[int, str]] = {}
+        for start in range(0, len(run_ids), _IDS_PER_QUERY):
+            chunk = run_ids[start : start + _IDS_PER_QUERY]
+            marks = ", ".join("?" * len(chunk))
+            query = f"SELECT run_id, records, last_kind FROM helikon_runs WHERE run_id IN ({marks}) ORDER BY run_id"
+            for run_id, count, last_kind in tx.all(query + self.lock, chunk):
+                found[str(run_id)] = (int(count), str(last_kind))
+        return found
 
     def read_run_records(self, run_id: str, since: int) -> tuple[RunRecord, ...]:
         with self.transaction(write=False) as tx:
@@ -211,6 +325,14 @@ class SqlOps(StoreOps):
         with self.transaction(write=False) as tx:
             rows = tx.all(f"SELECT {_SUMMARY_COLUMNS} FROM helikon_runs ORDER BY created_at DESC, ordinal DESC")
         return tuple(_summary(row) for row in rows)
+
+
+def _insert_records(tx: Tx, run_id: str, records: Sequence[RunRecord]) -> None:
+    if records:
+        tx.executemany(
+            "INSERT INTO helikon_run_records (run_id, seq, kind, body) VALUES (?, ?, ?, ?)",
+            [(run_id, record.seq, record.kind, record.body) for record in records],
+        )
 
 
 def _summary(row: Row) -> RunSummary:

@@ -12,7 +12,7 @@ import trio
 from ..core import Item
 from ..shell.storage import RunNotFound, RunRecord, RunRecordConflict, RunStatus, RunSummary, SessionSnapshot
 from ._base import StoreBase
-from ._ops import StoreOps, decode_item, encode_item
+from ._ops import StoreOps, decode_item, encode_item, first_seq
 
 T = TypeVar("T")
 
@@ -55,17 +55,15 @@ class _MemoryOps(StoreOps):
         items = self.read_items(session_id, 0)
         return SessionSnapshot(items, len(items))
 
-    def create_run(self, run_id: str, agent: str, now: float) -> None:
+    def create_run(self, run_id: str, agent: str, now: float, records: Sequence[RunRecord] = ()) -> None:
         if run_id in self._runs:
             raise RunRecordConflict(f"run {run_id!r} exists already")
-        self._runs[run_id] = _Run(agent, "running", now, now, next(self._order))
+        first_seq(run_id, records)
+        self._runs[run_id] = _Run(agent, "running", now, now, next(self._order), list(records))
 
     def append_run_records(self, run_id: str, records: Sequence[RunRecord], status: RunStatus, now: float) -> None:
         run = self._get(run_id)
-        if records and records[0].seq != len(run.records):
-            raise RunRecordConflict(
-                f"run {run_id!r}: the next record is seq {len(run.records)}, got {records[0].seq}; nothing was written"
-            )
+        first_seq(run_id, records, len(run.records))
         run.records.extend(records)
         run.status = status
         run.updated_at = now

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from typing import TypeVar
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 import trio
 
 from ..shell.storage import StoreError
 from ._base import StoreBase
+from ._batch import GroupCommit, Pending, RunAppend
 from ._ops import StoreOps
+from ._sql import SqlOps
 
 T = TypeVar("T")
 
@@ -19,10 +21,12 @@ class PostgresStore(StoreBase):
     """A `Store` in a PostgreSQL database, shared by any number of processes.
 
     psycopg's async interface needs asyncio, so the store uses its thread-safe blocking one: a
-    ``psycopg_pool.ConnectionPool`` of `pool_size` connections, called from trio worker threads, at
-    most `pool_size` at a time (a ``trio.CapacityLimiter``). Each operation is one transaction; an
-    append that reads then writes a row locks it (``FOR UPDATE``), so concurrent writers of one
-    session or run are serialised by the database. The tables are created on first use (under an
+    ``psycopg_pool.ConnectionPool`` of `pool_size` connections, called from trio worker threads.
+    Operations go through a group commit: one that finds the store idle runs at once in its own
+    transaction; those that arrive while a batch runs go together in the next one, one transaction
+    with a savepoint each (each still succeeds or fails on its own, and all share one commit and
+    one disk sync). An append that reads then writes a row locks it (``FOR UPDATE``), so writers in
+    other processes are serialised by the database. The tables are created on first use (under an
     advisory lock); a database written by a newer helikon_fc is refused with `SchemaVersionError`.
 
     Args:
@@ -46,6 +50,7 @@ class PostgresStore(StoreBase):
         self._pool_size = pool_size
         self._timeout = float(timeout)
         self._limiter = trio.CapacityLimiter(pool_size)
+        self._commits = GroupCommit(self._run_batch)
 
     def _open_ops(self) -> StoreOps:
         try:
@@ -58,6 +63,21 @@ class PostgresStore(StoreBase):
 
     async def _run(self, fn: Callable[[], T]) -> T:
         return await trio.to_thread.run_sync(fn, limiter=self._limiter)
+
+    async def _run_op(self, ops: StoreOps, fn: Callable[[], T], append: RunAppend | None = None) -> T:
+        """Run `fn` in the next batch (group commit: one transaction and one commit for every
+        operation waiting meanwhile)."""
+        return await self._commits.submit(Pending(fn, append))
+
+    async def _run_batch(self, batch: Sequence[Pending[Any]]) -> None:
+        ops = self._ops
+        if ops is None:
+            for pending in batch:
+                pending.settle(StoreError(f"{self!r} is closed"))
+            await trio.lowlevel.checkpoint()
+            return
+        assert isinstance(ops, SqlOps)
+        await trio.to_thread.run_sync(ops.run_batch, batch, limiter=self._limiter)
 
     def __repr__(self) -> str:
         return f"PostgresStore({redact(self._dsn)!r})"

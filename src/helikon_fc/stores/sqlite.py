@@ -6,43 +6,19 @@ import os
 import sqlite3
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from functools import partial
-from typing import Any, Generic, Literal, TypeVar
+from typing import Any, Literal, TypeVar
 
 import trio
 
 from ..shell.storage import StoreError
 from ._base import StoreBase
+from ._batch import GroupCommit, Pending, RunAppend
 from ._ops import StoreOps
 from ._sql import Row, SqlOps, Tx
 
 T = TypeVar("T")
 
 Synchronous = Literal["full", "normal"]
-
-
-class _Pending(Generic[T]):
-    """One operation waiting for a batch: what to run, then what it gave (filled in the worker thread)."""
-
-    __slots__ = ("error", "finished", "fn", "taken", "value")
-
-    def __init__(self, fn: Callable[[], T]) -> None:
-        self.fn = fn
-        self.taken = False
-        self.finished = trio.Event()
-        self.value: T | None = None
-        self.error: Exception | None = None
-
-    def run(self) -> None:
-        try:
-            self.value = self.fn()
-        except Exception as exc:
-            self.error = exc
-
-    def result(self) -> T:
-        if self.error is not None:
-            raise self.error
-        return self.value  # type: ignore[return-value]  # set by run() when no error was
 
 
 class _SQLiteTx:
@@ -66,7 +42,7 @@ class _SQLiteTx:
 
 
 class _SQLiteOps(SqlOps):
-    """One connection; every call holds the store's limiter, so one statement runs at a time."""
+    """One connection, used by one batch at a time (the store's group commit) or to open and close."""
 
     def __init__(self, path: str, busy_timeout: float, synchronous: Synchronous) -> None:
         self.where = f"SQLite database {path!r}"
@@ -101,40 +77,29 @@ class _SQLiteOps(SqlOps):
                 raise
             for statement in commit:
                 conn.execute(statement)
-        except sqlite3.Error as exc:
+        except (sqlite3.Error, UnicodeEncodeError) as exc:  # UnicodeEncodeError: a lone surrogate in a value
             if conn.in_transaction and not self._in_batch:
                 conn.execute("ROLLBACK")
             raise StoreError(f"{self.where}: {exc}") from exc
 
-    def run_batch(self, batch: Sequence[_Pending[Any]]) -> None:
-        """Run every operation of `batch` in one transaction, each in a savepoint of its own (a failing
-        one is undone alone); if the commit fails, every operation that had succeeded fails with it."""
-        if len(batch) == 1:
-            batch[0].run()
-            return
+    @contextmanager
+    def batch_transaction(self) -> Iterator[None]:
+        conn = self._conn
         try:
-            self._conn.execute("BEGIN IMMEDIATE")
-        except sqlite3.Error as exc:
-            for pending in batch:
-                pending.error = StoreError(f"{self.where}: {exc}")
-            return
-        self._in_batch = True
-        try:
-            for pending in batch:
-                pending.run()
-        finally:
-            self._in_batch = False
-        try:
-            self._conn.execute("COMMIT")
-        except sqlite3.Error as exc:
-            if self._conn.in_transaction:
-                self._conn.execute("ROLLBACK")
-            for pending in batch:
-                if pending.error is None:
-                    pending.error = StoreError(f"{self.where}: the commit failed, nothing was written: {exc}")
+            conn.execute("BEGIN IMMEDIATE")
+            self._in_batch = True
+            try:
+                yield
+            finally:
+                self._in_batch = False
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
 
     def table_exists(self, tx: Tx, table: str) -> bool:
-        return tx.one("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (table,)) is not None
+        return tx.one("SELECT 1 FROM sqlite_master WHERE name = ?", (table,)) is not None
 
     def close(self) -> None:
         self._conn.close()
@@ -148,13 +113,13 @@ class _SQLiteOps(SqlOps):
 class SQLiteStore(StoreBase):
     """A `Store` in a SQLite file: the embedded default, safe for several processes on one file.
 
-    The store keeps one connection (WAL journal), used from trio worker threads one call at a time
-    (a ``trio.CapacityLimiter(1)``); every write is one ``BEGIN IMMEDIATE`` transaction, so an
+    The store keeps one connection (WAL journal), used from a trio worker thread by one batch of
+    operations at a time (group commit): an operation that finds the connection idle runs at once;
+    those that arrive while a batch runs go together in the next one, as one ``BEGIN IMMEDIATE``
+    transaction with a savepoint each, so each still succeeds or fails on its own while concurrent
+    runs share a commit and a thread hop. A call returns once its transaction has committed; an
     append lands whole or not at all, even when the calling task is cancelled mid-write (the write
-    finishes first). Operations that wait for the connection while another runs go together in the
-    next worker-thread trip, as one transaction with a savepoint each (group commit): each still
-    succeeds or fails on its own, and concurrent appends share a commit and a thread hop. Another
-    process writing the same file makes a write wait up to `busy_timeout`.
+    finishes first). Another process writing the same file makes a write wait up to `busy_timeout`.
     The tables are created on first use; a file written by a newer helikon_fc is refused with
     `SchemaVersionError`.
 
@@ -185,7 +150,7 @@ class SQLiteStore(StoreBase):
         self._busy_timeout = float(busy_timeout)
         self._synchronous: Synchronous = synchronous
         self._limiter = trio.CapacityLimiter(1)
-        self._queue: list[_Pending[Any]] = []
+        self._commits = GroupCommit(self._run_batch)
 
     @property
     def path(self) -> str:
@@ -198,38 +163,21 @@ class SQLiteStore(StoreBase):
     async def _run(self, fn: Callable[[], T]) -> T:
         return await trio.to_thread.run_sync(fn, limiter=self._limiter)
 
-    async def _run_op(self, ops: StoreOps, fn: Callable[[], T]) -> T:
-        """Queue `fn`; whoever holds the connection next runs everything queued in one worker-thread
-        trip and one transaction (group commit), so concurrent appends share a commit and a thread hop."""
+    async def _run_op(self, ops: StoreOps, fn: Callable[[], T], append: RunAppend | None = None) -> T:
+        """Run `fn` in the next batch (group commit: one worker-thread trip and one transaction for
+        every operation waiting meanwhile)."""
+        return await self._commits.submit(Pending(fn, append))
+
+    async def _run_batch(self, batch: Sequence[Pending[Any]]) -> None:
+        ops = self._ops
+        if ops is None:
+            for pending in batch:
+                pending.settle(StoreError(f"{self!r} is closed"))
+            await trio.lowlevel.checkpoint()
+            return
         assert isinstance(ops, _SQLiteOps)
-        pending = _Pending(fn)
-        self._queue.append(pending)
-        try:
-            await self._limiter.acquire()
-        except trio.Cancelled:
-            if pending.taken:  # a batch in flight holds it: it lands whole before the cancellation goes on
-                with trio.CancelScope(shield=True):
-                    await pending.finished.wait()
-            else:
-                self._queue.remove(pending)
-            raise
-        except BaseException:
-            if not pending.taken:
-                self._queue.remove(pending)
-            raise
-        try:
-            if not pending.taken:
-                batch, self._queue = self._queue, []
-                for queued in batch:
-                    queued.taken = True
-                try:
-                    await trio.to_thread.run_sync(partial(ops.run_batch, batch))
-                finally:
-                    for queued in batch:
-                        queued.finished.set()
-        finally:
-            self._limiter.release()
-        return pending.result()
+        async with self._limiter:  # not while the connection opens or closes
+            await trio.to_thread.run_sync(ops.run_batch, batch)
 
     def __repr__(self) -> str:
         return f"SQLiteStore({self._path!r})"
