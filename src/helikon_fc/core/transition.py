@@ -343,11 +343,21 @@ def _on_tool_results(state: ExecutingTools, input: ToolResults, ctx: TransitionC
     problem = _answers_problem(input, expected)
     if problem is not None:
         return _invalid(state, input, state.usage, problem)
-    results = state.rejected + input.results
+    return _settle_round(state.turn, state.usage, state.calls, state.rejected + input.results, input, ctx)
+
+
+def _settle_round(
+    turn: int,
+    usage: Usage,
+    calls: tuple[ToolCall, ...],
+    results: tuple[ToolResult, ...],
+    input: ToolResults,
+    ctx: TransitionCtx,
+) -> TransitionOutcome:
+    """The round's calls answered so far are `results`: wait for the ones still pending, or go on."""
     if input.pending:
-        return _await_approval(state.turn, state.usage, state.calls, results, input)
-    events = list(input.events)
-    return _after_tools(state.turn, state.usage, state.calls, results, events, (), ctx.conversation, ctx)
+        return _await_approval(turn, usage, calls, results, input)
+    return _after_tools(turn, usage, calls, results, list(input.events), (), ctx.conversation, ctx)
 
 
 def _answers_problem(input: ToolResults, expected: list[str]) -> str | None:
@@ -378,11 +388,7 @@ def _on_approvals(state: NeedsApproval, input: ToolResults, ctx: TransitionCtx) 
     problem = _answers_problem(input, [call.call_id for call in state.pending])
     if problem is not None:
         return _invalid(state, input, state.usage, problem)
-    results = state.settled + input.results
-    if input.pending:
-        return _await_approval(state.turn, state.usage, state.calls, results, input)
-    events = list(input.events)
-    return _after_tools(state.turn, state.usage, state.calls, results, events, (), ctx.conversation, ctx)
+    return _settle_round(state.turn, state.usage, state.calls, state.settled + input.results, input, ctx)
 
 
 def _after_tools(
