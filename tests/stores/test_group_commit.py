@@ -187,28 +187,33 @@ async def test_a_caller_cancelled_as_it_is_chosen_to_run_the_next_batch_hands_it
 
 async def test_a_caller_cancelled_while_its_batch_runs_waits_for_it_to_land() -> None:
     """A caller whose operation is in the batch in flight, when cancelled, waits until the batch has
-    run (its operation included), then raises `Cancelled`; the store is idle after."""
+    run (its operation included), then raises `Cancelled`; the store is idle after.
+
+    Two callers start together and trio may run either first: the one that found the store idle
+    leads (its operation is first in the batch), and the other is the one cancelled.
+    """
     batches = _Batches()
     commits = GroupCommit(batches.run)
-    scope = trio.CancelScope()
+    scopes = {"a": trio.CancelScope(), "b": trio.CancelScope()}
     ended: list[str] = []
 
-    async def leader() -> None:
-        await commits.submit(Pending(lambda: "leader"))
-
-    async def cancelled() -> None:
-        with scope:
-            await commits.submit(Pending(lambda: "cancelled"))
-        ended.append("cancelled" if scope.cancelled_caught else "returned")
+    async def caller(name: str) -> None:
+        with scopes[name]:
+            await commits.submit(Pending(lambda: name))
+        ended.append(f"{name} cancelled" if scopes[name].cancelled_caught else f"{name} returned")
 
     async with trio.open_nursery() as nursery:
-        nursery.start_soon(leader)
-        nursery.start_soon(cancelled)  # ready at the leader's schedule point: it joins the leader's batch
-        await trio.testing.wait_all_tasks_blocked()
-        assert batches.batches == [["leader", "cancelled"]]
-        scope.cancel()
-        await trio.testing.wait_all_tasks_blocked()
-        assert ended == []  # still waiting for its batch
-        batches.gate.set()
-    assert ended == ["cancelled"]
+        try:
+            nursery.start_soon(caller, "a")
+            nursery.start_soon(caller, "b")  # ready at the leader's schedule point: it joins the leader's batch
+            await trio.testing.wait_all_tasks_blocked()
+            assert len(batches.batches) == 1
+            assert sorted(batches.batches[0]) == ["a", "b"]
+            leader, waiter = batches.batches[0]
+            scopes[waiter].cancel()
+            await trio.testing.wait_all_tasks_blocked()
+            assert ended == []  # still waiting for its batch
+        finally:
+            batches.gate.set()  # a failed check above must not leave the shielded batch waiting forever
+    assert sorted(ended) == sorted([f"{leader} returned", f"{waiter} cancelled"])
     assert not commits._busy
