@@ -223,63 +223,24 @@ async def _loop(
     controls: LoopControls | None = None,
 ) -> TerminalEvent:
     """The loop of `drive`; a `RunCompleted` it returns is completed with the run's meter."""
-    name, instructions = definition.name, definition.instructions
+    instructions = definition.instructions
     if callable(instructions):
         try:
             instructions = instructions(ctx)
         except Exception as exc:
-            message = f"instructions of agent {name!r} failed: {type(exc).__name__}: {exc}"
+            message = f"instructions of agent {definition.name!r} failed: {type(exc).__name__}: {exc}"
             return RunFailed(OtherError(message))  # noqa: ASYNC910 - `drive` passed a schedule point just before
-    conversation = Conversation(input.items)
-    # Everything but the conversation is fixed for the run; rebuilding the context with the class
-    # itself is about twice as fast as `attrs.evolve`.
-    fixed: _FixedContext = (
-        name,
-        instructions or None,
-        definition.tool_defs,
-        definition.handoff_targets,
-        definition.settings,
-        config.max_turns,
-        definition.output_schema,
-        ctx.agent_depth,
-        ctx.max_agent_depth,
-        config.compaction.policy() if config.compaction is not None else None,
-    )
-    tctx = _context_with(fixed, conversation)
-    limit = config.parallel_tool_call_limit
-    limiter = trio.CapacityLimiter(limit) if limit is not None else None
-    tools = definition.tools_by_name
-    model = definition.model
-    summary_model = config.compaction.model if config.compaction is not None else None
-    tracer = ctx.tracer
-    meter = ctx.meter
-    assert meter is not None
-    phase = ApprovalPhase() if ctx.permissions is not None else None
-
+    fixed = _fixed_context(definition, config, ctx, instructions or None)
     try:
         recording = await LlmRecording.open(definition, ctx, ctx.durable, input) if ctx.durable is not None else None
     except (IncompatibleRunError, RecordLogError) as exc:
         return RunFailed(OtherError(str(exc)))  # noqa: ASYNC910 - `drive` passed a schedule point just before
-    redeliver: tuple[AgentEvent, ...] = ()
-    if recording is None:
-        state, step, resumed = initial_state(), cast("TransitionInput", Start()), False
-    else:
-        point = await recording.start(send)
-        for answered in recording.point.answers:  # the recorded model calls count as if made now
-            meter.add(name, one_call(answered.usage))
-        if recording.finished_terminal is not None and not isinstance(point.state, ApplyingHandoff):
-            return cast("TerminalEvent", recording.finished_terminal)
-        # (a finished run that handed off goes on into the handoff: the target replays its own events)
-        state, step, resumed, redeliver = point.state, point.step, point.resumed, point.redeliver
-        conversation = point.conversation
-        tctx = _context_with(fixed, conversation)
-    gate = None
-    if controls is not None:
-        refused = await controls.run_started()
-        if refused is not None:
-            return await _stop(state, (RunFailed(refused),), send, recording)
-        if recording is None or not recording.point.answers:  # a recorded answer means the gate had passed
-            gate = controls.input_gate(conversation)
+    steps = _Steps(definition, config, ctx, send, controls, recording)
+    start = await steps.start(Conversation(input.items))
+    if not isinstance(start, tuple):
+        return start
+    state, step, resumed, redeliver, conversation = start
+    tctx = _context_with(fixed, conversation)
     while True:
         await trio.lowlevel.checkpoint_if_cancelled()
         outcome = transition(state, step, tctx)
@@ -302,67 +263,181 @@ async def _loop(
         state = outcome.next_state
         match action:
             case CallModel(request=request):
-                if type(state) is Compacting:  # the summary: its model, no hooks or guardrails, deltas not the answer's
-                    answer = await _ask_model(tracer, summary_model or model, request, discard)
-                    if type(answer) is RunFailed:
-                        step = SummaryFailed(answer.error)
-                        continue
-                else:
-                    if controls is not None:
-                        request = controls.request(request)
-                    sink = recording.collecting(send) if recording else send
-                    asking: Callable[[Send], Awaitable[ModelResponse | RunFailed]] = partial(
-                        _ask_model, tracer, model, request
-                    )
-                    if gate is None:
-                        answer = await asking(sink)
-                    else:
-                        gated, gate = await _ask_beside_guardrails(gate, asking, sink, meter, name), None
-                        if type(gated) is Tripped:  # nothing of this call is delivered, no tool of it runs
-                            return await _stop(state, gated.events, send, recording)
-                        answer = cast("ModelResponse | RunFailed", gated)
-                if type(answer) is RunFailed:
-                    if recording is not None:
-                        await recording.finish(answer)
-                    return answer
-                assert type(answer) is ModelResponse
-                meter.add(name, one_call(answer.usage))
-                if recording is not None:
-                    recording.answered(answer)
-                step = answer
+                done = await steps.call_model(state, request)
             case ExecuteTools(calls=calls):
-                outcomes = await failing_on_hook(execute_tools(calls, tools, ctx, limiter, recording, definition.hooks))
-                if type(outcomes) is HookFailed:
-                    return await _stop(state, (RunFailed(outcomes),), send, recording)
-                outcomes = cast("tuple[CallOutcome, ...]", outcomes)
-                if phase is not None:
-                    phase.note(outcomes)
-                step = round_results(outcomes)
+                done = await steps.run_tools(state, calls)
             case AwaitApproval(pending=pending):
-                phase = phase or ApprovalPhase()
-                decided = partial(_execute_answered, tools, ctx, limiter, recording, definition.hooks)
-                settled = await failing_on_hook(phase.settle(pending, tools, ctx, decided))
-                if type(settled) is HookFailed:
-                    return await _stop(state, (RunFailed(settled),), send, recording)
-                if type(settled) is not ToolResults:
-                    paused = RunPaused(cast("tuple[ApprovalRequested, ...]", settled), state.usage)
-                    if recording is not None:
-                        await recording.finish(paused)
-                    return paused
-                step = settled
+                done = await steps.await_approval(state, pending)
             case PerformHandoff(target=target, transcript=transcript):
-                if controls is not None:
-                    controls.handed_off()
-                terminal = await hand_off(definition, target, transcript, ctx, send)
-                if recording is not None:
-                    await recording.finish(terminal)
-                    if recording.finished_terminal is not None:
-                        return cast("TerminalEvent", recording.finished_terminal)
-                return terminal
+                return await steps.hand_off(target, transcript)
             case Terminate():
                 return await _finish_recorded(events, send, recording)
             case _:
                 assert_never(action)
+        if isinstance(done, RunCompleted | RunFailed | RunPaused):
+            return done
+        step = done
+
+
+def _fixed_context(
+    definition: LoopDefinition, config: RunConfig, ctx: RunContext[Any], instructions: str | None
+) -> _FixedContext:
+    """Everything of the run's transition context but the conversation (fixed for the run).
+
+    Rebuilding the context from this tuple with the class itself is about twice as fast as `attrs.evolve`.
+    """
+    return (
+        definition.name,
+        instructions,
+        definition.tool_defs,
+        definition.handoff_targets,
+        definition.settings,
+        config.max_turns,
+        definition.output_schema,
+        ctx.agent_depth,
+        ctx.max_agent_depth,
+        config.compaction.policy() if config.compaction is not None else None,
+    )
+
+
+_Resumed: TypeAlias = tuple[LoopState, TransitionInput, bool, tuple[AgentEvent, ...], Conversation]
+"""Where the loop starts: the state, its input, whether it re-asks a recorded action, the events to
+deliver for it, and the conversation."""
+
+
+class _Steps:
+    """What one model loop run does for each action `transition` asks for (one object per run, slotted:
+    no closures, so a suspended run holds as few tracked objects as it can)."""
+
+    __slots__ = (
+        "controls",
+        "ctx",
+        "definition",
+        "gate",
+        "limiter",
+        "meter",
+        "phase",
+        "recording",
+        "send",
+        "summary_model",
+    )
+
+    def __init__(
+        self,
+        definition: LoopDefinition,
+        config: RunConfig,
+        ctx: RunContext[Any],
+        send: Send,
+        controls: LoopControls | None,
+        recording: LlmRecording | None,
+    ) -> None:
+        self.definition = definition
+        self.ctx = ctx
+        self.send = send
+        self.controls = controls
+        self.recording = recording
+        limit = config.parallel_tool_call_limit
+        self.limiter = trio.CapacityLimiter(limit) if limit is not None else None
+        self.summary_model = config.compaction.model if config.compaction is not None else None
+        meter = ctx.meter
+        assert meter is not None
+        self.meter: UsageMeter = meter
+        self.phase = ApprovalPhase() if ctx.permissions is not None else None
+        self.gate: InputGate | None = None
+
+    async def start(self, conversation: Conversation) -> _Resumed | TerminalEvent:
+        """Where the loop starts (a recorded run: its last boundary), or the terminal it ends with at once."""
+        recording, name = self.recording, self.definition.name
+        resumed: _Resumed = (initial_state(), Start(), False, (), conversation)
+        if recording is not None:
+            point = await recording.start(self.send)
+            for answered in recording.point.answers:  # the recorded model calls count as if made now
+                self.meter.add(name, one_call(answered.usage))
+            if recording.finished_terminal is not None and not isinstance(point.state, ApplyingHandoff):
+                return cast("TerminalEvent", recording.finished_terminal)
+            # (a finished run that handed off goes on into the handoff: the target replays its own events)
+            resumed = (point.state, point.step, point.resumed, point.redeliver, point.conversation)
+        controls = self.controls
+        if controls is not None:
+            refused = await controls.run_started()
+            if refused is not None:
+                return await _stop(resumed[0], (RunFailed(refused),), self.send, recording)
+            if recording is None or not recording.point.answers:  # a recorded answer means the gate had passed
+                self.gate = controls.input_gate(resumed[4])
+        return resumed  # noqa: ASYNC910 - `drive` passed a schedule point just before
+
+    async def call_model(self, state: LoopState, request: ModelRequest) -> TransitionInput | TerminalEvent:
+        """`CallModel`: the model's answer for the next step (from `Compacting`: the summary's)."""
+        definition, recording, tracer = self.definition, self.recording, self.ctx.tracer
+        if type(state) is Compacting:  # the summary: its model, no hooks or guardrails, deltas not the answer's
+            answer = await _ask_model(tracer, self.summary_model or definition.model, request, discard)
+            if type(answer) is RunFailed:
+                return SummaryFailed(answer.error)
+        else:
+            if self.controls is not None:
+                request = self.controls.request(request)
+            sink = recording.collecting(self.send) if recording else self.send
+            asking: Callable[[Send], Awaitable[ModelResponse | RunFailed]] = partial(
+                _ask_model, tracer, definition.model, request
+            )
+            gate, self.gate = self.gate, None
+            if gate is None:
+                answer = await asking(sink)
+            else:
+                gated = await _ask_beside_guardrails(gate, asking, sink, self.meter, definition.name)
+                if type(gated) is Tripped:  # nothing of this call is delivered, no tool of it runs
+                    return await _stop(state, gated.events, self.send, recording)
+                answer = cast("ModelResponse | RunFailed", gated)
+        if type(answer) is RunFailed:
+            if recording is not None:
+                await recording.finish(answer)
+            return answer
+        assert type(answer) is ModelResponse
+        self.meter.add(definition.name, one_call(answer.usage))
+        if recording is not None:
+            recording.answered(answer)
+        return answer
+
+    async def run_tools(self, state: LoopState, calls: tuple[ToolCall, ...]) -> TransitionInput | TerminalEvent:
+        """`ExecuteTools`: the round's results (held calls pending), or the failure a tool hook caused."""
+        definition = self.definition
+        outcomes = await failing_on_hook(
+            execute_tools(calls, definition.tools_by_name, self.ctx, self.limiter, self.recording, definition.hooks)
+        )
+        if type(outcomes) is HookFailed:
+            return await _stop(state, (RunFailed(outcomes),), self.send, self.recording)
+        outcomes = cast("tuple[CallOutcome, ...]", outcomes)
+        if self.phase is not None:
+            self.phase.note(outcomes)
+        return round_results(outcomes)
+
+    async def await_approval(self, state: LoopState, pending: tuple[ToolCall, ...]) -> TransitionInput | TerminalEvent:
+        """`AwaitApproval`: the decided calls' results, or the pause (no decision for some)."""
+        definition, recording = self.definition, self.recording
+        phase = self.phase = self.phase or ApprovalPhase()
+        tools = definition.tools_by_name
+        decided = partial(_execute_answered, tools, self.ctx, self.limiter, recording, definition.hooks)
+        settled = await failing_on_hook(phase.settle(pending, tools, self.ctx, decided))
+        if type(settled) is HookFailed:
+            return await _stop(state, (RunFailed(settled),), self.send, recording)
+        if type(settled) is ToolResults:
+            return settled
+        paused = RunPaused(cast("tuple[ApprovalRequested, ...]", settled), state.usage)
+        if recording is not None:
+            await recording.finish(paused)
+        return paused
+
+    async def hand_off(self, target: str, transcript: Conversation) -> TerminalEvent:
+        """`PerformHandoff`: the target's run, continuing this stream; its terminal ends this run."""
+        if self.controls is not None:
+            self.controls.handed_off()
+        terminal = await hand_off(self.definition, target, transcript, self.ctx, self.send)
+        recording = self.recording
+        if recording is not None:
+            await recording.finish(terminal)
+            if recording.finished_terminal is not None:
+                return cast("TerminalEvent", recording.finished_terminal)
+        return terminal
 
 
 async def _ask_beside_guardrails(
