@@ -73,6 +73,6 @@ class Compaction:
         )
 
 
-async def discard(event: AgentEvent) -> None:  # noqa: ASYNC910 - a sink per event, as `sender`
+async def discard(event: AgentEvent) -> None:  # noqa: ASYNC910, ASYNC124 - a `Send` sink per event: async by its type
     """Where a summary call's deltas go: nowhere (the summary arrives as `ConversationCompacted`)."""
     del event

@@ -338,5 +338,5 @@ async def held_question(permissions: Permissions, call: ToolCall, tool: ToolInfo
     try:
         await resolve_permission(permissions, call, tool, hold=True)
     except Held as held:
-        return held.question
+        return held.question  # noqa: ASYNC910 - raised out of `resolve_permission`, which checkpoints first
     return None

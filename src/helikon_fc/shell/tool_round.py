@@ -112,7 +112,7 @@ async def run_call(
     try:
         resolution = await resolve_permission(permissions, call, _info(call, tool), hold=True, answer=answer)
     except Held:
-        return CallHeld(call, (_waiting(ctx, call),))
+        return CallHeld(call, (_waiting(ctx, call),))  # noqa: ASYNC910 - raised out of `resolve_permission`'s await
     decision, events = resolution.decision, resolution.events
     if isinstance(decision, Deny):
         return CallDone(ToolResult(call.call_id, denial_text(decision), is_error=True), events)
@@ -134,7 +134,7 @@ async def _invoke(
     try:
         return CallDone(await run(tool, call, ctx, checked=checked))
     except SubRunPaused as paused:
-        return CallHeld(call, paused.requests)
+        return CallHeld(call, paused.requests)  # noqa: ASYNC910 - raised out of the tool's own awaited run
 
 
 def _redacted(result: ToolResult, permissions: Permissions) -> ToolResult:
@@ -182,6 +182,7 @@ async def _decision_for(
 
     `before` is what the call asked when it was last held in this process (`None`: not yet).
     """
+    await trio.lowlevel.checkpoint()  # every path below may answer without waiting
     approvals = ctx.approvals
     permissions = ctx.permissions
     question = await held_question(permissions, call, _info(call, tool)) if permissions is not None else None

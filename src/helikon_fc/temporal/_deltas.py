@@ -54,7 +54,7 @@ class DeltaBuffer:
         self._lock = threading.Lock()
         self._pending: list[AgentEvent] = []
 
-    async def collect(self, event: AgentEvent) -> None:
+    async def collect(self, event: AgentEvent) -> None:  # noqa: ASYNC910 - a pass-through per delta, as `sender`
         """Keep one delta (the `Send` the shell's `call_model` forwards deltas to)."""
         with self._lock:
             self._pending.append(event)
