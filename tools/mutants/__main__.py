@@ -145,6 +145,9 @@ def main(argv: Iterable[str] | None = None) -> int:
         "--max-tests", type=int, help="run at most N covering tests per stage, fastest first (a lower bound, quicker)"
     )
     parser.add_argument(
+        "--workers", type=int, default=1, help="mutants run at once, in forked workers (default 1; 2 on 2 idle cores)"
+    )
+    parser.add_argument(
         "--reuse-trace", action="store_true", help="reuse .mutants/coverage.json from the last run (tests unchanged)"
     )
     args = parser.parse_args(list(argv) if argv is not None else None)
@@ -187,7 +190,9 @@ def main(argv: Iterable[str] | None = None) -> int:
             file=console,
         )
 
-    server = ForkServer(found, ROOT, FIRST, WORK, log, import_coverage, console, args.reuse_trace, args.max_tests)
+    server = ForkServer(
+        found, ROOT, FIRST, WORK, log, import_coverage, console, args.reuse_trace, args.max_tests, args.workers
+    )
     paths = first + ([] if args.first_only else rest)
     pytest.main([*paths, *PYTEST_FLAGS], plugins=[server])
     return report(server.outcomes, load_equivalents(), time.monotonic() - started)
