@@ -246,8 +246,8 @@ class ForkServer:
         return ids if self.max_tests is None else ids[: self.max_tests]
 
     def _limit(self, nodeid: str) -> float:
-        """One test's CPU-time limit under a mutant: ten times its traced duration, and at least 10 s."""
-        return max(10.0, 10 * float(self.trace["durations"].get(nodeid, 1.0)))
+        """One test's CPU-time limit under a mutant: ten times its traced (and so slowed) duration, at least 3 s."""
+        return max(3.0, 10 * float(self.trace["durations"].get(nodeid, 1.0)))
 
     def _timeout(self, ids: list[str]) -> float:
         durations: dict[str, float] = self.trace["durations"]
@@ -264,8 +264,8 @@ class ForkServer:
         keys = enclosing(original, mutant.line, mutant.end_line)
         ids = self._covering(mutant, failing)
         first = [i for i in ids if i.startswith(tuple(f"{p}/" for p in self.first))]
-        rest = self._killers_first(self._capped([i for i in ids if i not in first]))
-        first = self._killers_first(self._capped(first))
+        rest = self._capped(self._killers_first([i for i in ids if i not in first]))
+        first = self._capped(self._killers_first(first))
         if keys and ids:
             status = "survived"
             for stage, chosen in (("first", first), ("rest", rest)):
