@@ -11,16 +11,20 @@ from helikon_fc.core import (
     AssistantMessage,
     CallingModel,
     Failed,
+    Finalizing,
     InvalidTransition,
     ModelResponse,
     NeedsApproval,
     Reasoning,
+    RepairingOutput,
     RunFailed,
+    StructuredOutputInvalid,
     Terminate,
     ToolCall,
     ToolResult,
     ToolResults,
     Usage,
+    UserMessage,
     transition,
 )
 
@@ -47,3 +51,16 @@ def test_answers_to_approvals_for_other_calls_fail_the_step() -> None:
     assert outcome.events == (RunFailed(error),)
     assert outcome.next_action == Terminate()
     assert outcome.conversation_appends == ()
+
+
+def test_a_structured_turn_without_a_schema_is_repaired_then_fails() -> None:
+    """Rule: "Impossible (state, input) pairs return a `Failed` outcome; they never raise": a `Finalizing` or
+    `RepairingOutput` state stepped in a context without an output schema (the context changed between steps)
+    never completes; it asks for a repair once, naming the reason, then fails with it."""
+    reason = "no output schema is configured for the structured-output turn"
+    repairing = transition(Finalizing(1), ModelResponse(text="x"), make_ctx())
+    assert repairing.next_state == RepairingOutput(1, Usage(requests=1))
+    prompt = repairing.conversation_appends[-1]
+    assert isinstance(prompt, UserMessage) and reason in prompt.text
+    failed = transition(RepairingOutput(1), ModelResponse(text="x"), make_ctx())
+    assert failed.next_state == Failed(StructuredOutputInvalid((reason,), "x"), Usage(requests=1))

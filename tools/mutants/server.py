@@ -121,6 +121,7 @@ class ForkServer:
         self.reuse_trace, self.max_tests, self.workers = reuse_trace, max_tests, workers
         self.worker = 0
         self.kills: dict[str, int] = {}
+        self._live_functions: dict[str, dict[tuple[str, str, int], list[Any]]] = {}
         self.mutants, self.root, self.first, self.work, self.log = mutants, root, first, work, log
         self.import_coverage, self.console = import_coverage, console
         self.outcomes: list[Outcome] = []
@@ -305,15 +306,24 @@ class ForkServer:
         code: CodeType,
         timeout: float,
     ) -> str:
+        index = self._live(filename)
+
         def work() -> int:
             _quiet(str(self.work / f"mutant-{self.worker}.log"))
-            if not swap(filename, keys, code, live_functions({filename})):
+            if not swap(filename, keys, code, index):
                 return NO_SWAP
             return run_items(session, chosen, [self._limit(item.nodeid) for item in chosen], self._killer_file())
 
         status = _status(in_child(work, timeout))
         self._note_killer()
         return status
+
+    def _live(self, filename: str) -> dict[tuple[str, str, int], list[Any]]:
+        """The live functions of `filename`, found once per worker (a scan of the heap): every child is a fork
+        of the worker, so the same objects are live in it."""
+        if filename not in self._live_functions:
+            self._live_functions[filename] = live_functions({filename})
+        return self._live_functions[filename]
 
     def _fresh(self, mutant: Mutant, code: CodeType, ids: list[str], timeout: float) -> str:
         module = ".".join(Path(mutant.path).relative_to("src").with_suffix("").parts)
