@@ -5,19 +5,28 @@ Each test names the rule it checks and would fail against the mutant that surviv
 
 from __future__ import annotations
 
-from properties.reference import make_ctx
+import attrs
+import pytest
+from properties.reference import ANSWER, make_ctx
 
 from helikon_fc.core import (
     AssistantMessage,
     CallingModel,
+    CallModel,
+    Compacted,
+    Compacting,
+    Conversation,
+    ConversationCompacted,
     Failed,
     Finalizing,
     InvalidTransition,
+    LoopState,
     ModelResponse,
     NeedsApproval,
     Reasoning,
     RepairingOutput,
     RunFailed,
+    Start,
     StructuredOutputInvalid,
     Terminate,
     ToolCall,
@@ -27,6 +36,7 @@ from helikon_fc.core import (
     UserMessage,
     transition,
 )
+from helikon_fc.core.compaction import CompactionPolicy, ResumePhase, plan_compaction, summary_request
 
 CALL_A = ToolCall("a", "get_weather", '{"city": "Oslo"}')
 
@@ -64,3 +74,81 @@ def test_a_structured_turn_without_a_schema_is_repaired_then_fails() -> None:
     assert isinstance(prompt, UserMessage) and reason in prompt.text
     failed = transition(RepairingOutput(1), ModelResponse(text="x"), make_ctx())
     assert failed.next_state == Failed(StructuredOutputInvalid((reason,), "x"), Usage(requests=1))
+
+
+def test_start_on_compacting_asks_for_the_summary_while_the_view_is_over_budget() -> None:
+    """Rule (compaction, resume): stored in `Compacting`, `Start` asks for the same summary again when the view
+    the model would see still passes the budget; it stays in `Compacting` and emits nothing."""
+    conversation = Conversation(
+        [UserMessage("hello " * 50), AssistantMessage("sure " * 50, "assistant"), UserMessage("next")]
+    )
+    policy = CompactionPolicy(max_tokens=20, summary_tokens=10)
+    ctx = attrs.evolve(make_ctx(conversation=conversation), compaction=policy)
+    plan = plan_compaction(conversation, policy)
+    assert plan is not None
+    outcome = transition(Compacting(1), Start(), ctx)
+    assert outcome.next_state == Compacting(1)
+    assert outcome.next_action == CallModel(summary_request(plan, policy))
+    assert outcome.events == ()
+
+
+def test_start_on_compacting_within_the_budget_resumes_the_interrupted_phase() -> None:
+    """Rule (compaction, resume): with a budget the view now fits (nothing left to compact), `Start` on a stored
+    `Compacting` makes the model call of the phase it interrupted, without a summary call."""
+    policy = CompactionPolicy(max_tokens=10_000, summary_tokens=10)
+    ctx = attrs.evolve(make_ctx(), compaction=policy)
+    outcome = transition(Compacting(1), Start(), ctx)
+    assert outcome.next_state == CallingModel(1)
+    assert isinstance(outcome.next_action, CallModel)
+    assert outcome.next_action.request.tools == ctx.tools
+
+
+def test_a_summary_that_arrives_when_the_view_fits_is_dropped_and_counted() -> None:
+    """Rule (compaction): a summary answer to a `Compacting` state whose view fits the budget by now (the budget
+    changed) is not spliced in; the run makes the interrupted model call, and the summary call is still counted."""
+    ctx = attrs.evolve(make_ctx(), compaction=CompactionPolicy(max_tokens=10_000, summary_tokens=10))
+    outcome = transition(Compacting(1), ModelResponse(text="a summary"), ctx)
+    assert outcome.next_state == CallingModel(1, Usage(requests=1))
+    assert outcome.conversation_appends == ()
+    assert outcome.events == ()
+
+
+def test_a_summary_over_budget_is_spliced_in_and_reported() -> None:
+    """Rule (compaction): the summary answer to a `Compacting` state is appended as a `Compacted` marker, reported
+    by `ConversationCompacted`, and the interrupted model call is made over the compacted view."""
+    conversation = Conversation(
+        [UserMessage("hello " * 50), AssistantMessage("sure " * 50, "assistant"), UserMessage("next")]
+    )
+    ctx = attrs.evolve(
+        make_ctx(conversation=conversation), compaction=CompactionPolicy(max_tokens=20, summary_tokens=10)
+    )
+    outcome = transition(Compacting(1), ModelResponse(text="hi"), ctx)
+    assert outcome.next_state == CallingModel(1, Usage(requests=1))
+    (marker,) = outcome.conversation_appends
+    assert isinstance(marker, Compacted) and marker.summary == "hi"
+    (event,) = outcome.events
+    assert isinstance(event, ConversationCompacted) and event.summary == "hi"
+
+
+@pytest.mark.parametrize(
+    ("phase", "resumed"),
+    [
+        (ResumePhase.CALLING_MODEL, CallingModel(2)),
+        (ResumePhase.FINALIZING, Finalizing(2)),
+        (ResumePhase.REPAIRING_OUTPUT, RepairingOutput(2)),
+    ],
+)
+def test_compaction_goes_back_to_the_phase_it_interrupted(phase: ResumePhase, resumed: LoopState) -> None:
+    """Rule (compaction): once done (here: nothing left to compact), `Compacting` goes back to the phase it
+    interrupted and makes that phase's model call: the tool loop's with tools, a structured turn's with the
+    output schema and no tools."""
+    ctx = attrs.evolve(
+        make_ctx(output_schema=ANSWER), compaction=CompactionPolicy(max_tokens=10_000, summary_tokens=10)
+    )
+    outcome = transition(Compacting(2, Usage(), phase), Start(), ctx)
+    assert outcome.next_state == resumed
+    assert isinstance(outcome.next_action, CallModel)
+    request = outcome.next_action.request
+    structured = phase is not ResumePhase.CALLING_MODEL
+    assert request.output_schema == (ANSWER if structured else None)
+    assert request.tools == (() if structured else ctx.tools)
