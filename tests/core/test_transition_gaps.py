@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import attrs
 import pytest
-from properties.reference import ANSWER, make_ctx
+from properties.reference import ANSWER, BILLING, make_ctx
 
 from helikon_fc.core import (
+    ApplyingHandoff,
     AssistantMessage,
     CallingModel,
     CallModel,
@@ -152,3 +153,12 @@ def test_compaction_goes_back_to_the_phase_it_interrupted(phase: ResumePhase, re
     structured = phase is not ResumePhase.CALLING_MODEL
     assert request.output_schema == (ANSWER if structured else None)
     assert request.tools == (() if structured else ctx.tools)
+
+
+def test_a_handoff_that_reaches_max_agent_depth_exactly_is_applied() -> None:
+    """Rule: a handoff deeper than `max_agent_depth` fails; one that reaches it exactly (depth 2 of 2) is applied."""
+    ctx = make_ctx(handoffs=(BILLING,), agent_depth=1, max_agent_depth=2)
+    response = ModelResponse(tool_calls=(ToolCall("h", "transfer_to_billing", "{}"),))
+    outcome = transition(CallingModel(0), response, ctx)
+    assert isinstance(outcome.next_state, ApplyingHandoff)
+    assert outcome.next_state.target == "billing"

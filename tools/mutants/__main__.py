@@ -159,6 +159,11 @@ def main(argv: Iterable[str] | None = None) -> int:
         "--max-tests", type=int, help="at most N covering tests per stage, earlier killers then fastest (a lower bound)"
     )
     parser.add_argument(
+        "--budget",
+        type=float,
+        help="per stage, only the covering tests that fit in SECONDS of traced time (a lower bound, quicker)",
+    )
+    parser.add_argument(
         "--workers", type=int, default=1, help="mutants run at once, in forked workers (default 1; 2 on 2 idle cores)"
     )
     parser.add_argument(
@@ -208,7 +213,17 @@ def main(argv: Iterable[str] | None = None) -> int:
         )
 
     server = ForkServer(
-        found, ROOT, FIRST, WORK, log, import_coverage, console, args.reuse_trace, args.max_tests, args.workers
+        found,
+        ROOT,
+        FIRST,
+        WORK,
+        log,
+        import_coverage,
+        console,
+        args.reuse_trace,
+        args.max_tests,
+        args.workers,
+        args.budget,
     )
     paths = first + ([] if args.first_only else rest)
     pytest.main([*paths, *PYTEST_FLAGS], plugins=[server])

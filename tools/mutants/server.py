@@ -117,7 +117,9 @@ class ForkServer:
         reuse_trace: bool = False,
         max_tests: int | None = None,
         workers: int = 1,
+        budget: float | None = None,
     ) -> None:
+        self.budget = budget
         self.reuse_trace, self.max_tests, self.workers = reuse_trace, max_tests, workers
         self.worker = 0
         self.kills: dict[str, int] = {}
@@ -244,7 +246,18 @@ class ForkServer:
             path.unlink()
 
     def _capped(self, ids: list[str]) -> list[str]:
-        return ids if self.max_tests is None else ids[: self.max_tests]
+        """At most `max_tests` tests, and only as many as fit in `budget` seconds of traced time (at least one)."""
+        ids = ids if self.max_tests is None else ids[: self.max_tests]
+        if self.budget is None:
+            return ids
+        durations: dict[str, float] = self.trace["durations"]
+        kept, spent = [], 0.0
+        for nodeid in ids:
+            spent += durations.get(nodeid, 1.0)
+            if kept and spent > self.budget:
+                break
+            kept.append(nodeid)
+        return kept
 
     def _limit(self, nodeid: str) -> float:
         """One test's CPU-time limit under a mutant: four times its traced duration (tracing slows a test two to
