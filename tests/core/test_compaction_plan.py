@@ -39,3 +39,11 @@ def test_the_previous_summary_and_the_last_turn_leave_nothing_to_compact() -> No
 def test_a_blank_summary_is_not_a_summary_to_keep() -> None:
     log = Conversation([OLD, Compacted("", 1), ANSWER, QUESTION])
     assert plan_compaction(log, policy(10)) == CompactionPlan(summarised=(OLD,), kept=2, tokens=60)
+
+
+def test_a_turn_after_the_previous_summary_is_summarised_with_it() -> None:
+    log = Conversation([OLD, Compacted("what was said", 0), QUESTION, ANSWER])
+    plan = plan_compaction(log, policy(10))
+    assert plan is not None
+    assert plan.summarised[1:] == (QUESTION,)
+    assert plan.kept == 1
