@@ -7,8 +7,14 @@ summary and the last turn has nothing left to compact, while a blank (skipped) s
 
 from __future__ import annotations
 
-from helikon_fc.core import AssistantMessage, Compacted, Conversation, UserMessage
-from helikon_fc.core.compaction import CompactionPlan, CompactionPolicy, estimate_tokens, plan_compaction
+from helikon_fc.core import AssistantMessage, Compacted, Conversation, Reasoning, ToolCall, ToolResult, UserMessage
+from helikon_fc.core.compaction import (
+    CompactionPlan,
+    CompactionPolicy,
+    estimate_tokens,
+    last_turn_start,
+    plan_compaction,
+)
 
 OLD = UserMessage("a" * 80)
 ANSWER = AssistantMessage("b" * 80, "assistant")
@@ -47,3 +53,19 @@ def test_a_turn_after_the_previous_summary_is_summarised_with_it() -> None:
     assert plan is not None
     assert plan.summarised[1:] == (QUESTION,)
     assert plan.kept == 1
+
+
+def test_the_last_turn_starts_at_the_last_model_response() -> None:
+    """Rule: the last turn is kept whole: from the first item of the last model response (its reasoning, text
+    and calls) to the end (its tool results, a repair prompt); without a response, the last item alone; and it
+    starts earlier while a tool call and its result would be split."""
+    call, result = ToolCall("c", "f", "{}"), ToolResult("c", "out")
+    reply = AssistantMessage("a", "assistant")
+    turn = (Reasoning("r"), reply, call, result, UserMessage("fix"))
+    assert last_turn_start((UserMessage("u"), *turn)) == 1
+    assert last_turn_start((UserMessage("u"), UserMessage("v"))) == 1
+    assert last_turn_start(()) == 0
+    assert last_turn_start((UserMessage("u"),)) == 0
+    assert last_turn_start((reply, UserMessage("u"))) == 0
+    assert last_turn_start((call, UserMessage("u"), reply, result)) == 0
+    assert last_turn_start((UserMessage("u"), reply, UserMessage("v"), reply)) == 3
