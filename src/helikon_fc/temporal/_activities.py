@@ -21,6 +21,7 @@ from ..core import (
     AgentEvent,
     CompactionPolicy,
     Conversation,
+    HookFailed,
     ModelRequest,
     ModelResponse,
     OtherError,
@@ -35,10 +36,14 @@ from ..core.records import ModelAnswered, ToolFinished
 from ..models.retry import RETRYABLE
 from ..shell.config import RunConfig
 from ..shell.context import RunContext, SessionState
-from ..shell.driver import call_model
+from ..shell.controls import failing_on_hook
+from ..shell.driver import call_model, call_tool
+from ..shell.permissions import Permissions
+from ..shell.tool_round import CallHeld
 from ..shell.metering import UsageMeter
 from ..shell.protocol import Agent
 from ..shell.tool_exec import execute_tool_call
+from ._decisions import answer_of, run_permissions
 from ._deltas import DeltaBuffer
 from ._payloads import (
     CALL_MODEL,
@@ -91,8 +96,10 @@ class Activities:
         *,
         heartbeat_every: float = 1.0,
         user_codec: UserCodec | None = None,
+        permissions: Permissions | None = None,
     ) -> None:
         self._registry = registry
+        self._permissions = permissions
         self._portal = portal
         self._heartbeat_every = heartbeat_every
         self._codec = user_codec or UserCodec()
@@ -184,7 +191,14 @@ class Activities:
 
     @activity.defn(name=CALL_TOOL)
     def call_tool(self, request: ToolCallInput) -> ToolCallOutput:
-        """One tool call in a context holding the run's shared state; its result, the state after, the escalation."""
+        """One tool call through the trio shell's per-call pipeline, in a context holding the run's shared state.
+
+        The pipeline is `helikon_fc.shell.driver.call_tool`'s: the agent's `PreToolUse` hooks, the
+        permission decision (the run's `PermissionConfig` with this worker's policy; a human's answer
+        when the workflow passes one), the tool, `PostToolUse`, redaction. It returns the call's
+        record (result, escalation, decision events), the state after and the usage, or that the call
+        waits for a human (`held`), or the `HookFailed` of a hook that raised.
+        """
         definition = _loop(self._registry.resolve(request.path)).definition
         call = from_json(ToolCall, request.call_json)
         meter = UsageMeter()
@@ -193,13 +207,21 @@ class Activities:
             state=SessionState(json.loads(request.state_json)),
             agent_depth=request.depth,
             meter=meter,
+            permissions=run_permissions(self._permissions, request.permissions_json),
         )
         tool = definition.tools_by_name.get(call.name)
-        result = self._portal.run(
-            lambda: execute_tool_call(tool, call, ctx, checked=True), heartbeat_every=self._heartbeat_every
+        answer = answer_of(request.answer) if request.answer is not None else None
+        outcome = self._portal.run(
+            lambda: failing_on_hook(call_tool(execute_tool_call, definition.hooks, tool, call, ctx, answer)),
+            heartbeat_every=self._heartbeat_every,
         )
-        finished = ToolFinished(result=result, escalated=ctx.actions.escalated)
-        return ToolCallOutput(to_json(finished), json.dumps(ctx.state.snapshot()), to_json(meter.by_agent()))
+        state_json, usage_json = json.dumps(ctx.state.snapshot()), to_json(meter.by_agent())
+        if isinstance(outcome, HookFailed):
+            return ToolCallOutput("", state_json, usage_json, hook_failed_json=to_json(outcome))
+        if isinstance(outcome, CallHeld):
+            return ToolCallOutput("", state_json, usage_json, held=True)
+        finished = ToolFinished(result=outcome.result, escalated=ctx.actions.escalated, events=outcome.events)
+        return ToolCallOutput(to_json(finished), state_json, usage_json)
 
 
 def _loop(agent: Agent[Any]) -> LlmAgent[Any]:

@@ -16,6 +16,8 @@ CALL_MODEL = "helikon.call_model"
 CALL_TOOL = "helikon.call_tool"
 DELTAS = "helikon.deltas"
 CHILD_EVENTS = "helikon.child_events"
+DECIDE = "helikon.decide"
+PENDING = "pending"
 
 
 @dataclass(frozen=True)
@@ -59,6 +61,9 @@ class RunRequest:
     """The input of one run workflow: which agent (by path), on what items, with which bounds.
 
     `user_json` is the run's user value as a `UserCodec` encoded it (`None`: the tools see ``user=None``).
+    `permissions_json` is the run's `PermissionConfig` as wire JSON (`None`: the worker's own, if any).
+    `scope` is the run's place below the run a client started (``""`` there, ``"tool:CALL/"`` in an
+    agent-as-tool sub-run): it qualifies the ids its waiting calls are decided by, as on trio.
     """
 
     path: str
@@ -69,6 +74,8 @@ class RunRequest:
     state_json: str = "{}"
     return_events: bool = False
     user_json: str | None = None
+    permissions_json: str | None = None
+    scope: str = ""
 
 
 @dataclass(frozen=True)
@@ -170,13 +177,15 @@ class ChildBatch:
 
     `events` are the child's events from its `start`-th on (wire JSON; empty when the parent does not
     show them, as for an agent-as-tool sub-run), `usage_json` what its model calls cost so far, by
-    agent: the parent counts it should the child fail as a workflow (terminated, say).
+    agent: the parent counts it should the child fail as a workflow (terminated, say). `pending` is
+    what its waiting calls ask (`ApprovalRequested` wire JSON, ids qualified), its sub-runs' included.
     """
 
     child_id: str
     start: int
     events: list[str]
     usage_json: str
+    pending: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -196,6 +205,23 @@ class ToolCallInput:
     state_json: str
     depth: int
     user_json: str | None = None
+    permissions_json: str | None = None
+    answer: Decision | None = None
+
+
+@dataclass(frozen=True)
+class Decision:
+    """A human's decision on one waiting call (the ``helikon.decide`` signal carries a list of them).
+
+    `approve` with `arguments` (JSON text, or `None` to keep the call's) is `Approve(arguments)`;
+    otherwise it is `Reject(reason)`. `call_id` is the id `RunHandle.pending` lists (qualified by the
+    sub-run that asks, as ``tool:CALL/ID``).
+    """
+
+    call_id: str
+    approve: bool
+    arguments: str | None = None
+    reason: str = ""
 
 
 @dataclass(frozen=True)
@@ -205,9 +231,13 @@ class ToolCallOutput:
     `finished_json` is the `helikon_fc.core.records.ToolFinished` a recorded trio run writes for the
     same call (its `ToolResult` and whether it escalated), as wire JSON. `usage_json` is what the
     models the tool ran (an agent it started in its context, say) cost, by agent (a tuple of
-    `AgentUsage` as wire JSON): the workflow counts it on the run, as the trio meter does.
+    `AgentUsage` as wire JSON): the workflow counts it on the run, as the trio meter does. `held`:
+    the call waits for a human (its permission decision asked, no answer was given); its record is
+    then empty. `hook_failed_json`: a tool hook raised, the run fails with this `HookFailed`.
     """
 
     finished_json: str
     state_json: str
     usage_json: str = "[]"
+    held: bool = False
+    hook_failed_json: str = ""
