@@ -26,7 +26,6 @@ from helikon_fc.core import (
 )
 from helikon_fc.shell.config import RunConfig
 from helikon_fc.shell.permissions import ApprovalAnswer, Approve, Permissions, Reject
-from helikon_fc.shell.protocol import Agent
 from helikon_fc.temporal import RunHandle
 from helikon_fc.testing import simulate
 

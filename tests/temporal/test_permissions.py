@@ -113,7 +113,7 @@ def test_a_worker_refuses_an_approval_handler() -> None:
     async def handler(request: object) -> Approve:
         return Approve()
 
-    with pytest.raises(ValueError, match="approval_handler.*RunHandle.decide"):
+    with pytest.raises(ValueError, match=r"approval_handler.*RunHandle\.decide"):
         HelikonWorker(None, "q", agents=[ops(None)], permissions=Permissions(approval_handler=handler))  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="permissions must be a Permissions or None, got 'plan'"):
         HelikonWorker(None, "q", agents=[ops(None)], permissions="plan")  # type: ignore[arg-type]

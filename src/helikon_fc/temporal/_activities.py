@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 from typing import Any
 
@@ -27,6 +28,7 @@ from ..core import (
     OtherError,
     RunFailed,
     ToolCall,
+    ToolResult,
     TransitionCtx,
     UnknownHandoffTarget,
     from_json,
@@ -38,21 +40,27 @@ from ..shell.config import RunConfig
 from ..shell.context import RunContext, SessionState
 from ..shell.controls import failing_on_hook
 from ..shell.driver import call_model, call_tool
-from ..shell.permissions import Permissions
-from ..shell.tool_round import CallHeld
 from ..shell.metering import UsageMeter
+from ..shell.permissions import Permissions
 from ..shell.protocol import Agent
 from ..shell.tool_exec import execute_tool_call
+from ..shell.tool_round import CallHeld
+from . import _pipeline
 from ._decisions import answer_of, run_permissions
 from ._deltas import DeltaBuffer
 from ._payloads import (
+    AUTHORIZE_TOOL,
     CALL_MODEL,
     CALL_TOOL,
+    CONTROL,
     DELTAS,
     DESCRIBE,
+    FINISH_TOOL,
     AgentPlan,
     AgentToolRef,
     ChildRef,
+    ControlInput,
+    ControlOutput,
     DeltaBatch,
     DescribeInput,
     GraphEdge,
@@ -156,7 +164,7 @@ class Activities:
             user = self._user(request.user_json)
         except ApplicationError as exc:
             return _error_plan(agent.name, OtherError(str(exc)))
-        return _plan(agent, request, user)
+        return _plan(agent, request, user, guarded=self._permissions is not None)
 
     @activity.defn(name=CALL_MODEL)
     def call_model(self, request: ModelCallInput) -> str:
@@ -202,13 +210,7 @@ class Activities:
         definition = _loop(self._registry.resolve(request.path)).definition
         call = from_json(ToolCall, request.call_json)
         meter = UsageMeter()
-        ctx: RunContext[Any] = RunContext(
-            self._user(request.user_json),
-            state=SessionState(json.loads(request.state_json)),
-            agent_depth=request.depth,
-            meter=meter,
-            permissions=run_permissions(self._permissions, request.permissions_json),
-        )
+        ctx = self._context(request, meter)
         tool = definition.tools_by_name.get(call.name)
         answer = answer_of(request.answer) if request.answer is not None else None
         outcome = self._portal.run(
@@ -223,6 +225,64 @@ class Activities:
         finished = ToolFinished(result=outcome.result, escalated=ctx.actions.escalated, events=outcome.events)
         return ToolCallOutput(to_json(finished), state_json, usage_json)
 
+    def _context(self, request: ToolCallInput | ControlInput, meter: UsageMeter | None = None) -> RunContext[Any]:
+        """The run context a hook, guardrail or call sees on this worker: the run's user value, state and depth."""
+        permissions_json = request.permissions_json if isinstance(request, ToolCallInput) else None
+        return RunContext(
+            self._user(request.user_json),
+            state=SessionState(json.loads(request.state_json)),
+            agent_depth=request.depth,
+            meter=meter,
+            permissions=run_permissions(self._permissions, permissions_json),
+        )
+
+    @activity.defn(name=CONTROL)
+    def control(self, request: ControlInput) -> ControlOutput:
+        """Fire one hook point or run one kind of guardrails of the model loop at ``request.path`` (see `_pipeline`)."""
+        definition = _loop(self._registry.resolve(request.path)).definition
+        ctx = self._context(request)
+        return self._portal.run(
+            lambda: _pipeline.control(definition, ctx, request), heartbeat_every=self._heartbeat_every
+        )
+
+    @activity.defn(name=AUTHORIZE_TOOL)
+    def authorize_tool(self, request: ToolCallInput) -> ToolCallOutput:
+        """`PreToolUse` and the permission decision for a call the workflow runs itself (an `AgentAsTool`)."""
+        definition = _loop(self._registry.resolve(request.path)).definition
+        call = from_json(ToolCall, request.call_json)
+        ctx = self._context(request)
+        answer = answer_of(request.answer) if request.answer is not None else None
+        tool = definition.tools_by_name.get(call.name)
+        outcome = self._portal.run(
+            lambda: failing_on_hook(_pipeline.authorize(definition, tool, call, ctx, answer)),
+            heartbeat_every=self._heartbeat_every,
+        )
+        state_json = json.dumps(ctx.state.snapshot())
+        if isinstance(outcome, HookFailed):
+            return ToolCallOutput("", state_json, hook_failed_json=to_json(outcome))
+        if isinstance(outcome, CallHeld):
+            return ToolCallOutput("", state_json, held=True)
+        if isinstance(outcome, _pipeline.Allowed):
+            return ToolCallOutput("", state_json, run_json=to_json(outcome.call), events_json=to_json(outcome.events))
+        finished = ToolFinished(result=outcome.result, events=outcome.events)
+        return ToolCallOutput(to_json(finished), state_json)
+
+    @activity.defn(name=FINISH_TOOL)
+    def finish_tool(self, request: ToolCallInput) -> ToolCallOutput:
+        """`PostToolUse` and redaction of the result (``request.result_json``) of a call the workflow ran itself."""
+        definition = _loop(self._registry.resolve(request.path)).definition
+        call = from_json(ToolCall, request.call_json)
+        result = from_json(ToolResult, request.result_json)
+        ctx = self._context(request)
+        outcome = self._portal.run(
+            lambda: failing_on_hook(_pipeline.finish(definition, call, result, ctx)),
+            heartbeat_every=self._heartbeat_every,
+        )
+        state_json = json.dumps(ctx.state.snapshot())
+        if isinstance(outcome, HookFailed):
+            return ToolCallOutput("", state_json, hook_failed_json=to_json(outcome))
+        return ToolCallOutput(to_json(ToolFinished(result=outcome)), state_json)
+
 
 def _loop(agent: Agent[Any]) -> LlmAgent[Any]:
     if not isinstance(agent, LlmAgent):
@@ -234,10 +294,21 @@ def _error_plan(name: str, error: Any) -> AgentPlan:
     return AgentPlan(kind="error", name=name, config=RunSettings(), error_json=to_json(error))
 
 
-def _plan(agent: Agent[Any], request: DescribeInput, user: Any) -> AgentPlan:
+def _plan(agent: Agent[Any], request: DescribeInput, user: Any, *, guarded: bool = False) -> AgentPlan:
     ctx_config = request.config
     if isinstance(agent, LlmAgent):
-        return _loop_plan(agent, request, user)
+        plan = _loop_plan(agent, request, user)
+        if plan.kind != "llm":
+            return plan
+        definition = agent.definition
+        hooked = bool(definition.hooks.hooks)
+        return dataclasses.replace(
+            plan,
+            hooked=hooked,
+            input_guarded=bool(definition.input_guardrails),
+            output_guarded=bool(definition.output_guardrails),
+            guarded_tools=hooked or guarded or request.permissions,
+        )
     config = ctx_config or RunSettings()
     if isinstance(agent, SequentialAgent | LoopAgent | ParallelAgent):
         pairs = agent.branches if isinstance(agent, ParallelAgent) else agent.steps

@@ -1,8 +1,8 @@
 """Approval decisions as they cross to and from a workflow, and a run's permissions on a worker.
 
 A human's answer is the trio API's `Approve(arguments=None)` or `Reject(reason)`; on the wire (the
-``helikon.decide`` signal, the tool activity's input) it is a `Decision`. The client and the worker load this module; the workflow never does (it
-handles `Decision` values only).
+``helikon.decide`` signal, the tool activity's input) it is a `Decision`. The client and the worker
+load this module; the workflow never does (it handles `Decision` values only).
 """
 
 from __future__ import annotations
@@ -69,7 +69,8 @@ def check_worker_permissions(permissions: object) -> None:
         return
     if not isinstance(permissions, Permissions):
         raise TypeError(
-            f"HelikonWorker: permissions must be a Permissions or None, got {permissions!r} ({type(permissions).__name__})"
+            "HelikonWorker: permissions must be a Permissions or None, "
+            f"got {permissions!r} ({type(permissions).__name__})"
         )
     if permissions.approval_handler is not None:
         raise ValueError(

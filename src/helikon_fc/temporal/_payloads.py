@@ -17,6 +17,9 @@ CALL_TOOL = "helikon.call_tool"
 DELTAS = "helikon.deltas"
 CHILD_EVENTS = "helikon.child_events"
 DECIDE = "helikon.decide"
+CONTROL = "helikon.control"
+AUTHORIZE_TOOL = "helikon.authorize_tool"
+FINISH_TOOL = "helikon.finish_tool"
 PENDING = "pending"
 
 
@@ -96,13 +99,17 @@ class RunOutcome:
 
 @dataclass(frozen=True)
 class DescribeInput:
-    """Ask the worker what the agent at `path` is (rendering its instructions against `state_json`)."""
+    """Ask the worker what the agent at `path` is (rendering its instructions against `state_json`).
+
+    `permissions`: the run has a `PermissionConfig` of its own (so its calls are decided).
+    """
 
     path: str
     state_json: str
     depth: int
     config: RunSettings | None = None
     user_json: str | None = None
+    permissions: bool = False
 
 
 @dataclass(frozen=True)
@@ -144,6 +151,11 @@ class AgentPlan:
         edges: (graph) the edges.
         max_iterations: (loop) the most passes; (swarm) the handoff budget, -1 for none.
         error_json: (error) the `AgentError` that stops the run from starting.
+        hooked: (llm) the agent has hooks (fired through ``helikon.control``).
+        input_guarded: (llm) the agent has input guardrails.
+        output_guarded: (llm) the agent has output guardrails.
+        guarded_tools: (llm) its calls go through hooks or permissions, so an `AgentAsTool` call is
+            authorized and finished by activities around its child workflow.
     """
 
     kind: str
@@ -155,6 +167,10 @@ class AgentPlan:
     edges: list[GraphEdge] = field(default_factory=list)
     max_iterations: int = 0
     error_json: str = ""
+    hooked: bool = False
+    input_guarded: bool = False
+    output_guarded: bool = False
+    guarded_tools: bool = False
 
 
 @dataclass(frozen=True)
@@ -207,6 +223,7 @@ class ToolCallInput:
     user_json: str | None = None
     permissions_json: str | None = None
     answer: Decision | None = None
+    result_json: str = ""
 
 
 @dataclass(frozen=True)
@@ -234,6 +251,8 @@ class ToolCallOutput:
     `AgentUsage` as wire JSON): the workflow counts it on the run, as the trio meter does. `held`:
     the call waits for a human (its permission decision asked, no answer was given); its record is
     then empty. `hook_failed_json`: a tool hook raised, the run fails with this `HookFailed`.
+    From ``helikon.authorize_tool``: `run_json` is the `ToolCall` allowed to run (its arguments maybe
+    replaced) and `events_json` the decision's events; else the call is answered (`finished_json`) or held.
     """
 
     finished_json: str
@@ -241,3 +260,39 @@ class ToolCallOutput:
     usage_json: str = "[]"
     held: bool = False
     hook_failed_json: str = ""
+    run_json: str = ""
+    events_json: str = ""
+
+
+@dataclass(frozen=True)
+class ControlInput:
+    """One hook point or one kind of guardrails of the model loop at `path` (the ``helikon.control`` activity).
+
+    `point` is ``run_start``, ``turn_start`` (with `turn`), ``handoff`` (with `target`), ``run_complete``,
+    ``input_guardrails`` (on `items_json`, the run's input) or ``output_guardrails`` (on `text`, the answer).
+    """
+
+    path: str
+    point: str
+    state_json: str
+    depth: int
+    user_json: str | None = None
+    turn: int = 0
+    target: str = ""
+    text: str = ""
+    items_json: str = "[]"
+
+
+@dataclass(frozen=True)
+class ControlOutput:
+    """What a hook point or the guardrails said.
+
+    `error_json`: the `AgentError` that aborts the run (a hook's `Deny` or failure); `injections`: the
+    system messages for the next model request; `tripped_json`: the events a tripped guardrail ends the
+    run with (``GuardrailTriggered``, ``RunFailed``); `state_json`: the shared state after.
+    """
+
+    error_json: str
+    injections: list[str]
+    tripped_json: str
+    state_json: str

@@ -19,7 +19,6 @@ from ._activities import Activities
 from ._decisions import check_worker_permissions
 from ._portal import TrioPortal
 from ._registry import AgentRegistry
-from ._unsupported import refuse_controls
 from ._user import UserCodec
 from .workflow import RunWorkflow
 
@@ -57,8 +56,8 @@ class HelikonWorker:
             `RunHandle.decide`, so an ``approval_handler`` is refused.
 
     Raises:
-        ValueError: an agent anywhere below `agents` has hooks or guardrails, which runs on Temporal do
-            not honour (refused here rather than silently ignored); `permissions` has an approval handler.
+        ValueError: `permissions` has an approval handler.
+        TypeError: `permissions` is not a `Permissions`.
     """
 
     def __init__(
@@ -81,7 +80,6 @@ class HelikonWorker:
             raise ValueError(f"sticky_timeout must be a positive number of seconds, got {sticky_timeout!r}")
         check_worker_permissions(permissions)
         agents = tuple(agents)
-        refuse_controls(agents)  # hooks and guardrails are not honoured on Temporal: refused, never ignored
         self.registry = AgentRegistry(agents)
         self._portal = TrioPortal()
         self._executor = concurrent.futures.ThreadPoolExecutor(max_concurrent_activities)
@@ -94,7 +92,14 @@ class HelikonWorker:
             client,
             task_queue=task_queue,
             workflows=[RunWorkflow],
-            activities=[activities.describe, activities.call_model, activities.call_tool],
+            activities=[
+                activities.describe,
+                activities.call_model,
+                activities.call_tool,
+                activities.control,
+                activities.authorize_tool,
+                activities.finish_tool,
+            ],
             activity_executor=self._executor,
             max_concurrent_activities=max_concurrent_activities,
             workflow_runner=workflow_runner(),

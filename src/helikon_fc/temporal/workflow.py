@@ -21,6 +21,7 @@ Everything here is deterministic: asyncio under Temporal's event loop, no clock,
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import functools
 import json
 from collections.abc import Callable
@@ -88,13 +89,17 @@ with workflow.unsafe.imports_passed_through():
     from ..core.records import ModelAnswered, ToolFinished
     from ..core.usage import one_call
     from ..shell.metering import UsageMeter
+    from ._loop_controls import LoopControls
     from ._payloads import (
+        AUTHORIZE_TOOL,
         CALL_MODEL,
         CALL_TOOL,
         CHILD_EVENTS,
         DECIDE,
         DELTAS,
         DESCRIBE,
+        FINISH_TOOL,
+        PENDING,
         WORKFLOW_NAME,
         ActivityPolicy,
         AgentPlan,
@@ -104,7 +109,6 @@ with workflow.unsafe.imports_passed_through():
         DeltaBatch,
         DescribeInput,
         ModelCallInput,
-        PENDING,
         RunOutcome,
         RunRequest,
         RunSettings,
@@ -430,7 +434,14 @@ class RunWorkflow:
         emit = scope.emit
         plan = await workflow.execute_activity(
             DESCRIBE,
-            DescribeInput(path, json.dumps(scope.state), scope.depth, scope.config, self._user_json),
+            DescribeInput(
+                path,
+                json.dumps(scope.state),
+                scope.depth,
+                scope.config,
+                self._user_json,
+                permissions=self._permissions_json is not None,
+            ),
             result_type=AgentPlan,
             start_to_close_timeout=timedelta(seconds=60),
             retry_policy=RetryPolicy(
@@ -445,8 +456,10 @@ class RunWorkflow:
             return terminal
         meter = scope.meter.child()
         scope = scope.metered(meter)
+        controls: LoopControls | None = None
         if plan.kind == "llm":
-            terminal = await self._run_loop(path, plan, items, scope, actions)
+            controls = self._controls(path, plan, scope)
+            terminal = await self._run_loop(path, plan, items, scope, actions, controls)
         elif scope.depth + 1 > scope.limit:
             terminal = RunFailed(MaxAgentDepthExceeded(scope.depth + 1, scope.limit))
         elif plan.kind == "parallel":
@@ -459,12 +472,30 @@ class RunWorkflow:
             terminal = await self._run_steps(plan, items, scope)
         terminal = meter.completed(terminal)
         emit(terminal)
+        if controls is not None:
+            await controls.run_completed()
         return terminal
+
+    def _controls(self, path: str, plan: AgentPlan, scope: _Scope) -> LoopControls | None:
+        """The hooks and guardrails of the model loop `plan` describes, or `None` when it has none."""
+        if not (plan.hooked or plan.input_guarded or plan.output_guarded):
+            return None
+        return LoopControls(
+            path,
+            scope.state,
+            scope.depth,
+            self._user_json,
+            self._policy,
+            hooked=plan.hooked,
+            input_guarded=plan.input_guarded,
+            output_guarded=plan.output_guarded,
+        )
 
     async def _run_child(
         self, path: str, items: tuple[Item, ...], scope: _Scope, segment: str
     ) -> tuple[_ChildForward, _Actions]:
-        """Run the agent at `path` one level below `scope` (at `segment`), its events forwarded by the merge convention."""
+        """Run the agent at `path` one level below `scope` (at `segment`), its events forwarded by the merge
+        convention."""
         forward = _ChildForward(scope.emit)
         actions = _Actions()
         await self._run_agent(path, items, scope.deeper().under(segment).emitting(forward), actions)
@@ -640,17 +671,33 @@ class RunWorkflow:
         return outcome
 
     async def _run_loop(
-        self, path: str, plan: AgentPlan, items: tuple[Item, ...], scope: _Scope, actions: _Actions
+        self,
+        path: str,
+        plan: AgentPlan,
+        items: tuple[Item, ...],
+        scope: _Scope,
+        actions: _Actions,
+        controls: LoopControls | None,
     ) -> TerminalEvent:
-        """A model loop: `transition` step by step, each action an activity, a child workflow or a handoff."""
+        """A model loop: `transition` step by step, each action an activity, a child workflow or a handoff.
+
+        `controls` (hooks and guardrails) review each step before its events go out, as on trio.
+        """
         emit = _qualifying(scope.emit, scope.prefix) if scope.prefix else scope.emit
         conversation = Conversation(items)
         base: TransitionCtx = from_json(TransitionCtx, plan.ctx_json)
         tctx = attrs.evolve(base, conversation=conversation)
         loop_state = initial_state()
         step: TransitionInput = Start()
+        if controls is not None:
+            refused = await controls.run_started()
+            if refused is not None:
+                return RunFailed(refused)
+        gated = controls is not None and controls.input_guarded
         while True:
             outcome = transition(loop_state, step, tctx)
+            if controls is not None:
+                outcome = await controls.review(outcome)
             action = outcome.next_action
             events = outcome.events
             if isinstance(action, Terminate):
@@ -668,7 +715,26 @@ class RunWorkflow:
             loop_state = outcome.next_state
             if isinstance(action, CallModel):
                 summarising = isinstance(loop_state, Compacting)  # a summary: the agent's model, deltas unseen
-                answer = await self._call_model(path, action.request, _unseen if summarising else emit)
+                if summarising:
+                    answer = await self._call_model(path, action.request, _unseen)
+                else:
+                    request = controls.request(action.request) if controls is not None else action.request
+                    if controls is not None and gated:
+                        gated = False
+                        asked = await controls.beside_input_guardrails(
+                            functools.partial(self._call_model, path, request), emit, items
+                        )
+                        if isinstance(asked, tuple):  # tripped: nothing of the call is delivered, no tool of it runs
+                            first = controls.answered_before_trip
+                            if isinstance(first, ModelResponse):
+                                scope.meter.add(plan.name, one_call(first.usage))
+                            for event in asked[:-1]:
+                                emit(event)
+                            last = asked[-1]
+                            return last if isinstance(last, RunFailed) else _failed(None, path)
+                        answer = asked
+                    else:
+                        answer = await self._call_model(path, request, emit)
                 if isinstance(answer, RunFailed) and summarising:
                     step = SummaryFailed(answer.error)  # skipped with a warning; the run goes on
                     continue
@@ -682,6 +748,8 @@ class RunWorkflow:
                     return RunFailed(results)
                 step = results
             elif isinstance(action, PerformHandoff):
+                if controls is not None:
+                    controls.handed_off()
                 forward = _HandoffForward(emit)
                 target_path = f"{path}/handoff:{action.target}"
                 transcript = tuple(action.transcript)
@@ -747,11 +815,12 @@ class RunWorkflow:
         async def one(call: ToolCall) -> _Called:
             ref = agent_tools.get(call.name)
             answer = answers.get(call.call_id) if answers is not None else None
+            guarded = plan.guarded_tools
             if gate is None:
-                called = await self._one_tool(path, ref, call, snapshot, scope, answer)
+                called = await self._one_tool(path, ref, call, snapshot, scope, answer, guarded)
             else:
                 async with gate:
-                    called = await self._one_tool(path, ref, call, snapshot, scope, answer)
+                    called = await self._one_tool(path, ref, call, snapshot, scope, answer, guarded)
             if called.failed is not None:
                 raise _HookRaised(called.failed)
             return called
@@ -818,16 +887,37 @@ class RunWorkflow:
         snapshot: str,
         scope: _Scope,
         answer: Decision | None = None,
+        guarded: bool = False,
     ) -> _Called:
-        if ref is not None:
-            return _Called(await self._agent_tool(path, ref, call, scope))
-        policy = self._policy
         request = ToolCallInput(
             path, to_json(call), snapshot, scope.depth, self._user_json, self._permissions_json, answer
         )
+        if ref is not None:
+            if not guarded:
+                return _Called(await self._agent_tool(path, ref, call, scope))
+            return await self._guarded_agent_tool(path, ref, request, scope)
+        return await self._tool_activity(CALL_TOOL, request, scope)
+
+    async def _guarded_agent_tool(self, path: str, ref: AgentToolRef, request: ToolCallInput, scope: _Scope) -> _Called:
+        """An `AgentAsTool` call through the per-call pipeline: `PreToolUse` and the permission decision
+        (an activity), the sub-run (a child workflow) on the call they allow, `PostToolUse` and redaction."""
+        allowed = await self._tool_activity(AUTHORIZE_TOOL, request, scope)
+        if allowed.run is None:
+            return allowed
+        call = allowed.run
+        result = await self._agent_tool(path, ref, call, scope)
+        state = json.dumps(scope.state)
+        finishing = dataclasses.replace(request, call_json=to_json(call), state_json=state, result_json=to_json(result))
+        finished = await self._tool_activity(FINISH_TOOL, finishing, scope)
+        return attrs.evolve(finished, events=allowed.events)
+
+    async def _tool_activity(self, name: str, request: ToolCallInput, scope: _Scope) -> _Called:
+        """One of the tool activities (`name`) for the call of `request`; how it went."""
+        call: ToolCall = from_json(ToolCall, request.call_json)
+        policy = self._policy
         try:
             output = await workflow.execute_activity(
-                CALL_TOOL,
+                name,
                 request,
                 result_type=ToolCallOutput,
                 start_to_close_timeout=timedelta(seconds=policy.tool_timeout),
@@ -845,6 +935,9 @@ class RunWorkflow:
         after: State = json.loads(output.state_json)
         if output.held:
             return _Called(None, after=after)
+        if output.run_json:
+            events: tuple[AgentEvent, ...] = from_json(tuple[AgentEvent, ...], output.events_json)
+            return _Called(None, events, after=after, run=from_json(ToolCall, output.run_json))
         finished: ToolFinished = from_json(ToolFinished, output.finished_json)
         return _Called(finished.result, finished.events, after=after, escalated=finished.escalated)
 
@@ -872,13 +965,15 @@ class RunWorkflow:
 @attrs.frozen
 class _Called:
     """How one tool call went: its `result` (`None`: it waits for a human, or `failed`), its decision
-    `events`, the shared state `after` it, whether it escalated, the `HookFailed` of a hook that raised."""
+    `events`, the shared state `after` it, whether it escalated, the `HookFailed` of a hook that raised;
+    from ``helikon.authorize_tool``, the call allowed to `run` (its arguments maybe replaced)."""
 
     result: ToolResult | None
     events: tuple[AgentEvent, ...] = ()
     after: State | None = None
     escalated: bool = False
     failed: HookFailed | None = None
+    run: ToolCall | None = None
 
 
 class _HookRaised(Exception):
