@@ -103,7 +103,7 @@ class LoopControls:
                 ),
             )
         except ActivityError as exc:
-            return HookFailed(point, f"control activity failed: {exc.cause or exc}")
+            return HookFailed(point, f"control activity failed: {exc.cause or exc}")  # noqa: ASYNC910 - asyncio workflow code: trio checkpoint rules do not apply
         self._state.update(json.loads(output.state_json))
         return output
 
@@ -136,7 +136,7 @@ class LoopControls:
         """Fire `OnRunStart` (when the agent has hooks): the error that aborts the run, or `None`."""
         self._due = True
         if not self.hooked:
-            return None
+            return None  # noqa: ASYNC910 - asyncio workflow code: trio checkpoint rules do not apply
         error = await self._hook("run_start")
         if error is not None:
             self._due = False
@@ -146,7 +146,7 @@ class LoopControls:
         """The run handed off: its target fires its own `OnRunComplete`, this one does not."""
         self._due = False
 
-    async def run_completed(self) -> None:
+    async def run_completed(self) -> None:  # noqa: ASYNC910 - asyncio workflow code: trio checkpoint rules do not apply
         """Fire `OnRunComplete` (after the terminal event), if due; its answer and failure are ignored."""
         if self._due and self.hooked:
             self._due = False
@@ -168,7 +168,7 @@ class LoopControls:
             if tripped is not None:
                 return _failed_step(state, tripped)
         if not self.hooked:
-            return outcome
+            return outcome  # noqa: ASYNC910 - asyncio workflow code: trio checkpoint rules do not apply
         action, events = outcome.next_action, outcome.events
         if type(action) is PerformHandoff:
             error = await self._hook("handoff", target=action.target)
@@ -181,7 +181,7 @@ class LoopControls:
                     error = await self._hook("turn_start", turn=event.turn)
                     if error is not None:
                         return _failed_step(state, (*events[:index], RunFailed(error)))
-        return outcome
+        return outcome  # noqa: ASYNC910 - asyncio workflow code: trio checkpoint rules do not apply
 
     async def beside_input_guardrails(
         self, call: Callable[[Emit], Awaitable[ModelResponse | RunFailed]], emit: Emit, items: tuple[Item, ...]
@@ -207,7 +207,7 @@ class LoopControls:
             asking.cancel()
             try:
                 self.answered_before_trip = await asking
-            except asyncio.CancelledError:
+            except asyncio.CancelledError:  # noqa: ASYNC103 - the call was cancelled by us, after the trip: nothing to re-raise
                 self.answered_before_trip = None
             return tripped
         passed = True
