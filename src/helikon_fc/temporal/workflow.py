@@ -9,6 +9,13 @@ so far — and performs each `NextAction` the way the trio driver does, as Tempo
   workflow instead, so its sub-run is durable too), all of a turn at once, at most
   ``parallel_tool_call_limit`` at a time, results in call order;
 - `PerformHandoff`: the target agent runs on the transcript in this workflow, one level deeper.
+- `AwaitApproval`: wait (a workflow condition, durable, under the run's deadline) for decisions
+  by the ``helikon.decide`` signal (`decide`), then run the decided calls with their answers; the
+  waiting calls are the ``pending`` query. A decision for a child workflow's call is passed on to it.
+
+Every tool call runs the trio shell's per-call pipeline in its activity (hooks, permissions,
+redaction); the agent's other hooks and its guardrails run in ``helikon.control`` activities and
+are applied here (`LoopControls`).
 
 A child workflow (a graph node, an agent-as-tool sub-run) forwards its events and usage to its
 parent as it runs (``helikon.child_events``). Sequential, parallel and loop agents run their
