@@ -13,21 +13,35 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-from tests.control.scenario import DECISIONS, Answers, commands_run, context, graph, lead, ops, scoped
+from tests.control.scenario import (
+    DECISIONS,
+    Answers,
+    LoggingTool,
+    commands_run,
+    context,
+    graph,
+    lead,
+    ops,
+    scoped,
+)
 
+from helikon_fc import AgentAsTool, LlmAgent
 from helikon_fc.core import (
     ApprovalRequested,
     Cancelled,
+    ModelRequest,
     PermissionDenied,
     PermissionGranted,
     RunCompleted,
     RunFailed,
     TimedOut,
+    ToolResult,
 )
 from helikon_fc.shell.config import RunConfig
 from helikon_fc.shell.permissions import ApprovalAnswer, Approve, Permissions, Reject
 from helikon_fc.temporal import RunHandle
-from helikon_fc.testing import simulate
+from helikon_fc.testing import FunctionModel, call, call_tools, reply, simulate
+from helikon_fc.testing.script import ScriptedTurn
 
 from .harness import on_temporal, without_deltas
 
@@ -202,3 +216,26 @@ def test_a_waiting_run_can_be_cancelled(temporal_address: str, tmp_path: Path) -
     outcome = on_temporal(temporal_address, [ops(log)], "ops", "go", permissions=Permissions(), during=cancel)
     assert outcome.result.terminal == RunFailed(Cancelled("run cancelled"))
     assert commands_run(log) == ["ls -la"]
+
+
+def _both_turn(request: ModelRequest) -> ScriptedTurn:
+    results = [item for item in request.items if isinstance(item, ToolResult)]
+    if not results:
+        return call_tools(call("Bash", command="rm -rf /").with_id("p0"), call("ops", input="go").with_id("ask-ops"))
+    return reply(" | ".join(f"{result.call_id}: {result.output}" for result in results))
+
+
+def test_a_rounds_own_waiting_call_is_listed_while_its_sub_run_waits_too(temporal_address: str, tmp_path: Path) -> None:
+    """One round: a call of the caller that asks, and an agent-as-tool call whose sub-run asks. Both wait at
+    once (the round still runs, blocked on its sub-run), so one `decide` answers all four."""
+    log = tmp_path / "log"
+    agent = LlmAgent[None](
+        name="both", model=FunctionModel(_both_turn), tools=[LoggingTool("Bash", log), AgentAsTool(ops(log))]
+    )
+    seen: list[list[str]] = []
+    decisions = {"p0": Reject("not here"), **scoped("tool:ask-ops/", dict(DECISIONS))}
+    outcome = on_temporal(
+        temporal_address, [agent], "both", "go", permissions=Permissions(), during=_deciding((4, decisions), seen=seen)
+    )
+    assert sorted(seen[0]) == ["p0", "tool:ask-ops/cmd0", "tool:ask-ops/cmd2", "tool:ask-ops/cmd3"]
+    assert outcome.result.output == f"p0: permission denied: not here | ask-ops: {IN_PROCESS_ANSWER}"

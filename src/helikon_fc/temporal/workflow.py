@@ -830,6 +830,8 @@ class RunWorkflow:
                     called = await self._one_tool(path, ref, call, snapshot, scope, answer, guarded)
             if called.failed is not None:
                 raise _HookRaised(called.failed)
+            if called.result is None:  # listed at once, while the round's other calls (a sub-run, say) go on
+                self._ask(scope.prefix, call)
             return called
 
         tasks = [asyncio.ensure_future(one(call)) for call in calls]
@@ -863,11 +865,9 @@ class RunWorkflow:
         The calls are listed by `pending` under their qualified ids (``tool:CALL/ID`` in a sub-run) until
         decided; a decision arrives by the ``helikon.decide`` signal (`decide`).
         """
-        keys = {call.call_id: scope.prefix + call.call_id for call in pending}
-        for call in pending:
-            key = keys[call.call_id]
-            self._pending[key] = to_json(ApprovalRequested(key, call.name, call.arguments))
-        self._asked += 1
+        for call in pending:  # listed again, in call order (as they were held, they were listed as they came)
+            self._pending.pop(scope.prefix + call.call_id, None)
+        keys = {call.call_id: self._ask(scope.prefix, call) for call in pending}
         try:
             await workflow.wait_condition(lambda: any(key in self._decisions for key in keys.values()))
         except BaseException:  # cancelled, or past the run's deadline: nothing waits here any more
@@ -885,6 +885,13 @@ class RunWorkflow:
             return results
         undecided = tuple(call for call in pending if call.call_id not in answers)
         return ToolResults(results.results, undecided + results.pending, results.events)
+
+    def _ask(self, prefix: str, call: ToolCall) -> str:
+        """List `call` (of the run at `prefix`) as waiting for a human; the id it is decided by."""
+        key = prefix + call.call_id
+        self._pending[key] = to_json(ApprovalRequested(key, call.name, call.arguments))
+        self._asked += 1
+        return key
 
     async def _one_tool(
         self,
