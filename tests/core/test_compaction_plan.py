@@ -68,4 +68,6 @@ def test_the_last_turn_starts_at_the_last_model_response() -> None:
     assert last_turn_start((UserMessage("u"),)) == 0
     assert last_turn_start((reply, UserMessage("u"))) == 0
     assert last_turn_start((call, UserMessage("u"), reply, result)) == 0
+    other, answer = ToolCall("d", "f", "{}"), ToolResult("d", "out")
+    assert last_turn_start((call, other, result, UserMessage("u"), reply, answer)) == 0  # moved twice
     assert last_turn_start((UserMessage("u"), reply, UserMessage("v"), reply)) == 3

@@ -9,6 +9,7 @@ fails against it, without a whole run. Exit status 1 when a mutant survives.
 from __future__ import annotations
 
 import os
+import signal
 import sys
 from pathlib import Path
 
@@ -18,7 +19,10 @@ sys.path.insert(0, str(ROOT / "src"))
 import pytest  # noqa: E402
 from tools.mutants.child import PYTEST_FLAGS, MutantFinder, register_profile  # noqa: E402
 from tools.mutants.operators import Mutant, mutants, mutated_code  # noqa: E402
-from tools.mutants.server import _Profile, _quiet, _status, in_child  # noqa: E402
+from tools.mutants.server import _Profile, _quiet, _status, _timed_out, in_child  # noqa: E402
+
+CPU_LIMIT = 60.0
+"""CPU seconds a mutant's run may use: past them it loops, and counts as killed (``timeout``)."""
 
 
 def _run(mutant: Mutant, tests: list[str], log: str) -> str:
@@ -28,6 +32,8 @@ def _run(mutant: Mutant, tests: list[str], log: str) -> str:
 
     def work() -> int:
         _quiet(log)
+        signal.signal(signal.SIGPROF, _timed_out)
+        signal.setitimer(signal.ITIMER_PROF, CPU_LIMIT)
         sys.meta_path.insert(0, MutantFinder(module, str(path), code))  # type: ignore[arg-type]
         return int(pytest.main([*tests, "-x", *PYTEST_FLAGS], plugins=[_Profile()]))
 
