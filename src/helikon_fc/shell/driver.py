@@ -43,6 +43,7 @@ from ..core import (
     ExecuteTools,
     HandoffTarget,
     HookFailed,
+    JsonObject,
     LoopState,
     ModelEvent,
     ModelFailed,
@@ -264,8 +265,8 @@ async def _loop(
         match action:
             case CallModel(request=request):
                 done = await steps.call_model(state, request)
-            case ExecuteTools(calls=calls):
-                done = await steps.run_tools(state, calls)
+            case ExecuteTools(calls=calls, arguments=arguments):
+                done = await steps.run_tools(state, calls, arguments)
             case AwaitApproval(pending=pending):
                 done = await steps.await_approval(state, pending)
             case PerformHandoff(target=target, transcript=transcript):
@@ -398,11 +399,14 @@ class _Steps:
             recording.answered(answer)
         return answer
 
-    async def run_tools(self, state: LoopState, calls: tuple[ToolCall, ...]) -> TransitionInput | TerminalEvent:
+    async def run_tools(
+        self, state: LoopState, calls: tuple[ToolCall, ...], arguments: tuple[JsonObject, ...]
+    ) -> TransitionInput | TerminalEvent:
         """`ExecuteTools`: the round's results (held calls pending), or the failure a tool hook caused."""
         definition = self.definition
+        tools, hooks = definition.tools_by_name, definition.hooks
         outcomes = await failing_on_hook(
-            execute_tools(calls, definition.tools_by_name, self.ctx, self.limiter, self.recording, definition.hooks)
+            execute_tools(calls, tools, self.ctx, self.limiter, self.recording, hooks, arguments=arguments)
         )
         if type(outcomes) is HookFailed:
             return await _stop(state, (RunFailed(outcomes),), self.send, self.recording)
@@ -549,6 +553,8 @@ async def execute_tools(
     recording: LlmRecording | None = None,
     hooks: Hooks[Any] = _NO_HOOKS,
     answers: Mapping[str, ApprovalAnswer | None] | None = None,
+    *,
+    arguments: tuple[JsonObject, ...] = (),
 ) -> tuple[CallOutcome, ...]:
     """Run `calls` concurrently (at most `limiter`'s tokens at once) through the per-call pipeline
     (`call_tool`: the agent's `hooks`, then ``ctx.hooks``, around `shell.tool_round.run_call`); their
@@ -556,22 +562,26 @@ async def execute_tools(
 
     With a `recording`, each result is recorded as its call finishes, and a call whose result was
     recorded before a crash is not run again. `answers` holds a human's answer per call id (the
-    approval phase's calls).
+    approval phase's calls). `arguments` are the calls' parsed arguments (`ExecuteTools.arguments`;
+    empty: each call parses its own).
 
     Raises:
         HookFailure: a tool hook raised (the round's other calls are cancelled; the run fails with it).
     """
     run: RunCall = partial(call_tool, execute_tool_call if ctx.tracer is None else traced_tool_call, hooks)
+    parsed = arguments if len(arguments) == len(calls) else _UNPARSED * len(calls)
     if recording is not None:
-        return await _execute_recorded(calls, tools, ctx, limiter, recording, run, answers)
+        return await _execute_recorded(calls, tools, ctx, limiter, recording, run, answers, parsed)
     if len(calls) == 1 and limiter is None:
         call = calls[0]
-        return (await run(tools.get(call.name), call, ctx, _answer(answers, call)),)
+        return (await run(tools.get(call.name), call, ctx, _answer(answers, call), parsed[0]),)
     slots: list[CallOutcome | None] = [None] * len(calls)
 
     async with trio.open_nursery() as nursery:
         for index, call in enumerate(calls):
-            nursery.start_soon(_run_one, slots, index, call, tools.get(call.name), ctx, limiter, run, answers)
+            nursery.start_soon(
+                _run_one, slots, index, call, tools.get(call.name), ctx, limiter, run, answers, parsed[index]
+            )
     # Every slot is filled: `run_call` returns an outcome or is cancelled, and a cancelled
     # call makes the nursery raise before this line.
     return cast("tuple[CallOutcome, ...]", tuple(slots))
@@ -595,9 +605,11 @@ def _answer(answers: Mapping[str, ApprovalAnswer | None] | None, call: ToolCall)
 
 
 RunCall: TypeAlias = Callable[
-    [Tool[Any] | None, ToolCall, RunContext[Any], ApprovalAnswer | None], Awaitable[CallOutcome]
+    [Tool[Any] | None, ToolCall, RunContext[Any], ApprovalAnswer | None, JsonObject | None], Awaitable[CallOutcome]
 ]
 """One call through the whole per-call pipeline (`call_tool` with its invoke and hooks bound)."""
+
+_UNPARSED: tuple[None] = (None,)
 
 
 async def call_tool(
@@ -607,20 +619,22 @@ async def call_tool(
     call: ToolCall,
     ctx: RunContext[Any],
     answer: ApprovalAnswer | None = None,
+    arguments: JsonObject | None = None,
 ) -> CallOutcome:
     """One call of a round through its pipeline (original-notes section 3.2): `PreToolUse` (which may block
     the call or replace its arguments), authorize (`run_call`: permissions decide on the arguments the hooks
     left, so a hook can never slip a call past them), `invoke` (unknown tool, arguments checked again when
     replaced, the tool itself), `PostToolUse` (successful calls only: it may block or replace the output),
-    and redaction last (`run_call`)."""
+    and redaction last (`run_call`). `arguments` are the call's arguments as `transition` parsed them."""
     if not (hooks.hooks or ctx.hooks.hooks):  # the common case, at the cost of two tuple checks
-        return await run_call(tool, call, ctx, invoke, answer)
+        return await run_call(tool, call, ctx, invoke, answer, arguments)
     before = await before_tool_call(ctx, hooks, call)
     if type(before) is ToolResult:
         return CallDone(before)
     assert type(before) is ToolCall
-    hooked = partial(_invoke_hooked, invoke, hooks, before is not call)
-    return await run_call(tool, before, ctx, hooked, answer)
+    replaced = before is not call
+    hooked = partial(_invoke_hooked, invoke, hooks, replaced)
+    return await run_call(tool, before, ctx, hooked, answer, None if replaced else arguments)
 
 
 async def _invoke_hooked(
@@ -632,9 +646,12 @@ async def _invoke_hooked(
     ctx: RunContext[Any],
     *,
     checked: bool,
+    arguments: JsonObject | None = None,
 ) -> ToolResult:
     """`invoke`, then `PostToolUse`; arguments a `PreToolUse` hook replaced are checked again."""
-    result = await invoke(tool, call, ctx, checked=checked and not replaced)
+    if replaced:
+        checked, arguments = False, None
+    result = await invoke(tool, call, ctx, checked=checked, arguments=arguments)
     return await after_tool_call(ctx, hooks, call, result)
 
 
@@ -646,6 +663,7 @@ async def _execute_recorded(
     recording: LlmRecording,
     run: RunCall,
     answers: Mapping[str, ApprovalAnswer | None] | None,
+    parsed: tuple[JsonObject | None, ...],
 ) -> tuple[CallOutcome, ...]:
     """`execute_tools` for a recorded run: skip the calls recorded as finished, record the others one by one."""
     slots: list[CallOutcome | None] = []
@@ -657,7 +675,17 @@ async def _execute_recorded(
         for index, call in enumerate(calls):
             if slots[index] is None:
                 nursery.start_soon(
-                    _run_recorded, slots, index, call, tools.get(call.name), ctx, limiter, recording, run, answers
+                    _run_recorded,
+                    slots,
+                    index,
+                    call,
+                    tools.get(call.name),
+                    ctx,
+                    limiter,
+                    recording,
+                    run,
+                    answers,
+                    parsed[index],
                 )
     return cast("tuple[CallOutcome, ...]", tuple(slots))
 
@@ -672,9 +700,10 @@ async def _run_recorded(
     recording: LlmRecording,
     run: RunCall,
     answers: Mapping[str, ApprovalAnswer | None] | None,
+    arguments: JsonObject | None,
 ) -> None:
     """One tool call of a recorded round: run it, record its result (a held call has none), then fill its slot."""
-    await _run_one(slots, index, call, tool, ctx, limiter, run, answers)
+    await _run_one(slots, index, call, tool, ctx, limiter, run, answers, arguments)
     outcome = slots[index]
     if type(outcome) is CallDone:
         await recording.tool_finished(outcome.result, outcome.events)
@@ -689,13 +718,14 @@ async def _run_one(
     limiter: trio.CapacityLimiter | None,
     run: RunCall,
     answers: Mapping[str, ApprovalAnswer | None] | None = None,
+    arguments: JsonObject | None = None,
 ) -> None:
     """One tool call of a round, its outcome stored in its own slot (module-level: no closure per round)."""
     if limiter is None:
-        slots[index] = await run(tool, call, ctx, _answer(answers, call))
+        slots[index] = await run(tool, call, ctx, _answer(answers, call), arguments)
     else:
         async with limiter:
-            slots[index] = await run(tool, call, ctx, _answer(answers, call))
+            slots[index] = await run(tool, call, ctx, _answer(answers, call), arguments)
 
 
 async def hand_off(
