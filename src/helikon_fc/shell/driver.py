@@ -109,11 +109,12 @@ _NO_HOOKS: Hooks[Any] = Hooks()
 
 def open_loop_run(definition: LoopDefinition, ctx: RunContext[Any], input: AgentInput) -> RunStreamManager:
     """The run stream of one model loop (what `LlmAgent.run` returns); it also has a direct form (`forward_run`)."""
+    run = _LoopRun(definition, ctx, input)
     return open_run_stream(
-        partial(_produce, definition, ctx, input),
-        check=partial(check_can_start, definition),
+        run.produce,
+        check=partial(check_can_start, definition) if definition.collision is not None else None,
         wait_started=False,
-        direct=partial(_run_direct, definition, ctx, input),
+        direct=run,
     )
 
 
@@ -127,29 +128,56 @@ def check_can_start(definition: LoopDefinition) -> None:
         raise HandoffCollisionError(definition.collision)
 
 
-async def _produce(
-    definition: LoopDefinition,
-    ctx: RunContext[Any],
-    input: AgentInput,
-    send_channel: trio.MemorySendChannel[AgentEvent],
-    *,
-    task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED,
-) -> None:
-    """The producer of a model loop's run stream (see `open_run_stream`)."""
-    task_status.started()
-    async with send_channel:
-        controls = LoopControls.of(definition, ctx)
-        await emit_run(sender(send_channel), ctx, definition.name, partial(drive, definition, ctx, input, controls))
+class _LoopRun:
+    """One model loop run, as its stream runs it: called with a `Send`, it is the direct form (the run in
+    the caller's task, every event, the terminal included, to `send`); `produce` is the producer.
+
+    One slotted object per run instead of a partial per form, each with its own argument tuple: a
+    suspended run holds fewer objects for the garbage collector to walk.
+    """
+
+    __slots__ = ("controls", "ctx", "definition", "input")
+
+    def __init__(self, definition: LoopDefinition, ctx: RunContext[Any], input: AgentInput) -> None:
+        self.definition = definition
+        self.ctx = ctx
+        self.input = input
+        self.controls: LoopControls | None = None
+
+    async def __call__(self, send: Send) -> None:
+        controls = self.controls = LoopControls.of(self.definition, self.ctx)
+        await emit_run(send, self.ctx, self.definition.name, self.drive)
         if controls is not None:
             await controls.run_completed()
 
+    async def produce(
+        self,
+        send_channel: trio.MemorySendChannel[AgentEvent],
+        *,
+        task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED,
+    ) -> None:
+        """The producer of the run stream (see `open_run_stream`)."""
+        task_status.started()
+        async with send_channel:
+            await self(sender(send_channel))
 
-async def _run_direct(definition: LoopDefinition, ctx: RunContext[Any], input: AgentInput, send: Send) -> None:
-    """A model loop run in the caller's task: every event, the terminal included, goes to `send`."""
-    controls = LoopControls.of(definition, ctx)
-    await emit_run(send, ctx, definition.name, partial(drive, definition, ctx, input, controls))
-    if controls is not None:
-        await controls.run_completed()
+    async def drive(self, send: Send) -> TerminalEvent:
+        """Run the loop on the run's input, sending every non-terminal event; return the terminal event.
+
+        Checkpoints: the run starts with a schedule point (so thousands of concurrent runs take turns even
+        when their models and tools never wait) and every step with a cancel point (a cancelled run stops
+        at the next step, whatever its model does).
+        """
+        await trio.lowlevel.checkpoint()
+        definition, ctx = self.definition, self.ctx
+        config = ctx.run_config or definition.run_config or _DEFAULT_CONFIG
+        ctx = ctx.for_run(definition.run_config)  # what its tools, sub-runs and handoffs see
+        meter = ctx.meter
+        assert meter is not None
+        controls = self.controls  # the run's hooks and guardrails (`LoopControls.of`), or `None`
+        if controls is not None:
+            controls.ctx = ctx
+        return meter.completed(await _loop(definition, config, ctx, self.input, send, controls))
 
 
 _FixedContext: TypeAlias = tuple[
@@ -190,31 +218,6 @@ def _context_with(fixed: _FixedContext, conversation: Conversation) -> Transitio
     )
 
 
-async def drive(
-    definition: LoopDefinition,
-    ctx: RunContext[Any],
-    input: AgentInput,
-    controls: LoopControls | None,
-    send: Send,
-) -> TerminalEvent:
-    """Run the loop of `definition` on `input`, sending every non-terminal event; return the terminal event.
-
-    `controls` are the run's hooks and guardrails (`LoopControls.of`), or `None` when it has none.
-
-    Checkpoints: the run starts with a schedule point (so thousands of concurrent runs take turns even
-    when their models and tools never wait) and every step with a cancel point (a cancelled run stops
-    at the next step, whatever its model does).
-    """
-    await trio.lowlevel.checkpoint()
-    config = ctx.run_config or definition.run_config or _DEFAULT_CONFIG
-    ctx = ctx.for_run(definition.run_config)  # what its tools, sub-runs and handoffs see
-    meter = ctx.meter
-    assert meter is not None
-    if controls is not None:
-        controls.ctx = ctx
-    return meter.completed(await _loop(definition, config, ctx, input, send, controls))
-
-
 async def _loop(
     definition: LoopDefinition,
     config: RunConfig,
@@ -223,7 +226,7 @@ async def _loop(
     send: Send,
     controls: LoopControls | None = None,
 ) -> TerminalEvent:
-    """The loop of `drive`; a `RunCompleted` it returns is completed with the run's meter."""
+    """The loop of `_LoopRun.drive`; a `RunCompleted` it returns is completed with the run's meter."""
     instructions = definition.instructions
     if callable(instructions):
         try:
@@ -241,6 +244,7 @@ async def _loop(
     if not isinstance(start, tuple):
         return start
     state, step, resumed, redeliver, conversation = start
+    del start  # not held while the run waits
     tctx = _context_with(fixed, conversation)
     while True:
         await trio.lowlevel.checkpoint_if_cancelled()
@@ -378,13 +382,13 @@ class _Steps:
             if self.controls is not None:
                 request = self.controls.request(request)
             sink = recording.collecting(self.send) if recording else self.send
-            asking: Callable[[Send], Awaitable[ModelResponse | RunFailed]] = partial(
-                _ask_model, tracer, definition.model, request
-            )
             gate, self.gate = self.gate, None
             if gate is None:
-                answer = await asking(sink)
+                answer = await _ask_model(tracer, definition.model, request, sink)
             else:
+                asking: Callable[[Send], Awaitable[ModelResponse | RunFailed]] = partial(
+                    _ask_model, tracer, definition.model, request
+                )
                 gated = await _ask_beside_guardrails(gate, asking, sink, self.meter, definition.name)
                 if type(gated) is Tripped:  # nothing of this call is delivered, no tool of it runs
                     return await _stop(state, gated.events, self.send, recording)
@@ -492,13 +496,14 @@ async def _finish(events: tuple[AgentEvent, ...], send: Send) -> TerminalEvent:
     return RunFailed(OtherError("internal error: the loop terminated without a terminal event"))  # noqa: ASYNC910
 
 
-async def _ask_model(
+def _ask_model(
     tracer: Tracer | None, model: Model, request: ModelRequest, send: Send
-) -> ModelResponse | RunFailed:
-    """`call_model`, inside a model-call span when the run is traced."""
+) -> Awaitable[ModelResponse | RunFailed]:
+    """`call_model`, inside a model-call span when the run is traced (returned to be awaited: no coroutine
+    frame of its own stays alive while the model answers)."""
     if tracer is None:
-        return await call_model(model, request, send)
-    return await trace_model_call(tracer, call_model, model, request, send)
+        return call_model(model, request, send)
+    return trace_model_call(tracer, call_model, model, request, send)
 
 
 async def call_model(model: Model, request: ModelRequest, send: Send) -> ModelResponse | RunFailed:

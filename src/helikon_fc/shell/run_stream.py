@@ -119,11 +119,13 @@ class RunStreamManager:
         """Whether `drain` can run this stream in the caller's task."""
         return self._direct is not None and not self._entered
 
-    async def drain(self, send: Send, *, started: Callable[[], None] | None = None) -> None:
+    def drain(self, send: Send, *, started: Callable[[], None] | None = None) -> Awaitable[None]:
         """Run the whole run in the caller's task, handing each event to `send`, instead of entering the block.
 
         Same events, same failures to start; no task, no channel. For consumers that take every event
-        at once and never leave early (`RunResultStreaming.collect`).
+        at once and never leave early (`RunResultStreaming.collect`). The start checks run on the call;
+        the run itself is what it returns, to await at once (no coroutine frame of its own stays alive
+        for the whole run).
 
         Args:
             send: receives every event, the terminal one included.
@@ -139,7 +141,7 @@ class RunStreamManager:
             self._check()
         if started is not None:
             started()
-        await self._direct(send)
+        return self._direct(send)
 
     async def __aenter__(self) -> RunEvents:
         if self._entered:
