@@ -1,4 +1,5 @@
-"""A tool call's argument text is parsed once per call: the tool receives what `transition` parsed (issue 14)."""
+"""Issue 14's hot path: a call's argument text is parsed once (the tool receives what `transition` parsed); a
+collected run is drained without a guard around a send that cannot fail."""
 
 from __future__ import annotations
 
@@ -43,3 +44,16 @@ async def test_the_tools_get_the_arguments_transition_parsed(monkeypatch: pytest
     result = await RunResultStreaming(agent.run(RunContext.ephemeral(None), AgentInput.from_user_text("go"))).collect()
     assert result.final_output == "done"
     assert sorted(recorder.seen, key=lambda seen: str(seen["x"])) == [{"x": k} for k in range(calls)]  # any order
+
+
+async def test_collect_gives_the_same_events_with_and_without_a_guarded_send() -> None:
+    """Without `on_event` the run is drained unguarded (its send only keeps events): the same events either way."""
+    runs = []
+    for on_event in (None, lambda event: None):
+        model = ScriptedModel([call_tools(call("record", x=1), call("record", x=2)), reply("done")])
+        agent = LlmAgent(name="a", model=model, tools=[Recorder()])
+        stream = RunResultStreaming(agent.run(RunContext.ephemeral(None), AgentInput.from_user_text("go")))
+        runs.append((await stream.collect(on_event=on_event)).events)
+    unguarded, guarded = runs
+    assert [type(event).__name__ for event in unguarded] == [type(event).__name__ for event in guarded]
+    assert type(unguarded[-1]).__name__ == "RunCompleted" and len(unguarded) > 6

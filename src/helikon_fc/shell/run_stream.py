@@ -271,7 +271,9 @@ async def _run_body(send: Send, ctx: RunContext[Any], agent_name: str, body: Run
     return terminal  # noqa: ASYNC910 - `emit_run` sends it next, as it always did
 
 
-async def forward_run(run: RunStream, send: Send, *, started: Callable[[], None] | None = None) -> None:
+async def forward_run(
+    run: RunStream, send: Send, *, started: Callable[[], None] | None = None, send_cannot_fail: bool = False
+) -> None:
     """Hand every event of `run` to `send`, up to its terminal event: the one place that picks how a run executes.
 
     A stream with a direct form (an `LlmAgent`'s, a `Runner`'s: see `open_run_stream`) runs in the
@@ -285,8 +287,14 @@ async def forward_run(run: RunStream, send: Send, *, started: Callable[[], None]
         run: the run stream, not yet entered.
         send: receives each event, the terminal one last.
         started: called once the run has started (passed its start checks), before its first event.
+        send_cannot_fail: `send` never raises (it only keeps the event): a run drained in the caller's
+            task then needs no guard around it (`_Guarded`), which saves a cancel scope per run and a
+            call per event.
     """
     if isinstance(run, RunStreamManager) and run.can_drain:
+        if send_cannot_fail:
+            await run.drain(send, started=started)
+            return
         with trio.CancelScope() as scope:
             guarded = _Guarded(send, scope)
             await run.drain(guarded, started=started)
