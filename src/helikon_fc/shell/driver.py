@@ -100,7 +100,7 @@ from .results import HandoffCollisionError, RunError
 from .run_stream import RunStreamManager, Send, emit_run, forward_run, open_run_stream, sender
 from .tool import Tool
 from .tool_exec import execute_tool_call
-from .tool_round import ApprovalPhase, CallDone, CallOutcome, round_results, run_call
+from .tool_round import ApprovalPhase, CallDone, CallOutcome, invoke_call, round_results, run_call
 from .tracing import Tracer, trace_model_call, traced_tool_call
 
 _DEFAULT_CONFIG = RunConfig()
@@ -573,7 +573,11 @@ async def execute_tools(
     Raises:
         HookFailure: a tool hook raised (the round's other calls are cancelled; the run fails with it).
     """
-    run: RunCall = partial(call_tool, execute_tool_call if ctx.tracer is None else traced_tool_call, hooks)
+    run: RunCall
+    if ctx.tracer is None and ctx.permissions is None and not (hooks.hooks or ctx.hooks.hooks):
+        run = _call_plainly
+    else:
+        run = partial(call_tool, execute_tool_call if ctx.tracer is None else traced_tool_call, hooks)
     parsed = arguments if len(arguments) == len(calls) else _UNPARSED * len(calls)
     if recording is not None:
         return await _execute_recorded(calls, tools, ctx, limiter, recording, run, answers, parsed)
@@ -615,6 +619,18 @@ RunCall: TypeAlias = Callable[
 """One call through the whole per-call pipeline (`call_tool` with its invoke and hooks bound)."""
 
 _UNPARSED: tuple[None] = (None,)
+
+
+def _call_plainly(
+    tool: Tool[Any] | None,
+    call: ToolCall,
+    ctx: RunContext[Any],
+    answer: ApprovalAnswer | None = None,
+    arguments: JsonObject | None = None,
+) -> Awaitable[CallOutcome]:
+    """`call_tool` in a run with no hooks, permissions or tracer, where its pipeline is the invoke step alone
+    (`answer` only matters to permissions): that step, without the layers around it."""
+    return invoke_call(tool, call, ctx, execute_tool_call, arguments, checked=True)
 
 
 async def call_tool(

@@ -50,7 +50,16 @@ from .permissions import (
 from .redaction import known_secrets
 from .tool import Tool, tool_effect
 
-__all__ = ["ApprovalPhase", "CallDone", "CallHeld", "CallOutcome", "held_requests", "round_results", "run_call"]
+__all__ = [
+    "ApprovalPhase",
+    "CallDone",
+    "CallHeld",
+    "CallOutcome",
+    "held_requests",
+    "invoke_call",
+    "round_results",
+    "run_call",
+]
 
 RunTool: TypeAlias = Callable[..., Awaitable[ToolResult]]
 """`execute_tool_call` or its traced form: ``run(tool, call, ctx, checked=..., arguments=...)``."""
@@ -111,7 +120,7 @@ async def run_call(
     """
     permissions = ctx.permissions
     if permissions is None:
-        return await _invoke(tool, call, ctx, run, arguments, checked=True)
+        return await invoke_call(tool, call, ctx, run, arguments, checked=True)
     try:
         resolution = await resolve_permission(permissions, call, _info(call, tool), hold=True, answer=answer)
     except Held:
@@ -121,7 +130,7 @@ async def run_call(
         return CallDone(ToolResult(call.call_id, denial_text(decision), is_error=True), events)
     runnable = resolution.call
     unchanged = runnable.arguments == call.arguments
-    outcome = await _invoke(tool, runnable, ctx, run, arguments if unchanged else None, checked=unchanged)
+    outcome = await invoke_call(tool, runnable, ctx, run, arguments if unchanged else None, checked=unchanged)
     match outcome:
         case CallDone(result=result):
             return CallDone(_redacted(result, permissions), events)
@@ -131,7 +140,7 @@ async def run_call(
             assert_never(outcome)
 
 
-async def _invoke(
+async def invoke_call(
     tool: Tool[Any] | None,
     call: ToolCall,
     ctx: RunContext[Any],
@@ -140,7 +149,7 @@ async def _invoke(
     *,
     checked: bool,
 ) -> CallOutcome:
-    """Run the call; a sub-run that paused for approval holds it."""
+    """Run the call with `run`; a sub-run that paused for approval holds it (the pipeline's invoke step)."""
     try:
         return CallDone(await run(tool, call, ctx, checked=checked, arguments=arguments))
     except SubRunPaused as paused:
