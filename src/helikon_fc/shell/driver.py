@@ -266,22 +266,27 @@ async def _loop(
             conversation = conversation.extend(appends)
             tctx = _context_with(fixed, conversation)
         state = outcome.next_state
+        del step, outcome, events, appends  # fed, sent and applied: not held while the action runs
         match action:
             case CallModel(request=request):
                 done = await steps.call_model(state, request)
+                del request
             case ExecuteTools(calls=calls, arguments=arguments):
                 done = await steps.run_tools(state, calls, arguments)
+                del calls, arguments
             case AwaitApproval(pending=pending):
                 done = await steps.await_approval(state, pending)
+                del pending
             case PerformHandoff(target=target, transcript=transcript):
                 return await steps.hand_off(target, transcript)
             case Terminate():
-                return await _finish_recorded(events, send, recording)
+                raise AssertionError("unreachable: a Terminate action returns before its events are sent")
             case _:
                 assert_never(action)
         if isinstance(done, RunCompleted | RunFailed | RunPaused):
             return done
         step = done
+        del done
 
 
 def _fixed_context(
