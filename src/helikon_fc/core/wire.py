@@ -52,6 +52,7 @@ from .permissions import (
 )
 from .records import RunRecordBody
 from .states import (
+    ExecuteTools,
     FinalOutput,
     HandoffTarget,
     LoopState,
@@ -103,6 +104,9 @@ UNIONS: Mapping[str, object] = {
 """Every tagged union of the core, by name."""
 
 _RENAMES: Mapping[type, Mapping[str, str]] = {HandoffItem: {"from_agent": "from", "to_agent": "to"}}
+
+_OMITTED: Mapping[type, tuple[str, ...]] = {ExecuteTools: ("arguments",)}
+"""Fields derived from the others, left off the wire (read back as their defaults)."""
 
 _PLAIN_CLASSES: tuple[type, ...] = (
     Usage,
@@ -420,8 +424,9 @@ def _make_converter(check_json: bool = True) -> JsonConverter:
 
 
 def _overrides(cls: type) -> dict[str, Any]:
-    """cattrs field overrides: the renamed fields of `cls`."""
-    return {field: override(rename=key) for field, key in _RENAMES.get(cls, {}).items()}
+    """cattrs field overrides: the renamed fields of `cls`, and its derived fields left off."""
+    overrides = {field: override(rename=key) for field, key in _RENAMES.get(cls, {}).items()}
+    return overrides | {field: override(omit=True) for field in _OMITTED.get(cls, ())}
 
 
 def _structure_list(conv: JsonConverter, value: object, element: object) -> list[object]:
