@@ -214,7 +214,8 @@ class LlmRecording:
             if not await run_exists(store, child):
                 continue
             records = await store.read_run_records(child)
-            last = decode_records(child, records[-1:])
+            finished = records[-1:] if records and records[-1].kind == "run_finished" else ()
+            last = decode_records(child, finished)  # (a record before the end may refer to earlier ones)
             terminal = last[0].terminal if last and isinstance(last[0], RunFinished) else None
             if isinstance(terminal, RunCompleted):
                 for part in terminal.usage_by_agent or (AgentUsage(records_agent(records), terminal.usage),):
