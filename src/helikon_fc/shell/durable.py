@@ -232,9 +232,9 @@ class RunRecorder:
         batch, self._pending = self._pending, []
         seq = self._next
         texts, seen = encode_log(batch, self._seen)
-        records = [
+        records = tuple(  # a tuple: the store checks it as it is, without a copy
             RunRecord(seq + i, record_kind(body), text) for i, (body, text) in enumerate(zip(batch, texts, strict=True))
-        ]
+        )
         store, run_id = self.durable.store, self.durable.run_id
         try:
             if self._create is not None:
