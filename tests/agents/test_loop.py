@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from tests.agents.workflow_fakes import FakeAgent, completed_usage, drain
+from tests.agents.workflow_fakes import INPUT, FakeAgent, completed_usage, drain, state_after
 
 from helikon_fc.agents.loop import LoopAgent
 from helikon_fc.core import AgentUpdated, MaxIterationsExceeded, OtherError, RunCompleted, RunFailed, Usage
 from helikon_fc.shell.context import RunContext
-from helikon_fc.shell.input import AgentInput
-
-INPUT = AgentInput.from_user_text("go")
 
 
 async def test_repeats_steps_in_order_until_an_escalate() -> None:
@@ -51,9 +48,8 @@ async def test_each_iteration_writes_state_under_the_key() -> None:
     """Seed: "Same as sequential" — after each sub-agent completes its final text is written to state[key]."""
     counter = iter(range(10))
     step = FakeAgent("step", answer=lambda name, _: f"v{next(counter)}", escalate_on=frozenset({2}))
-    ctx = RunContext.ephemeral(None)
-    await drain(LoopAgent[None]("refine", "", 4).then_keyed("draft", step).run(ctx, INPUT))
-    assert ctx.state.snapshot() == {"draft": "v1"}
+    state = await state_after(LoopAgent[None]("refine", "", 4).then_keyed("draft", step))
+    assert state == {"draft": "v1"}
 
 
 async def test_a_failing_step_fails_the_loop_at_once() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import trio
-from tests.agents.workflow_fakes import FakeAgent, Timeline, completed_usage, drain
+from tests.agents.workflow_fakes import INPUT, FakeAgent, Timeline, completed_usage, drain, state_after
 
 from helikon_fc.agents.parallel import ParallelAgent
 from helikon_fc.agents.sequential import SequentialAgent
@@ -25,9 +25,6 @@ from helikon_fc.core import (
     Usage,
 )
 from helikon_fc.shell.context import RunContext
-from helikon_fc.shell.input import AgentInput
-
-INPUT = AgentInput.from_user_text("go")
 
 
 async def test_branches_run_concurrently(autojump_clock: trio.testing.MockClock) -> None:
@@ -102,10 +99,9 @@ async def test_each_branch_writes_state_under_its_key_defaulting_to_its_name() -
     par = (
         ParallelAgent[None]("fan").add(FakeAgent("spending", answer="1")).branch("inc", FakeAgent("income", answer="2"))
     )
-    ctx = RunContext.ephemeral(None)
-    await drain(par.run(ctx, INPUT))
-    assert ctx.state.get("spending") == "1"
-    assert ctx.state.get("inc") == "2"
+    state = await state_after(par)
+    assert state.get("spending") == "1"
+    assert state.get("inc") == "2"
 
 
 async def test_a_sequential_step_can_be_a_parallel_agent() -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import trio
-from tests.agents.workflow_fakes import FakeAgent, Timeline, completed_usage, drain
+from tests.agents.workflow_fakes import INPUT, FakeAgent, Timeline, completed_usage, drain, state_after
 
 from helikon_fc.agents.sequential import SequentialAgent
 from helikon_fc.core import (
@@ -20,9 +20,6 @@ from helikon_fc.core import (
 )
 from helikon_fc.shell.config import RunConfig
 from helikon_fc.shell.context import RunContext
-from helikon_fc.shell.input import AgentInput
-
-INPUT = AgentInput.from_user_text("go")
 
 
 async def test_steps_run_in_order_each_after_the_last(autojump_clock: trio.testing.MockClock) -> None:
@@ -59,9 +56,8 @@ async def test_each_step_final_text_lands_in_state_under_its_key() -> None:
         .then(FakeAgent("researcher", answer="notes"))
         .then_keyed("draft", FakeAgent("writer", answer="brief"))
     )
-    ctx = RunContext.ephemeral(None)
-    await drain(seq.run(ctx, INPUT))
-    assert ctx.state.snapshot() == {"researcher": "notes", "draft": "brief"}
+    state = await state_after(seq)
+    assert state == {"researcher": "notes", "draft": "brief"}
 
 
 async def test_then_keyed_avoids_a_state_key_collision() -> None:
@@ -69,10 +65,9 @@ async def test_then_keyed_avoids_a_state_key_collision() -> None:
     seq = (
         SequentialAgent[None]("pipe").then(FakeAgent("w", answer="one")).then_keyed("w2", FakeAgent("w", answer="two"))
     )
-    ctx = RunContext.ephemeral(None)
-    await drain(seq.run(ctx, INPUT))
-    assert ctx.state.get("w") == "one"
-    assert ctx.state.get("w2") == "two"
+    state = await state_after(seq)
+    assert state.get("w") == "one"
+    assert state.get("w2") == "two"
 
 
 async def test_one_outer_run_started_and_completed_with_summed_usage() -> None:

@@ -8,7 +8,7 @@ from contextlib import asynccontextmanager
 
 import pytest
 import trio
-from tests.agents.workflow_fakes import FakeAgent, drain
+from tests.agents.workflow_fakes import INPUT, FakeAgent, drain
 
 from helikon_fc.agents.graph import GraphAgent
 from helikon_fc.agents.llm_agent import LlmAgent
@@ -32,8 +32,6 @@ from helikon_fc.shell.input import AgentInput
 from helikon_fc.shell.results import RunResultStreaming
 from helikon_fc.shell.runner import Runner
 from helikon_fc.testing import ScriptedModel, reply, run_simulated
-
-INPUT = AgentInput.from_user_text("go")
 
 
 def slow_llm(name: str) -> LlmAgent[None]:

@@ -9,11 +9,12 @@ from contextlib import asynccontextmanager
 import attrs
 import trio
 
-from helikon_fc.agents.protocol import RunStream
+from helikon_fc.agents.protocol import Agent, RunStream
 from helikon_fc.core import (
     AgentError,
     AgentEvent,
     AssistantMessage,
+    JsonValue,
     MessageOutput,
     RunCompleted,
     RunFailed,
@@ -24,6 +25,9 @@ from helikon_fc.core import (
 )
 from helikon_fc.shell.context import RunContext
 from helikon_fc.shell.input import AgentInput
+
+INPUT = AgentInput.from_user_text("go")
+"""The input of most workflow tests."""
 
 
 @attrs.define
@@ -98,6 +102,13 @@ async def drain(stream: RunStream) -> list[AgentEvent]:
     """Every event of a run stream, in order."""
     async with stream as events:
         return [event async for event in events]
+
+
+async def state_after(agent: Agent[None]) -> dict[str, JsonValue]:
+    """The shared state a run of `agent` on `INPUT` leaves behind."""
+    ctx = RunContext.ephemeral(None)
+    await drain(agent.run(ctx, INPUT))
+    return ctx.state.snapshot()
 
 
 def completed_usage(events: Sequence[AgentEvent]) -> Usage:

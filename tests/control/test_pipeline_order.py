@@ -45,6 +45,12 @@ def _rewriting(command: str, log: list[str]) -> Hook[None]:
     return hook
 
 
+def _ops(ran: list[str], hook: Hook[None]) -> LlmAgent[None]:
+    """An agent that runs ``ls`` once (through `hook`), logging what Bash ran to `ran`, then answers."""
+    model = ScriptedModel([call_tools(call("Bash", command="ls")), reply("done")])
+    return LlmAgent(name="ops", model=model, tools=[_bash(ran)], hooks=[hook])
+
+
 async def test_a_pre_tool_use_rewrite_is_authorized_on_the_rewritten_arguments(
     autojump_clock: trio.testing.MockClock,
 ) -> None:
@@ -52,12 +58,7 @@ async def test_a_pre_tool_use_rewrite_is_authorized_on_the_rewritten_arguments(
     the rewritten call never runs (authorize comes after PreToolUse, never before)."""
     ran: list[str] = []
     log: list[str] = []
-    agent = LlmAgent(
-        name="ops",
-        model=ScriptedModel([call_tools(call("Bash", command="ls")), reply("done")]),
-        tools=[_bash(ran)],
-        hooks=[_rewriting("rm -rf /tmp/x", log)],
-    )
+    agent = _ops(ran, _rewriting("rm -rf /tmp/x", log))
     permissions = Permissions(config=PermissionConfig(deny=(BashRule("rm"),)))
     run = await run_simulated(agent, "clean up", RunContext.ephemeral(None).with_permissions(permissions))
     assert ran == []
@@ -70,12 +71,7 @@ async def test_post_tool_use_output_is_redacted_last(autojump_clock: trio.testin
     """A secret a PostToolUse hook puts into the output is still masked: redaction is the last step."""
     ran: list[str] = []
     log: list[str] = []
-    agent = LlmAgent(
-        name="ops",
-        model=ScriptedModel([call_tools(call("Bash", command="ls")), reply("done")]),
-        tools=[_bash(ran)],
-        hooks=[_rewriting("ls -l", log)],
-    )
+    agent = _ops(ran, _rewriting("ls -l", log))
     permissions = Permissions(redaction=RedactionConfig(secrets=(SECRET,)))
     run = await run_simulated(agent, "list", RunContext.ephemeral(None).with_permissions(permissions))
     assert ran == ["ls -l"]

@@ -367,6 +367,16 @@ async def test_a_client_and_connection_options_are_exclusive() -> None:
 
 
 @pytest.mark.parametrize("api", ["chat", "responses"])
+def test_an_unknown_argument_is_named_with_the_options_there_are(api: Api) -> None:
+    """A misspelt connection option is a `TypeError` naming it and listing the real ones, not silently ignored."""
+    build = OpenAIModel.chat if api == "chat" else OpenAIModel.responses
+    with pytest.raises(
+        TypeError, match=rf"OpenAIModel\.{api}\(\) got unknown argument\(s\) api_ky; .* api_key, base_url"
+    ):
+        build("gpt-5-mini", api_ky="k")  # type: ignore[call-arg]
+
+
+@pytest.mark.parametrize("api", ["chat", "responses"])
 async def test_retrying_model_recovers_from_429_over_the_wire(api: Api, wire: WireServer) -> None:
     """RetryingModel around OpenAIModel: a 429 with a 20 ms hint, then the stream; the hint floors the wait."""
     wire.enqueue(api, "rate_limited_short_429")

@@ -3,42 +3,28 @@
 from __future__ import annotations
 
 import math
-from typing import Generic, assert_never
+from collections.abc import Mapping
+from functools import partial
+from typing import Generic
 
 import attrs
 import trio
 from typing_extensions import TypeVar
 
-from ..core import (
-    AgentError,
-    ApprovalRequested,
-    AssistantMessage,
-    BranchFailure,
-    GraphFailed,
-    MessageOutput,
-    RunFailed,
-    RunPaused,
-    TerminalEvent,
-    UserMessage,
-)
+from ..core import AgentError, BranchFailure, GraphFailed, TerminalEvent, UserMessage
 from ..core.wavefront import Wavefront, find_cycle
 from ..shell import _checks
 from ..shell.context import RunContext
-from ..shell.durable import child_context
 from ..shell.input import AgentInput
+from ._children import Outcomes, run_keyed
 from ._workflow import (
-    COMPLETED,
-    ChildFailed,
     ChildOutcome,
-    ChildPaused,
     ChildSucceeded,
     Emit,
     Interleaving,
     compact_json,
     open_workflow_stream,
-    run_child,
     workflow_fingerprint,
-    write_state,
 )
 from .protocol import Agent, RunStream
 
@@ -56,6 +42,11 @@ class GraphBuildError(ValueError):
     def __init__(self, message: str, nodes: tuple[str, ...] = ()) -> None:
         super().__init__(message)
         self.nodes = nodes
+
+
+def _sinks_text(sinks: tuple[str, ...], texts: Mapping[str, str]) -> str:
+    """A graph's final text: its one sink's verbatim, or several sinks' as compact JSON by key."""
+    return texts[sinks[0]] if len(sinks) == 1 else compact_json({key: texts[key] for key in sinks})
 
 
 def context_message(key: str, text: str) -> UserMessage:
@@ -107,53 +98,37 @@ class GraphAgent(Generic[Ctx]):
 
         async def body(emit: Emit, ctx: RunContext[Ctx]) -> TerminalEvent:
             wave = self.wavefront
-            texts: dict[str, str] = {}
-            failures: dict[str, AgentError] = {}
-            paused: dict[str, tuple[ApprovalRequested, ...]] = {}
+            outcomes = Outcomes()
             reports_in, reports = trio.open_memory_channel[tuple[str, ChildOutcome]](math.inf)
             merged = Interleaving(emit, self.name)
 
             async def run_node(key: str, node_input: AgentInput) -> None:
-                child = child_context(ctx.subagent_child(), ctx, key)
-                outcome = await run_child(agents[key], child, node_input, merged.emitter())
-                reports_in.send_nowait((key, outcome))
+                reports_in.send_nowait((key, await run_keyed(ctx, key, agents[key], node_input, merged.emitter())))
 
             async with trio.open_nursery() as nursery:
 
                 def launch(key: str) -> None:
                     nonlocal wave
                     wave = wave.start(key)
-                    context = tuple(context_message(p, texts[p]) for p in wave.predecessors[key])
+                    context = tuple(context_message(p, outcomes.texts[p]) for p in wave.predecessors[key])
                     nursery.start_soon(run_node, key, AgentInput((*input.items, *context)))
 
                 for key in wave.ready_in_order():
                     launch(key)
                 while not wave.finished:
                     key, outcome = await reports.receive()
-                    match outcome:
-                        case ChildSucceeded(text=text):
-                            texts[key] = text
-                            write_state(ctx, key, text)
-                            wave, ready = wave.complete(key)
-                            for successor in ready:
-                                launch(successor)
-                        case ChildFailed(error=error):
-                            failures[key] = error
-                            wave, _ = wave.fail(key)
-                        case ChildPaused(pending=waiting):
-                            paused[key] = waiting  # its successors wait too: a resume runs them
-                            wave, _ = wave.fail(key)
-                        case _:
-                            assert_never(outcome)
-            if failures:
-                failed = tuple(BranchFailure(key, failures[key]) for key in sorted(failures))
-                return RunFailed(GraphFailed(failed, tuple(sorted(wave.skipped))))
-            if paused:
-                return RunPaused(tuple(request for key in sorted(paused) for request in paused[key]))
-            sinks = wave.sinks
-            final = texts[sinks[0]] if len(sinks) == 1 else compact_json({key: texts[key] for key in sinks})
-            await merged.emit(MessageOutput(AssistantMessage(final, agent=self.name)))
-            return COMPLETED
+                    outcomes.add(key, outcome)
+                    if isinstance(outcome, ChildSucceeded):
+                        wave, ready = wave.complete(key)
+                        for successor in ready:
+                            launch(successor)
+                    else:  # a paused node's successors wait too: a resume runs them
+                        wave, _ = wave.fail(key)
+
+            def failed(failures: tuple[BranchFailure, ...]) -> AgentError:
+                return GraphFailed(failures, tuple(sorted(wave.skipped)))
+
+            return await outcomes.end(self.name, merged.emit, failed, partial(_sinks_text, wave.sinks))
 
         return open_workflow_stream(
             self.name, ctx, body, input=input, pattern="graph", fingerprint=self.durable_fingerprint()

@@ -5,25 +5,15 @@ from __future__ import annotations
 from typing import Generic
 
 import attrs
-import trio
 from typing_extensions import TypeVar
 
-from ..core import MaxIterationsExceeded, OtherError, RunFailed, RunPaused, TerminalEvent
+from ..core import MaxIterationsExceeded, RunFailed, TerminalEvent
 from ..shell import _checks
 from ..shell.context import RunContext
 from ..shell.durable import child_context
 from ..shell.input import AgentInput
-from ._workflow import (
-    COMPLETED,
-    ChildFailed,
-    ChildPaused,
-    ChildSucceeded,
-    Emit,
-    open_workflow_stream,
-    run_child,
-    workflow_fingerprint,
-    write_state,
-)
+from ._children import Steps, nothing_to_run, step_end
+from ._workflow import COMPLETED, Emit, open_workflow_stream, run_child, workflow_fingerprint
 from .protocol import Agent, RunStream
 
 Ctx = TypeVar("Ctx", default=None)
@@ -34,7 +24,7 @@ def _at_least_one(owner: str, argument: str, value: object) -> None:
 
 
 @attrs.frozen
-class LoopAgent(Generic[Ctx]):
+class LoopAgent(Steps[Ctx], Generic[Ctx]):
     """Repeats its steps, in order, up to `max_iterations` passes, until a step escalates.
 
     Each step runs in ``ctx.subagent_child()`` with a fresh escalate signal; after each step
@@ -60,34 +50,18 @@ class LoopAgent(Generic[Ctx]):
         default=(), kw_only=True, validator=_checks.field(_checks.keyed_agents)
     )
 
-    def then(self, agent: Agent[Ctx]) -> LoopAgent[Ctx]:
-        """A copy with `agent` appended as a step, keyed by its name."""
-        _checks.require_agent("LoopAgent.then", "agent", agent)
-        return self.then_keyed(agent.name, agent)
-
-    def then_keyed(self, key: str, agent: Agent[Ctx]) -> LoopAgent[Ctx]:
-        """A copy with `agent` appended as a step whose output is stored under `key`."""
-        _checks.require_name("LoopAgent.then_keyed", "key", key)
-        _checks.require_agent("LoopAgent.then_keyed", "agent", agent)
-        return attrs.evolve(self, steps=(*self.steps, (key, agent)))
-
     def run(self, ctx: RunContext[Ctx], input: AgentInput) -> RunStream:
         """Run the passes; see `LoopAgent`."""
 
         async def body(emit: Emit, ctx: RunContext[Ctx]) -> TerminalEvent:
             if not self.steps:
-                await trio.lowlevel.checkpoint()  # a run that ends at once still lets others run
-                return RunFailed(OtherError(_checks.empty_workflow("LoopAgent", self.name, "steps", ".then(agent)")))
+                return await nothing_to_run("LoopAgent", self.name, "steps", ".then(agent)")
             for iteration in range(self.max_iterations):
                 for index, (key, agent) in enumerate(self.steps):
                     child = child_context(ctx.subagent_child(), ctx, f"{iteration}.{index}:{key}")
-                    match await run_child(agent, child, input, emit):
-                        case ChildFailed(error=error):
-                            return RunFailed(error)
-                        case ChildPaused(pending=pending):
-                            return RunPaused(pending)
-                        case ChildSucceeded(text=text):
-                            write_state(ctx, key, text)
+                    end = step_end(ctx, key, await run_child(agent, child, input, emit))
+                    if end is not None:
+                        return end
                     if child.actions.escalated:
                         return COMPLETED  # noqa: ASYNC910 - each child run awaited (or `emit_run` sent RunStarted)
             return RunFailed(MaxIterationsExceeded(self.max_iterations))  # noqa: ASYNC910 - as `return RunCompleted` above

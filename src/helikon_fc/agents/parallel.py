@@ -9,35 +9,12 @@ import attrs
 import trio
 from typing_extensions import TypeVar
 
-from ..core import (
-    ApprovalRequested,
-    AssistantMessage,
-    BranchFailure,
-    MessageOutput,
-    OtherError,
-    ParallelFailed,
-    RunFailed,
-    RunPaused,
-    TerminalEvent,
-)
+from ..core import OtherError, ParallelFailed, RunFailed, TerminalEvent
 from ..shell import _checks
 from ..shell.context import RunContext
-from ..shell.durable import child_context
 from ..shell.input import AgentInput
-from ._workflow import (
-    COMPLETED,
-    ChildFailed,
-    ChildOutcome,
-    ChildPaused,
-    ChildSucceeded,
-    Emit,
-    Interleaving,
-    compact_json,
-    open_workflow_stream,
-    run_child,
-    workflow_fingerprint,
-    write_state,
-)
+from ._children import Outcomes, nothing_to_run, run_keyed
+from ._workflow import Emit, Interleaving, compact_json, open_workflow_stream, workflow_fingerprint
 from .protocol import Agent, RunStream
 
 Ctx = TypeVar("Ctx", default=None)
@@ -91,29 +68,22 @@ class ParallelAgent(Generic[Ctx]):
 
         async def body(emit: Emit, ctx: RunContext[Ctx]) -> TerminalEvent:
             if not self.branches:
-                await trio.lowlevel.checkpoint()  # a run that ends at once still lets others run
-                return RunFailed(
-                    OtherError(_checks.empty_workflow("ParallelAgent", self.name, "branches", ".add(agent)"))
-                )
+                return await nothing_to_run("ParallelAgent", self.name, "branches", ".add(agent)")
             counts = Counter(key for key, _ in self.branches)
             duplicates = sorted(key for key, count in counts.items() if count > 1)
             if duplicates:
                 message = f"duplicate parallel branch key(s): {', '.join(duplicates)}"
                 return RunFailed(OtherError(message))  # noqa: ASYNC910 - `emit_run` sent RunStarted just before
-            outcomes: dict[str, ChildOutcome] = {}
+            outcomes = Outcomes()
             merged = Interleaving(emit, self.name)
 
             async def run_branch(key: str, agent: Agent[Ctx]) -> None:
-                child = child_context(ctx.subagent_child(), ctx, key)
-                outcome = await run_child(agent, child, input, merged.emitter())
-                if isinstance(outcome, ChildSucceeded):
-                    write_state(ctx, key, outcome.text)
-                outcomes[key] = outcome
+                outcomes.add(key, await run_keyed(ctx, key, agent, input, merged.emitter()))
 
             async with trio.open_nursery() as nursery:
                 for key, agent in self.branches:
                     nursery.start_soon(run_branch, key, agent)
-            return await _merge(self.name, outcomes, merged.emit)
+            return await outcomes.end(self.name, merged.emit, ParallelFailed, compact_json)
 
         return open_workflow_stream(
             self.name, ctx, body, input=input, pattern="parallel", fingerprint=self.durable_fingerprint()
@@ -122,24 +92,3 @@ class ParallelAgent(Generic[Ctx]):
     def durable_fingerprint(self) -> str:
         """The fingerprint of this workflow's recorded runs (its name and branches)."""
         return workflow_fingerprint("parallel", self.name, self.branches)
-
-
-async def _merge(name: str, outcomes: dict[str, ChildOutcome], emit: Emit) -> TerminalEvent:
-    """The terminal event of a parallel run whose branches ended with `outcomes`, independent of their order."""
-    texts: dict[str, str] = {}
-    failures: list[BranchFailure] = []
-    pending: list[ApprovalRequested] = []
-    for key in sorted(outcomes):
-        match outcomes[key]:
-            case ChildSucceeded(text=text):
-                texts[key] = text
-            case ChildFailed(error=error):
-                failures.append(BranchFailure(key, error))
-            case ChildPaused(pending=waiting):
-                pending.extend(waiting)
-    if failures:
-        return RunFailed(ParallelFailed(tuple(failures)))  # noqa: ASYNC910 - the branches' nursery was the checkpoint
-    if pending:
-        return RunPaused(tuple(pending))  # noqa: ASYNC910 - as above
-    await emit(MessageOutput(AssistantMessage(compact_json(texts), agent=name)))
-    return COMPLETED

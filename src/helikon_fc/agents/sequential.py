@@ -5,32 +5,22 @@ from __future__ import annotations
 from typing import Generic
 
 import attrs
-import trio
 from typing_extensions import TypeVar
 
-from ..core import OtherError, RunFailed, RunPaused, TerminalEvent
+from ..core import TerminalEvent
 from ..shell import _checks
 from ..shell.context import RunContext
 from ..shell.durable import child_context
 from ..shell.input import AgentInput
-from ._workflow import (
-    COMPLETED,
-    ChildFailed,
-    ChildPaused,
-    ChildSucceeded,
-    Emit,
-    open_workflow_stream,
-    run_child,
-    workflow_fingerprint,
-    write_state,
-)
+from ._children import Steps, nothing_to_run, step_end
+from ._workflow import COMPLETED, Emit, open_workflow_stream, run_child, workflow_fingerprint
 from .protocol import Agent, RunStream
 
 Ctx = TypeVar("Ctx", default=None)
 
 
 @attrs.frozen
-class SequentialAgent(Generic[Ctx]):
+class SequentialAgent(Steps[Ctx], Generic[Ctx]):
     """Runs its steps one after another, failing fast on the first failure.
 
     Each step gets the workflow's input and runs in ``ctx.subagent_child()`` (shared state, its
@@ -56,35 +46,17 @@ class SequentialAgent(Generic[Ctx]):
         default=(), kw_only=True, validator=_checks.field(_checks.keyed_agents)
     )
 
-    def then(self, agent: Agent[Ctx]) -> SequentialAgent[Ctx]:
-        """A copy with `agent` appended as a step, keyed by its name."""
-        _checks.require_agent("SequentialAgent.then", "agent", agent)
-        return self.then_keyed(agent.name, agent)
-
-    def then_keyed(self, key: str, agent: Agent[Ctx]) -> SequentialAgent[Ctx]:
-        """A copy with `agent` appended as a step whose output is stored under `key`."""
-        _checks.require_name("SequentialAgent.then_keyed", "key", key)
-        _checks.require_agent("SequentialAgent.then_keyed", "agent", agent)
-        return attrs.evolve(self, steps=(*self.steps, (key, agent)))
-
     def run(self, ctx: RunContext[Ctx], input: AgentInput) -> RunStream:
         """Run the steps in order; see `SequentialAgent`."""
 
         async def body(emit: Emit, ctx: RunContext[Ctx]) -> TerminalEvent:
             if not self.steps:
-                await trio.lowlevel.checkpoint()  # a run that ends at once still lets others run
-                return RunFailed(
-                    OtherError(_checks.empty_workflow("SequentialAgent", self.name, "steps", ".then(agent)"))
-                )
+                return await nothing_to_run("SequentialAgent", self.name, "steps", ".then(agent)")
             for index, (key, agent) in enumerate(self.steps):
                 child = child_context(ctx.subagent_child(), ctx, f"{index}:{key}")
-                match await run_child(agent, child, input, emit):
-                    case ChildFailed(error=error):
-                        return RunFailed(error)  # noqa: ASYNC910 - the child run awaited
-                    case ChildPaused(pending=pending):
-                        return RunPaused(pending)
-                    case ChildSucceeded(text=text):
-                        write_state(ctx, key, text)
+                end = step_end(ctx, key, await run_child(agent, child, input, emit))
+                if end is not None:
+                    return end
             return COMPLETED  # noqa: ASYNC910 - with no steps: `emit_run` sent RunStarted just before
 
         return open_workflow_stream(

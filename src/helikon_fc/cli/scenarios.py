@@ -20,6 +20,7 @@ from ..core import ModelRequest, ToolResult, UserMessage
 from ..models.protocol import Model
 from ..shell.context import RunContext
 from ..shell.function_tool import function_tool
+from ..shell.tool import Tool
 from ..testing import FunctionModel, ScriptedModel, ScriptedTurn, call, call_tools, reply
 from .pacing import PacedModel
 
@@ -43,6 +44,20 @@ class Scenario:
 def _model(real: Model | None, name: str, *turns: ScriptedTurn) -> Model:
     """`real` when the demo runs on a real model; else the scripted `turns`, paced like a live stream."""
     return real if real is not None else PacedModel(ScriptedModel(turns, name=name))
+
+
+def _agent(
+    real: Model | None,
+    name: str,
+    instructions: str | Callable[[RunContext[None]], str] | None,
+    *turns: ScriptedTurn,
+    script: str | None = None,
+    description: str = "",
+    tools: tuple[Tool[None], ...] = (),
+) -> LlmAgent[None]:
+    """The agent `name` on `real`, or on its scripted `turns` (a script called `script`, by default `name`)."""
+    model = _model(real, script or name, *turns)
+    return LlmAgent[None](name=name, model=model, instructions=instructions, description=description, tools=tools)
 
 
 # Tools: deterministic stand-ins for a ledger. Async on purpose: a sync tool runs in a worker thread, and
@@ -105,25 +120,25 @@ def _route(request_text: str) -> str:
 
 def triage_handoff(model: Model | None = None) -> Scenario:
     """A triage agent that always hands off to the budgeting or the investing specialist."""
-    budgeting = LlmAgent[None](
-        name="budgeting specialist",
+    budgeting = _agent(
+        model,
+        "budgeting specialist",
+        "You are a budgeting specialist. Give concrete, friendly advice.",
+        reply("Track every expense for a month, then cap your top two categories."),
+        script="budgeting",
         description="Answers questions about monthly budgets and cutting spending.",
-        model=_model(model, "budgeting", reply("Track every expense for a month, then cap your top two categories.")),
-        instructions="You are a budgeting specialist. Give concrete, friendly advice.",
     )
-    investing = LlmAgent[None](
-        name="investing specialist",
-        description="Answers questions about investing, portfolios, and retirement.",
-        model=_model(
-            model,
-            "investing",
-            reply(
-                "Keep three months of expenses as an emergency fund first. Then put the $5,000 into a low-cost, "
-                "broad index fund, ideally inside a tax-advantaged account, and add to it every month.",
-                latency=0.4,
-            ),
+    investing = _agent(
+        model,
+        "investing specialist",
+        "You are an investing specialist. Give concrete, prudent advice.",
+        reply(
+            "Keep three months of expenses as an emergency fund first. Then put the $5,000 into a low-cost, "
+            "broad index fund, ideally inside a tax-advantaged account, and add to it every month.",
+            latency=0.4,
         ),
-        instructions="You are an investing specialist. Give concrete, prudent advice.",
+        script="investing",
+        description="Answers questions about investing, portfolios, and retirement.",
     )
 
     def triage_turn(request: ModelRequest) -> ScriptedTurn:
@@ -152,41 +167,39 @@ def triage_handoff(model: Model | None = None) -> Scenario:
 
 def support_swarm(model: Model | None = None) -> Scenario:
     """Three members with full-mesh handoffs: triage -> budgeting -> investing, who answers."""
-    triage = LlmAgent[None](
-        name="triage",
+    triage = _agent(
+        model,
+        "triage",
+        "Route the customer to the member who can help.",
+        call_tools(call("transfer_to_budgeting"), latency=0.3),
+        script="swarm-triage",
         description="Works out what the customer needs and routes them.",
-        model=_model(model, "swarm-triage", call_tools(call("transfer_to_budgeting"), latency=0.3)),
-        instructions="Route the customer to the member who can help.",
     )
-    budgeting = LlmAgent[None](
-        name="budgeting",
-        description="Monthly budgets, overspending and savings targets.",
-        model=_model(
-            model,
-            "swarm-budgeting",
-            call_tools(call("get_spending", category="dining"), latency=0.3),
-            call_tools(
-                call("transfer_to_investing"),
-                text="Dining is $162 over budget; cutting that frees about $160 a month. ",
-                latency=0.3,
-            ),
+    budgeting = _agent(
+        model,
+        "budgeting",
+        "Find where the money goes; hand investing questions on.",
+        call_tools(call("get_spending", category="dining"), latency=0.3),
+        call_tools(
+            call("transfer_to_investing"),
+            text="Dining is $162 over budget; cutting that frees about $160 a month. ",
+            latency=0.3,
         ),
-        instructions="Find where the money goes; hand investing questions on.",
+        script="swarm-budgeting",
+        description="Monthly budgets, overspending and savings targets.",
         tools=(get_spending,),
     )
-    investing = LlmAgent[None](
-        name="investing",
-        description="Investing the money the customer saves.",
-        model=_model(
-            model,
-            "swarm-investing",
-            reply(
-                "Automate a $160 monthly transfer into a broad index fund on payday, so the saving happens "
-                "before you can spend it.",
-                latency=0.3,
-            ),
+    investing = _agent(
+        model,
+        "investing",
+        "Give prudent investing advice.",
+        reply(
+            "Automate a $160 monthly transfer into a broad index fund on payday, so the saving happens "
+            "before you can spend it.",
+            latency=0.3,
         ),
-        instructions="Give prudent investing advice.",
+        script="swarm-investing",
+        description="Investing the money the customer saves.",
     )
     swarm = (
         SwarmAgent[None]
@@ -214,36 +227,27 @@ def support_swarm(model: Model | None = None) -> Scenario:
 
 def finance_graph(model: Model | None = None) -> Scenario:
     """spending and income run concurrently; summary starts the moment both are done."""
-    spending = LlmAgent[None](
-        name="spending",
-        model=_model(
-            model,
-            "spending",
-            call_tools(call("list_transactions", month="2026-10"), latency=0.2),
-            reply("Spending: $246.29, mostly groceries ($142.30) and dining ($86.00).", latency=0.2),
-        ),
-        instructions="Summarize the month's spending by category.",
+    spending = _agent(
+        model,
+        "spending",
+        "Summarize the month's spending by category.",
+        call_tools(call("list_transactions", month="2026-10"), latency=0.2),
+        reply("Spending: $246.29, mostly groceries ($142.30) and dining ($86.00).", latency=0.2),
         tools=(list_transactions,),
     )
-    income = LlmAgent[None](
-        name="income",
-        model=_model(
-            model,
-            "income",
-            call_tools(call("list_deposits", month="2026-10"), latency=0.1),
-            reply("Income: $4,900 from two payroll deposits.", latency=0.3),
-        ),
-        instructions="Summarize the month's income.",
+    income = _agent(
+        model,
+        "income",
+        "Summarize the month's income.",
+        call_tools(call("list_deposits", month="2026-10"), latency=0.1),
+        reply("Income: $4,900 from two payroll deposits.", latency=0.3),
         tools=(list_deposits,),
     )
-    summary = LlmAgent[None](
-        name="summary",
-        model=_model(
-            model,
-            "summary",
-            reply("October: $4,900 in, $246.29 out on the card. You kept about 95% of your income.", latency=0.3),
-        ),
-        instructions="Combine the spending and income notes into a two-line summary.",
+    summary = _agent(
+        model,
+        "summary",
+        "Combine the spending and income notes into a two-line summary.",
+        reply("October: $4,900 in, $246.29 out on the card. You kept about 95% of your income.", latency=0.3),
     )
     graph = (
         GraphAgent[None]
@@ -276,29 +280,23 @@ def _brief_instructions(ctx: RunContext[None]) -> str:
 
 def research_pipeline(model: Model | None = None) -> Scenario:
     """A researcher with a rates tool, then a writer whose instructions read the researcher's notes from state."""
-    researcher = LlmAgent[None](
-        name="researcher",
-        model=_model(
-            model,
-            "researcher",
-            call_tools(call("lookup_rates", product="high-yield savings"), call("lookup_rates", product="cd-12m")),
-            reply("High-yield savings pays 4.1% APY, a 12-month CD 4.4%.", latency=0.2),
-        ),
-        instructions="Research current savings rates with the tool.",
+    researcher = _agent(
+        model,
+        "researcher",
+        "Research current savings rates with the tool.",
+        call_tools(call("lookup_rates", product="high-yield savings"), call("lookup_rates", product="cd-12m")),
+        reply("High-yield savings pays 4.1% APY, a 12-month CD 4.4%.", latency=0.2),
         tools=(lookup_rates,),
     )
-    writer = LlmAgent[None](
-        name="writer",
-        model=_model(
-            model,
-            "writer",
-            reply(
-                "Keep your emergency fund in high-yield savings (4.1%, no lock-up); move money you will not "
-                "need for a year into a 12-month CD for 4.4%.",
-                latency=0.3,
-            ),
+    writer = _agent(
+        model,
+        "writer",
+        _brief_instructions,
+        reply(
+            "Keep your emergency fund in high-yield savings (4.1%, no lock-up); move money you will not "
+            "need for a year into a 12-month CD for 4.4%.",
+            latency=0.3,
         ),
-        instructions=_brief_instructions,
     )
     pipeline = SequentialAgent[None]("research-then-write", "Research, then draft.").then(researcher).then(writer)
     return Scenario(
@@ -315,17 +313,17 @@ def research_pipeline(model: Model | None = None) -> Scenario:
 
 def parallel_checks(model: Model | None = None) -> Scenario:
     """Two branches stream their answers at the same time; the merged output does not depend on who finished first."""
-    rates = LlmAgent[None](
-        name="rates",
-        model=_model(model, "rates", reply("Your savings earn 0.5%; high-yield accounts pay 4.1% today.", latency=0.1)),
-        instructions="Compare the user's savings rate with the market.",
+    rates = _agent(
+        model,
+        "rates",
+        "Compare the user's savings rate with the market.",
+        reply("Your savings earn 0.5%; high-yield accounts pay 4.1% today.", latency=0.1),
     )
-    subscriptions = LlmAgent[None](
-        name="subscriptions",
-        model=_model(
-            model, "subscriptions", reply("Three subscriptions renew this month: $17.99, $9.99, $6.49.", latency=0.1)
-        ),
-        instructions="List the subscriptions renewing this month.",
+    subscriptions = _agent(
+        model,
+        "subscriptions",
+        "List the subscriptions renewing this month.",
+        reply("Three subscriptions renew this month: $17.99, $9.99, $6.49.", latency=0.1),
     )
     checks = ParallelAgent[None]("monthly-checks", "Two independent checks, run at once.").add(rates).add(subscriptions)
     return Scenario(
@@ -351,12 +349,12 @@ class SavingsPlan:
 def typed_plan(model: Model | None = None) -> Scenario:
     """The planner asks a calculator agent (an AgentAsTool), then answers as a `SavingsPlan`; its first JSON
     misses a field, so it gets one repair turn."""
-    calculator = LlmAgent[None](
-        name="calculator",
+    calculator = _agent(
+        model,
+        "calculator",
+        None,
+        reply("$5,000 at $400 a month takes 13 months (12.5, rounded up).", latency=0.2),
         description="Does savings arithmetic and answers with the number.",
-        model=_model(
-            model, "calculator", reply("$5,000 at $400 a month takes 13 months (12.5, rounded up).", latency=0.2)
-        ),
     )
     planner = LlmAgent[None](
         name="planner",
@@ -440,10 +438,12 @@ async def fetch_statements(years: int) -> str:
 
 def cancelled_run(model: Model | None = None) -> Scenario:
     """A slow tool is running when the user presses stop: the run ends with its own `Cancelled` event, at once."""
-    auditor = LlmAgent[None](
-        name="auditor",
-        model=_model(model, "auditor", call_tools(call("fetch_statements", years=5), latency=0.2), reply("never")),
-        instructions="Audit the account's history.",
+    auditor = _agent(
+        model,
+        "auditor",
+        "Audit the account's history.",
+        call_tools(call("fetch_statements", years=5), latency=0.2),
+        reply("never"),
         tools=(fetch_statements,),
     )
     return Scenario(

@@ -5,6 +5,11 @@ through ``base_url``; see ``docs/providers.md``.
 """
 
 from ._chat_request import StructuredOutput as StructuredOutput
-from ._model import Api as Api, MaxTokensField as MaxTokensField, OpenAIModel as OpenAIModel
+from ._model import (
+    Api as Api,
+    ConnectionOptions as ConnectionOptions,
+    MaxTokensField as MaxTokensField,
+    OpenAIModel as OpenAIModel,
+)
 
-__all__ = ["Api", "MaxTokensField", "OpenAIModel", "StructuredOutput"]
+__all__ = ["Api", "ConnectionOptions", "MaxTokensField", "OpenAIModel", "StructuredOutput"]

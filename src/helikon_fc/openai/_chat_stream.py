@@ -20,8 +20,9 @@ import attrs
 
 from ..core import ModelEvent, ModelFailureKind, ModelReasoningDelta, ModelTextDelta
 from ..models.protocol import ModelError
-from ._errors import stream_error
-from ._json import JsonMap, get_int, get_list, get_map, get_str
+from ._errors import reported_error
+from ._json import JsonMap, decode_map, get_int, get_list, get_map, get_str
+from ._sse import SseFrame
 from ._turn import TurnState, finish_for, usage_from
 
 
@@ -33,6 +34,10 @@ class ChatStreamTranslator:
     done: bool = False
     """Whether ``data: [DONE]`` has arrived (nothing after it is read)."""
 
+    def feed_frame(self, frame: SseFrame) -> list[ModelEvent]:
+        """`feed` with one frame's ``data``."""
+        return self.feed(frame.data)
+
     def feed(self, data: str) -> list[ModelEvent]:
         """The events one frame yields; an unparseable frame yields none.
 
@@ -42,20 +47,12 @@ class ChatStreamTranslator:
         if data.strip() == "[DONE]":
             self.done = True
             return []
-        try:
-            decoded: object = json.loads(data)
-        except ValueError:
-            return []
-        if not isinstance(decoded, Mapping):
-            return []
-        return self._chunk(cast(JsonMap, decoded))
+        chunk = decode_map(data)
+        return [] if chunk is None else self._chunk(chunk)
 
     def _chunk(self, chunk: JsonMap) -> list[ModelEvent]:
         if chunk.get("error") is not None:
-            error = get_map(chunk, "error")
-            raise stream_error(
-                get_str(error, "code"), get_str(error, "type"), get_str(error, "message") or "unknown error"
-            )
+            raise reported_error(get_map(chunk, "error"))
         events: list[ModelEvent] = []
         for choice in get_list(chunk, "choices"):
             if get_int(choice, "index") == 0 and self.turn.stop is None:

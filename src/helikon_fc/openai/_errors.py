@@ -80,6 +80,16 @@ def kind_of_error_body(code: str | None, error_type: str | None, message: str) -
     return None
 
 
+def reported_error(error: Mapping[str, object]) -> ModelError:
+    """The `ModelError` for an ``error`` object a stream reported (its ``code``, ``type`` and ``message``)."""
+
+    def text(key: str) -> str | None:
+        value = error.get(key)
+        return value if isinstance(value, str) else None
+
+    return stream_error(text("code"), text("type"), text("message") or "unknown error")
+
+
 def stream_error(code: str | None, error_type: str | None, message: str) -> ModelError:
     """A `ModelError` for an error the server reported inside an event stream (no HTTP status to go by)."""
     kind = kind_of_error_body(code, error_type, message)

@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from typing import cast
 
 JsonMap = Mapping[str, object]
 _EMPTY: JsonMap = {}
+
+
+def decode_map(data: str) -> JsonMap | None:
+    """`data` decoded as a JSON object, or `None` if it is not JSON or not an object."""
+    try:
+        decoded: object = json.loads(data)
+    except ValueError:
+        return None
+    return cast(JsonMap, decoded) if isinstance(decoded, Mapping) else None
 
 
 def get_map(obj: JsonMap, key: str) -> JsonMap:

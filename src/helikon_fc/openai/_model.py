@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import AsyncGenerator, AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator
 from types import TracebackType
-from typing import Literal, cast
+from typing import Literal, Protocol, cast
 
 import attrs
 import httpx2
@@ -15,6 +15,7 @@ import trio
 from openai import AsyncOpenAI, Omit, omit
 from openai._response import AsyncAPIResponse
 from openai.types.chat.completion_create_params import ResponseFormat
+from typing_extensions import Unpack
 
 from ..core import ModelEvent, ModelRequest
 from ..models.protocol import ModelStream
@@ -28,11 +29,12 @@ from ._chat_request import (
     json_object_instructions,
 )
 from ._chat_stream import ChatStreamTranslator
-from ._client import ClientOptions, RunClients, close_shielded
+from ._client import CONNECTION_OPTIONS, ClientOptions, ConnectionOptions, RunClients, close_shielded
 from ._errors import error_from_exception
 from ._responses_request import responses_input, responses_text_format, responses_tool_choice, responses_tools
 from ._responses_stream import ResponsesStreamTranslator
-from ._sse import SseDecoder
+from ._sse import SseDecoder, SseFrame
+from ._turn import TurnState
 
 Api = Literal["chat", "responses"]
 """Which OpenAI API a model speaks: Chat Completions (``"chat"``) or Responses (``"responses"``)."""
@@ -62,6 +64,20 @@ class _ChatOptions:
     stream: bool = True
     max_tokens_field: MaxTokensField = "max_completion_tokens"
     structured_output: StructuredOutput = "json_schema"
+
+
+class _Translator(Protocol):
+    """What `OpenAIModel` needs of a stream translator (`ChatStreamTranslator`, `ResponsesStreamTranslator`)."""
+
+    @property
+    def turn(self) -> TurnState: ...
+
+    @property
+    def done(self) -> bool: ...
+
+    def feed_frame(self, frame: SseFrame) -> list[ModelEvent]: ...
+
+    def end(self) -> list[ModelEvent]: ...
 
 
 async def _drain(lines: AsyncIterator[str]) -> None:
@@ -121,36 +137,19 @@ class OpenAIModel:
         cls,
         model: str,
         *,
-        client: AsyncOpenAI | None = None,
-        api_key: str | None = None,
-        base_url: str | None = None,
-        organization: str | None = None,
-        project: str | None = None,
-        timeout: float | None = None,
-        max_retries: int = 0,
-        default_headers: Mapping[str, str] | None = None,
         stream: bool = True,
         max_tokens_field: MaxTokensField = "max_completion_tokens",
         structured_output: StructuredOutput = "json_schema",
+        **connection: Unpack[ConnectionOptions],
     ) -> OpenAIModel:
         """A model served through Chat Completions (the API most compatible servers implement).
 
-        The last three arguments are compatibility settings for servers that differ from OpenAI
-        (``docs/providers.md`` has a table of which server needs which).
+        The first three keyword arguments are compatibility settings for servers that differ from
+        OpenAI (``docs/providers.md`` has a table of which server needs which); the others are the
+        `ConnectionOptions`.
 
         Args:
             model: The model's name, e.g. ``"gpt-5-mini"``.
-            client: A ready ``AsyncOpenAI`` to use; the model never closes it. Exclusive with the
-                connection options below.
-            api_key: The API key; defaults to ``OPENAI_API_KEY``. Without one, a custom
-                ``base_url`` is called with a placeholder key (local servers ignore it).
-            base_url: The API's base URL, e.g. ``"http://127.0.0.1:8000/v1"``; defaults to
-                ``OPENAI_BASE_URL``, then to OpenAI's.
-            organization: The OpenAI organization id, if any.
-            project: The OpenAI project id, if any.
-            timeout: The SDK's request timeout in seconds (`None`: the SDK's default).
-            max_retries: The SDK's own retries; 0 by default (see `RetryingModel`).
-            default_headers: Extra headers sent with every request.
             stream: Stream the answer (``True``), or ask for the whole completion at once and
                 yield the same events from it (``False``), for servers that cannot stream tool
                 calls ("Automatic streaming tool choice is not supported").
@@ -161,9 +160,11 @@ class OpenAIModel:
                 ``"json_object"`` (for servers without ``json_schema``: any JSON object is
                 asked for and the schema is appended to the instructions; the agent still
                 validates the answer and repairs it once).
+            **connection: A ready ``client``, or the options to build one from (`ConnectionOptions`).
 
         Raises:
-            TypeError: both a client and connection options were given.
+            TypeError: both a client and connection options were given, or an argument that is
+                none of the above.
             ValueError: no API key is configured and no custom base URL either, or a
                 compatibility setting has a value not listed above.
         """
@@ -173,87 +174,40 @@ class OpenAIModel:
             raise ValueError(f"structured_output must be one of {_STRUCTURED_OUTPUTS}, got {structured_output!r}")
         if not isinstance(stream, bool):
             raise TypeError(f"stream must be True or False, got {stream!r}")
-        return cls._build(
-            "chat",
-            model,
-            client,
-            api_key=api_key,
-            base_url=base_url,
-            organization=organization,
-            project=project,
-            timeout=timeout,
-            max_retries=max_retries,
-            default_headers=default_headers,
-            chat=_ChatOptions(stream=stream, max_tokens_field=max_tokens_field, structured_output=structured_output),
-        )
+        options = _ChatOptions(stream=stream, max_tokens_field=max_tokens_field, structured_output=structured_output)
+        return cls._build("chat", model, options, connection)
 
     @classmethod
-    def responses(
-        cls,
-        model: str,
-        *,
-        client: AsyncOpenAI | None = None,
-        api_key: str | None = None,
-        base_url: str | None = None,
-        organization: str | None = None,
-        project: str | None = None,
-        timeout: float | None = None,
-        max_retries: int = 0,
-        default_headers: Mapping[str, str] | None = None,
-    ) -> OpenAIModel:
-        """A model served through the Responses API; the arguments are those of `OpenAIModel.chat`."""
-        return cls._build(
-            "responses",
-            model,
-            client,
-            api_key=api_key,
-            base_url=base_url,
-            organization=organization,
-            project=project,
-            timeout=timeout,
-            max_retries=max_retries,
-            default_headers=default_headers,
-        )
+    def responses(cls, model: str, **connection: Unpack[ConnectionOptions]) -> OpenAIModel:
+        """A model served through the Responses API; the arguments are those of `OpenAIModel.chat`
+        but its compatibility settings: the model's name and the `ConnectionOptions`."""
+        return cls._build("responses", model, _ChatOptions(), connection)
 
     @classmethod
-    def _build(
-        cls,
-        api: Api,
-        model: str,
-        client: AsyncOpenAI | None,
-        *,
-        api_key: str | None,
-        base_url: str | None,
-        organization: str | None,
-        project: str | None,
-        timeout: float | None,
-        max_retries: int,
-        default_headers: Mapping[str, str] | None,
-        chat: _ChatOptions = _ChatOptions(),
-    ) -> OpenAIModel:
+    def _build(cls, api: Api, model: str, chat: _ChatOptions, connection: ConnectionOptions) -> OpenAIModel:
         if not model:
             raise ValueError("the model name must not be empty")
+        unknown = sorted(set(connection) - set(CONNECTION_OPTIONS))
+        if unknown:
+            raise TypeError(
+                f"OpenAIModel.{api}() got unknown argument(s) {', '.join(unknown)}; "
+                f"the connection options are {', '.join(CONNECTION_OPTIONS)}"
+            )
+        client = connection.get("client")
+        max_retries = connection.get("max_retries", 0)
         if client is not None:
             given = [
                 name
-                for name, value in (
-                    ("api_key", api_key),
-                    ("base_url", base_url),
-                    ("organization", organization),
-                    ("project", project),
-                    ("timeout", timeout),
-                    ("max_retries", max_retries or None),  # the client's own setting applies
-                    ("default_headers", default_headers),
-                )
-                if value is not None
-            ]
+                for name, value in connection.items()
+                if name != "client" and value is not None and (name, value) != ("max_retries", 0)
+            ]  # a zero max_retries is the default: the client's own setting applies
             if given:
                 raise TypeError(f"pass either a ready client or connection options, not both (got {', '.join(given)})")
             return cls(api, model, client=client, options=None, chat=chat)
         if max_retries < 0:
             raise ValueError(f"max_retries must be >= 0, got {max_retries}")
-        base_url = base_url or os.environ.get("OPENAI_BASE_URL") or None
-        api_key = api_key or os.environ.get("OPENAI_API_KEY") or None
+        base_url = connection.get("base_url") or os.environ.get("OPENAI_BASE_URL") or None
+        api_key = connection.get("api_key") or os.environ.get("OPENAI_API_KEY") or None
         if api_key is None:
             if base_url is None:
                 raise ValueError(
@@ -261,15 +215,10 @@ class OpenAIModel:
                     "or pass a ready client="
                 )
             api_key = _NO_KEY_PLACEHOLDER
-        options = ClientOptions(
-            api_key=api_key,
-            base_url=base_url,
-            organization=organization,
-            project=project,
-            timeout=timeout,
-            max_retries=max_retries,
-            default_headers=dict(default_headers) if default_headers else None,
-        )
+        headers = connection.get("default_headers")
+        if headers:  # `connection` is this call's own dict: the headers are copied, as they were given
+            connection["default_headers"] = dict(headers)
+        options = ClientOptions(api_key=api_key, base_url=base_url, connection=connection)
         return cls(api, model, client=None, options=options, chat=chat)
 
     @property
@@ -337,7 +286,7 @@ class OpenAIModel:
             else:
                 lines = cast(AsyncGenerator[str, None], response.http_response.aiter_lines())
                 stack.push_async_callback(close_shielded, lines.aclose)
-                events = self._chat_events(lines) if self._api == "chat" else self._responses_events(lines)
+                events = self._stream_events(lines)
             async with contextlib.aclosing(events):
                 yield events
 
@@ -414,15 +363,18 @@ class OpenAIModel:
             yield event
         await trio.lowlevel.checkpoint()
 
-    async def _chat_events(self, lines: AsyncIterator[str]) -> AsyncGenerator[ModelEvent, None]:  # noqa: ASYNC911 - a pass-through of the response body, which checkpoints as it reads
-        translator = ChatStreamTranslator()
+    async def _stream_events(self, lines: AsyncIterator[str]) -> AsyncGenerator[ModelEvent, None]:  # noqa: ASYNC911 - a pass-through of the response body, which checkpoints as it reads
+        """The events of a streamed body: each SSE frame through this API's translator. A chat stream ends
+        at ``data: [DONE]`` (the little after it is drained); a failure after the stop reason ends the turn
+        as if the body had."""
+        translator: _Translator = ChatStreamTranslator() if self._api == "chat" else ResponsesStreamTranslator()
         decoder = SseDecoder()
         try:
             async for line in lines:
                 frame = decoder.feed(line)
                 if frame is None:
                     continue
-                for event in translator.feed(frame.data):
+                for event in translator.feed_frame(frame):
                     yield event  # noqa: ASYNC911 - a pass-through of the response body, which checkpoints as it reads
                 if translator.done:
                     await _drain(lines)
@@ -430,25 +382,8 @@ class OpenAIModel:
         except _FAILURES as exc:
             if translator.turn.stop is None:
                 raise error_from_exception(exc) from exc
-            # The stop reason came before the break: the turn is whole, end it as if the body had.
-        for event in translator.end():
-            yield event  # noqa: ASYNC911 - a pass-through of the response body, which checkpoints as it reads
-
-    async def _responses_events(self, lines: AsyncIterator[str]) -> AsyncGenerator[ModelEvent, None]:  # noqa: ASYNC911 - a pass-through of the response body, which checkpoints as it reads
-        translator = ResponsesStreamTranslator()
-        decoder = SseDecoder()
-        try:
-            async for line in lines:
-                frame = decoder.feed(line)
-                if frame is None:
-                    continue
-                for event in translator.feed(frame.event, frame.data):
-                    yield event  # noqa: ASYNC911 - a pass-through of the response body, which checkpoints as it reads
-        except _FAILURES as exc:
-            if translator.turn.stop is None:
-                raise error_from_exception(exc) from exc
         for event in translator.end():
             yield event  # noqa: ASYNC911 - a pass-through of the response body, which checkpoints as it reads
 
 
-__all__ = ["Api", "MaxTokensField", "OpenAIModel"]
+__all__ = ["Api", "ConnectionOptions", "MaxTokensField", "OpenAIModel"]

@@ -10,15 +10,12 @@ usage) and ``response.failed`` / ``error`` (failures). Other events are ignored.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping
-from typing import cast
-
 import attrs
 
 from ..core import FinishReason, ModelEvent, ModelFinish, ModelReasoningDelta, ModelTextDelta
-from ._errors import stream_error
-from ._json import JsonMap, get_int, get_map, get_str
+from ._errors import reported_error, stream_error
+from ._json import JsonMap, decode_map, get_int, get_map, get_str
+from ._sse import SseFrame
 from ._turn import TurnState, finish_for, usage_from
 
 
@@ -27,6 +24,12 @@ class ResponsesStreamTranslator:
     """Feed it each SSE frame with `feed`, then call `end` when the body ends."""
 
     turn: TurnState = attrs.Factory(TurnState)
+    done: bool = attrs.field(default=False, init=False)
+    """Always false: a Responses stream has no end marker, it ends with the body."""
+
+    def feed_frame(self, frame: SseFrame) -> list[ModelEvent]:
+        """`feed` with one frame's event name and ``data``."""
+        return self.feed(frame.event, frame.data)
 
     def feed(self, event: str | None, data: str) -> list[ModelEvent]:
         """The events one frame yields; an unparseable or unknown frame yields none.
@@ -34,19 +37,12 @@ class ResponsesStreamTranslator:
         Raises:
             ModelError: the server reported an error or a failed response.
         """
-        try:
-            decoded: object = json.loads(data)
-        except ValueError:
+        payload = decode_map(data)
+        if payload is None:
             return []
-        if not isinstance(decoded, Mapping):
-            return []
-        payload = cast(JsonMap, decoded)
         kind = get_str(payload, "type") or event or ""
         if kind == "error":
-            error = get_map(payload, "error") or payload
-            raise stream_error(
-                get_str(error, "code"), get_str(error, "type"), get_str(error, "message") or "unknown error"
-            )
+            raise reported_error(get_map(payload, "error") or payload)
         if kind == "response.failed":
             error = get_map(get_map(payload, "response"), "error")
             raise stream_error(get_str(error, "code"), None, get_str(error, "message") or "the response failed")
