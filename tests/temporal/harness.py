@@ -11,8 +11,9 @@ import attrs
 from temporalio.client import Client, WorkflowHistory
 from temporalio.worker import Replayer
 
-from helikon_fc.core import AgentEvent, ReasoningDelta, TokenDelta, ToolCallDelta
+from helikon_fc.core import AgentEvent, PermissionConfig, ReasoningDelta, TokenDelta, ToolCallDelta
 from helikon_fc.shell.config import RunConfig
+from helikon_fc.shell.permissions import Permissions
 from helikon_fc.shell.protocol import Agent
 from helikon_fc.temporal import (
     ActivityPolicy,
@@ -86,18 +87,24 @@ def on_temporal(
     during: Callable[[RunHandle], Awaitable[None]] | None = None,
     user: Any = None,
     codec: UserCodec | None = None,
+    permissions: Permissions | None = None,
+    run_permissions: PermissionConfig | None = None,
 ) -> Outcome:
     """Run `agent` on a fresh task queue with an in-process worker; stream, wait, replay.
 
-    `user` is the run's user value, crossing by `codec` (on the client and the worker alike).
+    `user` is the run's user value, crossing by `codec` (on the client and the worker alike);
+    `permissions` are the worker's, `run_permissions` the run's own config (given to the client).
     """
 
     async def main() -> Outcome:
         client = await Client.connect(address)
         queue = f"q-{uuid.uuid4()}"
-        async with HelikonWorker(client, queue, agents=agents, heartbeat_every=0.2, user_codec=codec):
+        worker = HelikonWorker(
+            client, queue, agents=agents, heartbeat_every=0.2, user_codec=codec, permissions=permissions
+        )
+        async with worker:
             runs = HelikonClient(client, queue, policy=FAST, user_codec=codec)
-            handle = await runs.start(agent, text, config=config, user=user)
+            handle = await runs.start(agent, text, config=config, user=user, permissions=run_permissions)
             if during is not None:
                 await during(handle)
             events = tuple([event async for event in handle.events()])

@@ -19,7 +19,7 @@ ROOT = DOC.parents[1]
 
 
 def test_the_doc_runs_against_a_real_worker_process(temporal_address: str, tmp_path: Path) -> None:
-    agents_module, client_code = SNIPPETS
+    agents_module, client_code, approving_client = SNIPPETS
     assert "helikon temporal worker --agents support_agents:agents" in TEXT
     (tmp_path / "support_agents.py").write_text(agents_module)
     queue = f"docs-{uuid.uuid4()}"
@@ -28,16 +28,24 @@ def test_the_doc_runs_against_a_real_worker_process(temporal_address: str, tmp_p
     command += ["--address", temporal_address, "--task-queue", queue]
     worker = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        code = client_code.replace("127.0.0.1:7233", temporal_address).replace('"support"', repr(queue))
-        out = io.StringIO()
-        with contextlib.redirect_stdout(out):
-            exec(compile(code, f"{DOC.name}[client]", "exec"), {"__name__": "snippet_client"})
+        printed = _run_client(client_code, temporal_address, queue, "client")
+        approved = _run_client(approving_client, temporal_address, queue, "approving client")
     finally:
         worker.terminate()
         worker.wait(timeout=30)
+    assert printed.splitlines()[-3] == "RunCompleted"
+    assert approved.splitlines()[0] == "['handoff:billing/lookup-42']"
+
+
+def _run_client(snippet: str, address: str, queue: str, name: str) -> str:
+    """Run a client snippet against `address` and `queue`; what it printed (each commented print checked)."""
+    code = snippet.replace("127.0.0.1:7233", address).replace('"support"', repr(queue))
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(code, f"{DOC.name}[{name}]", "exec"), {"__name__": "snippet_client"})
     printed = out.getvalue()
     for line in code.splitlines():
         match = PRINTED.search(line)
         if match:
             assert match.group(1).strip() in printed, (match.group(1), printed)
-    assert printed.splitlines()[-3] == "RunCompleted"
+    return printed

@@ -3,7 +3,8 @@
 Install the extra ``helikon_fc[temporal]``.
 
 - `HelikonWorker`: polls a task queue and runs the agents registered on it.
-- `HelikonClient`: starts runs (`RunHandle`: events, cancel, result as `TemporalRunResult`).
+- `HelikonClient`: starts runs (`RunHandle`: events, pending approvals and decide, cancel, result as
+  `TemporalRunResult`).
 - `ActivityPolicy`: the activities' timeouts, retries and heartbeats.
 - `UserCodec`: how a run's user value crosses from the client to the workers (JSON).
 - `RunWorkflow` and `workflow_runner`: the workflow class and its sandbox (for a `Replayer`).

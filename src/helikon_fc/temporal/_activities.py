@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 from typing import Any
 
@@ -21,11 +22,13 @@ from ..core import (
     AgentEvent,
     CompactionPolicy,
     Conversation,
+    HookFailed,
     ModelRequest,
     ModelResponse,
     OtherError,
     RunFailed,
     ToolCall,
+    ToolResult,
     TransitionCtx,
     UnknownHandoffTarget,
     from_json,
@@ -35,19 +38,29 @@ from ..core.records import ModelAnswered, ToolFinished
 from ..models.retry import RETRYABLE
 from ..shell.config import RunConfig
 from ..shell.context import RunContext, SessionState
-from ..shell.driver import call_model
+from ..shell.controls import failing_on_hook
+from ..shell.driver import call_model, call_tool
 from ..shell.metering import UsageMeter
+from ..shell.permissions import Permissions
 from ..shell.protocol import Agent
 from ..shell.tool_exec import execute_tool_call
+from ..shell.tool_round import CallHeld
+from . import _pipeline
+from ._decisions import answer_of, run_permissions
 from ._deltas import DeltaBuffer
 from ._payloads import (
+    AUTHORIZE_TOOL,
     CALL_MODEL,
     CALL_TOOL,
+    CONTROL,
     DELTAS,
     DESCRIBE,
+    FINISH_TOOL,
     AgentPlan,
     AgentToolRef,
     ChildRef,
+    ControlInput,
+    ControlOutput,
     DeltaBatch,
     DescribeInput,
     GraphEdge,
@@ -91,8 +104,10 @@ class Activities:
         *,
         heartbeat_every: float = 1.0,
         user_codec: UserCodec | None = None,
+        permissions: Permissions | None = None,
     ) -> None:
         self._registry = registry
+        self._permissions = permissions
         self._portal = portal
         self._heartbeat_every = heartbeat_every
         self._codec = user_codec or UserCodec()
@@ -149,7 +164,7 @@ class Activities:
             user = self._user(request.user_json)
         except ApplicationError as exc:
             return _error_plan(agent.name, OtherError(str(exc)))
-        return _plan(agent, request, user)
+        return _plan(agent, request, user, guarded=self._permissions is not None)
 
     @activity.defn(name=CALL_MODEL)
     def call_model(self, request: ModelCallInput) -> str:
@@ -184,22 +199,89 @@ class Activities:
 
     @activity.defn(name=CALL_TOOL)
     def call_tool(self, request: ToolCallInput) -> ToolCallOutput:
-        """One tool call in a context holding the run's shared state; its result, the state after, the escalation."""
+        """One tool call through the trio shell's per-call pipeline, in a context holding the run's shared state.
+
+        The pipeline is `helikon_fc.shell.driver.call_tool`'s: the agent's `PreToolUse` hooks, the
+        permission decision (the run's `PermissionConfig` with this worker's policy; a human's answer
+        when the workflow passes one), the tool, `PostToolUse`, redaction. It returns the call's
+        record (result, escalation, decision events), the state after and the usage, or that the call
+        waits for a human (`held`), or the `HookFailed` of a hook that raised.
+        """
         definition = _loop(self._registry.resolve(request.path)).definition
         call = from_json(ToolCall, request.call_json)
         meter = UsageMeter()
-        ctx: RunContext[Any] = RunContext(
+        ctx = self._context(request, meter)
+        tool = definition.tools_by_name.get(call.name)
+        answer = answer_of(request.answer) if request.answer is not None else None
+        outcome = self._portal.run(
+            lambda: failing_on_hook(call_tool(execute_tool_call, definition.hooks, tool, call, ctx, answer)),
+            heartbeat_every=self._heartbeat_every,
+        )
+        state_json, usage_json = json.dumps(ctx.state.snapshot()), to_json(meter.by_agent())
+        if isinstance(outcome, HookFailed):
+            return ToolCallOutput("", state_json, usage_json, hook_failed_json=to_json(outcome))
+        if isinstance(outcome, CallHeld):
+            return ToolCallOutput("", state_json, usage_json, held=True)
+        finished = ToolFinished(result=outcome.result, escalated=ctx.actions.escalated, events=outcome.events)
+        return ToolCallOutput(to_json(finished), state_json, usage_json)
+
+    def _context(self, request: ToolCallInput | ControlInput, meter: UsageMeter | None = None) -> RunContext[Any]:
+        """The run context a hook, guardrail or call sees on this worker: the run's user value, state and depth."""
+        permissions_json = request.permissions_json if isinstance(request, ToolCallInput) else None
+        return RunContext(
             self._user(request.user_json),
             state=SessionState(json.loads(request.state_json)),
             agent_depth=request.depth,
             meter=meter,
+            permissions=run_permissions(self._permissions, permissions_json),
         )
+
+    @activity.defn(name=CONTROL)
+    def control(self, request: ControlInput) -> ControlOutput:
+        """Fire one hook point or run one kind of guardrails of the model loop at ``request.path`` (see `_pipeline`)."""
+        definition = _loop(self._registry.resolve(request.path)).definition
+        ctx = self._context(request)
+        return self._portal.run(
+            lambda: _pipeline.control(definition, ctx, request), heartbeat_every=self._heartbeat_every
+        )
+
+    @activity.defn(name=AUTHORIZE_TOOL)
+    def authorize_tool(self, request: ToolCallInput) -> ToolCallOutput:
+        """`PreToolUse` and the permission decision for a call the workflow runs itself (an `AgentAsTool`)."""
+        definition = _loop(self._registry.resolve(request.path)).definition
+        call = from_json(ToolCall, request.call_json)
+        ctx = self._context(request)
+        answer = answer_of(request.answer) if request.answer is not None else None
         tool = definition.tools_by_name.get(call.name)
-        result = self._portal.run(
-            lambda: execute_tool_call(tool, call, ctx, checked=True), heartbeat_every=self._heartbeat_every
+        outcome = self._portal.run(
+            lambda: failing_on_hook(_pipeline.authorize(definition, tool, call, ctx, answer)),
+            heartbeat_every=self._heartbeat_every,
         )
-        finished = ToolFinished(result=result, escalated=ctx.actions.escalated)
-        return ToolCallOutput(to_json(finished), json.dumps(ctx.state.snapshot()), to_json(meter.by_agent()))
+        state_json = json.dumps(ctx.state.snapshot())
+        if isinstance(outcome, HookFailed):
+            return ToolCallOutput("", state_json, hook_failed_json=to_json(outcome))
+        if isinstance(outcome, CallHeld):
+            return ToolCallOutput("", state_json, held=True)
+        if isinstance(outcome, _pipeline.Allowed):
+            return ToolCallOutput("", state_json, run_json=to_json(outcome.call), events_json=to_json(outcome.events))
+        finished = ToolFinished(result=outcome.result, events=outcome.events)
+        return ToolCallOutput(to_json(finished), state_json)
+
+    @activity.defn(name=FINISH_TOOL)
+    def finish_tool(self, request: ToolCallInput) -> ToolCallOutput:
+        """`PostToolUse` and redaction of the result (``request.result_json``) of a call the workflow ran itself."""
+        definition = _loop(self._registry.resolve(request.path)).definition
+        call = from_json(ToolCall, request.call_json)
+        result = from_json(ToolResult, request.result_json)
+        ctx = self._context(request)
+        outcome = self._portal.run(
+            lambda: failing_on_hook(_pipeline.finish(definition, call, result, ctx)),
+            heartbeat_every=self._heartbeat_every,
+        )
+        state_json = json.dumps(ctx.state.snapshot())
+        if isinstance(outcome, HookFailed):
+            return ToolCallOutput("", state_json, hook_failed_json=to_json(outcome))
+        return ToolCallOutput(to_json(ToolFinished(result=outcome)), state_json)
 
 
 def _loop(agent: Agent[Any]) -> LlmAgent[Any]:
@@ -212,10 +294,21 @@ def _error_plan(name: str, error: Any) -> AgentPlan:
     return AgentPlan(kind="error", name=name, config=RunSettings(), error_json=to_json(error))
 
 
-def _plan(agent: Agent[Any], request: DescribeInput, user: Any) -> AgentPlan:
+def _plan(agent: Agent[Any], request: DescribeInput, user: Any, *, guarded: bool = False) -> AgentPlan:
     ctx_config = request.config
     if isinstance(agent, LlmAgent):
-        return _loop_plan(agent, request, user)
+        plan = _loop_plan(agent, request, user)
+        if plan.kind != "llm":
+            return plan
+        definition = agent.definition
+        hooked = bool(definition.hooks.hooks)
+        return dataclasses.replace(
+            plan,
+            hooked=hooked,
+            input_guarded=bool(definition.input_guardrails),
+            output_guarded=bool(definition.output_guardrails),
+            guarded_tools=hooked or guarded or request.permissions,
+        )
     config = ctx_config or RunSettings()
     if isinstance(agent, SequentialAgent | LoopAgent | ParallelAgent):
         pairs = agent.branches if isinstance(agent, ParallelAgent) else agent.steps

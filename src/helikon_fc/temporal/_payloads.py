@@ -16,6 +16,11 @@ CALL_MODEL = "helikon.call_model"
 CALL_TOOL = "helikon.call_tool"
 DELTAS = "helikon.deltas"
 CHILD_EVENTS = "helikon.child_events"
+DECIDE = "helikon.decide"
+CONTROL = "helikon.control"
+AUTHORIZE_TOOL = "helikon.authorize_tool"
+FINISH_TOOL = "helikon.finish_tool"
+PENDING = "pending"
 
 
 @dataclass(frozen=True)
@@ -59,6 +64,9 @@ class RunRequest:
     """The input of one run workflow: which agent (by path), on what items, with which bounds.
 
     `user_json` is the run's user value as a `UserCodec` encoded it (`None`: the tools see ``user=None``).
+    `permissions_json` is the run's `PermissionConfig` as wire JSON (`None`: the worker's own, if any).
+    `scope` is the run's place below the run a client started (``""`` there, ``"tool:CALL/"`` in an
+    agent-as-tool sub-run): it qualifies the ids its waiting calls are decided by, as on trio.
     """
 
     path: str
@@ -69,6 +77,8 @@ class RunRequest:
     state_json: str = "{}"
     return_events: bool = False
     user_json: str | None = None
+    permissions_json: str | None = None
+    scope: str = ""
 
 
 @dataclass(frozen=True)
@@ -89,13 +99,17 @@ class RunOutcome:
 
 @dataclass(frozen=True)
 class DescribeInput:
-    """Ask the worker what the agent at `path` is (rendering its instructions against `state_json`)."""
+    """Ask the worker what the agent at `path` is (rendering its instructions against `state_json`).
+
+    `permissions`: the run has a `PermissionConfig` of its own (so its calls are decided).
+    """
 
     path: str
     state_json: str
     depth: int
     config: RunSettings | None = None
     user_json: str | None = None
+    permissions: bool = False
 
 
 @dataclass(frozen=True)
@@ -137,6 +151,11 @@ class AgentPlan:
         edges: (graph) the edges.
         max_iterations: (loop) the most passes; (swarm) the handoff budget, -1 for none.
         error_json: (error) the `AgentError` that stops the run from starting.
+        hooked: (llm) the agent has hooks (fired through ``helikon.control``).
+        input_guarded: (llm) the agent has input guardrails.
+        output_guarded: (llm) the agent has output guardrails.
+        guarded_tools: (llm) its calls go through hooks or permissions, so an `AgentAsTool` call is
+            authorized and finished by activities around its child workflow.
     """
 
     kind: str
@@ -148,6 +167,10 @@ class AgentPlan:
     edges: list[GraphEdge] = field(default_factory=list)
     max_iterations: int = 0
     error_json: str = ""
+    hooked: bool = False
+    input_guarded: bool = False
+    output_guarded: bool = False
+    guarded_tools: bool = False
 
 
 @dataclass(frozen=True)
@@ -170,13 +193,15 @@ class ChildBatch:
 
     `events` are the child's events from its `start`-th on (wire JSON; empty when the parent does not
     show them, as for an agent-as-tool sub-run), `usage_json` what its model calls cost so far, by
-    agent: the parent counts it should the child fail as a workflow (terminated, say).
+    agent: the parent counts it should the child fail as a workflow (terminated, say). `pending` is
+    what its waiting calls ask (`ApprovalRequested` wire JSON, ids qualified), its sub-runs' included.
     """
 
     child_id: str
     start: int
     events: list[str]
     usage_json: str
+    pending: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -196,6 +221,24 @@ class ToolCallInput:
     state_json: str
     depth: int
     user_json: str | None = None
+    permissions_json: str | None = None
+    answer: Decision | None = None
+    result_json: str = ""
+
+
+@dataclass(frozen=True)
+class Decision:
+    """A human's decision on one waiting call (the ``helikon.decide`` signal carries a list of them).
+
+    `approve` with `arguments` (JSON text, or `None` to keep the call's) is `Approve(arguments)`;
+    otherwise it is `Reject(reason)`. `call_id` is the id `RunHandle.pending` lists (qualified by the
+    sub-run that asks, as ``tool:CALL/ID``).
+    """
+
+    call_id: str
+    approve: bool
+    arguments: str | None = None
+    reason: str = ""
 
 
 @dataclass(frozen=True)
@@ -205,9 +248,51 @@ class ToolCallOutput:
     `finished_json` is the `helikon_fc.core.records.ToolFinished` a recorded trio run writes for the
     same call (its `ToolResult` and whether it escalated), as wire JSON. `usage_json` is what the
     models the tool ran (an agent it started in its context, say) cost, by agent (a tuple of
-    `AgentUsage` as wire JSON): the workflow counts it on the run, as the trio meter does.
+    `AgentUsage` as wire JSON): the workflow counts it on the run, as the trio meter does. `held`:
+    the call waits for a human (its permission decision asked, no answer was given); its record is
+    then empty. `hook_failed_json`: a tool hook raised, the run fails with this `HookFailed`.
+    From ``helikon.authorize_tool``: `run_json` is the `ToolCall` allowed to run (its arguments maybe
+    replaced) and `events_json` the decision's events; else the call is answered (`finished_json`) or held.
     """
 
     finished_json: str
     state_json: str
     usage_json: str = "[]"
+    held: bool = False
+    hook_failed_json: str = ""
+    run_json: str = ""
+    events_json: str = ""
+
+
+@dataclass(frozen=True)
+class ControlInput:
+    """One hook point or one kind of guardrails of the model loop at `path` (the ``helikon.control`` activity).
+
+    `point` is ``run_start``, ``turn_start`` (with `turn`), ``handoff`` (with `target`), ``run_complete``,
+    ``input_guardrails`` (on `items_json`, the run's input) or ``output_guardrails`` (on `text`, the answer).
+    """
+
+    path: str
+    point: str
+    state_json: str
+    depth: int
+    user_json: str | None = None
+    turn: int = 0
+    target: str = ""
+    text: str = ""
+    items_json: str = "[]"
+
+
+@dataclass(frozen=True)
+class ControlOutput:
+    """What a hook point or the guardrails said.
+
+    `error_json`: the `AgentError` that aborts the run (a hook's `Deny` or failure); `injections`: the
+    system messages for the next model request; `tripped_json`: the events a tripped guardrail ends the
+    run with (``GuardrailTriggered``, ``RunFailed``); `state_json`: the shared state after.
+    """
+
+    error_json: str
+    injections: list[str]
+    tripped_json: str
+    state_json: str

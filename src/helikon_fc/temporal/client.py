@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Iterable, Mapping
 from datetime import timedelta
 from typing import Any
 
@@ -19,9 +19,23 @@ import attrs
 from temporalio.client import Client, WorkflowExecutionStatus, WorkflowHandle
 from temporalio.common import WorkflowIDReusePolicy
 
-from ..core import AgentEvent, Item, RunCompleted, RunFailed, TerminalEvent, Usage, UserMessage, from_json, to_json
+from ..core import (
+    AgentEvent,
+    ApprovalRequested,
+    Item,
+    PermissionConfig,
+    RunCompleted,
+    RunFailed,
+    TerminalEvent,
+    Usage,
+    UserMessage,
+    from_json,
+    to_json,
+)
 from ..shell.config import RunConfig
-from ._payloads import WORKFLOW_NAME, ActivityPolicy, RunOutcome, RunRequest, RunSettings
+from ..shell.permissions import ApprovalAnswer
+from ._decisions import decisions_of
+from ._payloads import DECIDE, PENDING, WORKFLOW_NAME, ActivityPolicy, RunOutcome, RunRequest, RunSettings
 from ._user import UserCodec
 
 
@@ -87,6 +101,28 @@ class RunHandle:
                 closed = (await self._handle.describe()).status != WorkflowExecutionStatus.RUNNING
             await asyncio.sleep(poll_every)
 
+    async def pending(self) -> tuple[ApprovalRequested, ...]:
+        """What the run's waiting calls ask now, its sub-runs' included, each under the id to decide it by.
+
+        A call waits when its permission decision asks a human (`Ask`); the run waits, durably and
+        under its deadline, until `decide` answers it. The ids are qualified by the sub-run that asks,
+        as for ``runner.resume`` on trio (``tool:CALL/ID`` for a call of an agent-as-tool sub-run,
+        ``NODE/ID`` in a graph node); the same requests appear as `ApprovalRequested` events.
+        """
+        texts: list[str] = await self._handle.query(PENDING, result_type=list[str])
+        return tuple(from_json(ApprovalRequested, text) for text in texts)
+
+    async def decide(self, decisions: Mapping[str, ApprovalAnswer]) -> None:
+        """Answer waiting calls, by the ids `pending` lists: `Approve()` runs the call (``Approve(arguments=...)``
+        with replaced arguments, which are checked again), `Reject(reason)` answers it with
+        ``permission denied: reason``. Calls left out wait on; a decision reaches the sub-run whose call
+        waits, and one given before its call waits is kept for it.
+
+        Raises:
+            TypeError: `decisions` maps something other than call ids to `Approve`/`Reject` (nothing is sent).
+        """
+        await self._handle.signal(DECIDE, decisions_of(decisions))
+
     async def cancel(self) -> None:
         """Cancel the run: it stops at once and ends with `RunFailed(Cancelled)`."""
         await self._handle.cancel()
@@ -108,6 +144,11 @@ class HelikonClient:
         policy: how runs schedule their model and tool activities (timeouts, retries, heartbeats).
         user_codec: encodes a run's user value for the workers (the same codec as theirs); the
             default takes JSON values as they are.
+        task_timeout: seconds a worker has for one workflow task of a run (Temporal's workflow task
+            timeout; at most 120) before the task is handed to another worker.
+
+    Raises:
+        ValueError: `task_timeout` is not a positive number.
     """
 
     def __init__(
@@ -117,11 +158,15 @@ class HelikonClient:
         *,
         policy: ActivityPolicy | None = None,
         user_codec: UserCodec | None = None,
+        task_timeout: float = 10.0,
     ) -> None:
+        if not task_timeout > 0:
+            raise ValueError(f"task_timeout must be a positive number of seconds, got {task_timeout!r}")
         self._client = client
         self._task_queue = task_queue
         self._policy = policy or ActivityPolicy()
         self._codec = user_codec or UserCodec()
+        self._task_timeout = timedelta(seconds=task_timeout)
 
     async def start(
         self,
@@ -131,17 +176,26 @@ class HelikonClient:
         config: RunConfig | None = None,
         run_id: str | None = None,
         user: Any = None,
+        permissions: PermissionConfig | None = None,
     ) -> RunHandle:
         """Start a run of the registered agent named `agent` on `input` (a user message, or items).
 
         `config` bounds the run as a `Runner`'s config does (it wins over the agent's own); its
         ``timeout`` is the run's deadline, a durable timer in the workflow. `user` is the run
         context's user value its tools and instructions see, carried to the workers as JSON by the
-        client's `UserCodec` (`None`: no user value).
+        client's `UserCodec` (`None`: no user value). `permissions` decides the run's tool calls
+        (its sub-runs' too), with the workers' policy and redaction (`HelikonWorker(permissions=...)`);
+        `None`: the workers' own permissions, if any.
 
         Raises:
-            TypeError: `user` does not encode as JSON; nothing was started.
+            TypeError: `user` does not encode as JSON, or `permissions` is not a `PermissionConfig`;
+                nothing was started.
         """
+        if permissions is not None and not isinstance(permissions, PermissionConfig):
+            raise TypeError(
+                "permissions must be a PermissionConfig or None (the policy and redaction are the workers'), "
+                f"got {permissions!r} ({type(permissions).__name__})"
+            )
         user_json = None if user is None else self._codec.to_text(user)
         items = (UserMessage(input),) if isinstance(input, str) else tuple(input)
         settings = None
@@ -150,7 +204,12 @@ class HelikonClient:
                 config.max_turns, config.parallel_tool_call_limit, config.max_agent_depth, config.timeout
             )
         request = RunRequest(
-            path=agent, input_json=to_json(items), config=settings, policy=self._policy, user_json=user_json
+            path=agent,
+            input_json=to_json(items),
+            config=settings,
+            policy=self._policy,
+            user_json=user_json,
+            permissions_json=to_json(permissions) if permissions is not None else None,
         )
         handle = await self._client.start_workflow(
             WORKFLOW_NAME,
@@ -159,7 +218,7 @@ class HelikonClient:
             task_queue=self._task_queue,
             result_type=RunOutcome,
             id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
-            task_timeout=timedelta(seconds=10),
+            task_timeout=self._task_timeout,
         )
         return RunHandle(handle)
 

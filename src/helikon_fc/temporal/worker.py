@@ -13,11 +13,12 @@ from temporalio.client import Client
 from temporalio.worker import Worker
 from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxRestrictions
 
+from ..shell.permissions import Permissions
 from ..shell.protocol import Agent
 from ._activities import Activities
+from ._decisions import check_worker_permissions
 from ._portal import TrioPortal
 from ._registry import AgentRegistry
-from ._unsupported import refuse_controls
 from ._user import UserCodec
 from .workflow import RunWorkflow
 
@@ -49,10 +50,14 @@ class HelikonWorker:
             for its workflow to move, beside the heartbeat timeout of the call in flight.
         user_codec: decodes each run's user value for its tools and instructions (the same codec as
             the clients'); the default takes JSON values as they are.
+        permissions: decide every tool call of the runs on this worker, as ``ctx.with_permissions`` does
+            on trio: the config (which a run's own `PermissionConfig`, given to `HelikonClient.start`,
+            replaces), the async policy and the redaction. A human answers through
+            `RunHandle.decide`, so an ``approval_handler`` is refused.
 
     Raises:
-        ValueError: an agent anywhere below `agents` has hooks or guardrails, which runs on Temporal do
-            not honour (refused here rather than silently ignored).
+        ValueError: `permissions` has an approval handler.
+        TypeError: `permissions` is not a `Permissions`.
     """
 
     def __init__(
@@ -65,6 +70,7 @@ class HelikonWorker:
         heartbeat_every: float = 1.0,
         sticky_timeout: float = 10.0,
         user_codec: UserCodec | None = None,
+        permissions: Permissions | None = None,
     ) -> None:
         if not task_queue:
             raise ValueError("task_queue must not be empty")
@@ -72,19 +78,28 @@ class HelikonWorker:
             raise ValueError(f"max_concurrent_activities must be at least 1, got {max_concurrent_activities}")
         if not sticky_timeout > 0:
             raise ValueError(f"sticky_timeout must be a positive number of seconds, got {sticky_timeout!r}")
+        check_worker_permissions(permissions)
         agents = tuple(agents)
-        refuse_controls(agents)  # hooks and guardrails are not honoured on Temporal: refused, never ignored
         self.registry = AgentRegistry(agents)
         self._portal = TrioPortal()
         self._executor = concurrent.futures.ThreadPoolExecutor(max_concurrent_activities)
-        activities = Activities(self.registry, self._portal, heartbeat_every=heartbeat_every, user_codec=user_codec)
+        activities = Activities(
+            self.registry, self._portal, heartbeat_every=heartbeat_every, user_codec=user_codec, permissions=permissions
+        )
         self._activities = activities
         self._client = client
         self._worker = Worker(
             client,
             task_queue=task_queue,
             workflows=[RunWorkflow],
-            activities=[activities.describe, activities.call_model, activities.call_tool],
+            activities=[
+                activities.describe,
+                activities.call_model,
+                activities.call_tool,
+                activities.control,
+                activities.authorize_tool,
+                activities.finish_tool,
+            ],
             activity_executor=self._executor,
             max_concurrent_activities=max_concurrent_activities,
             workflow_runner=workflow_runner(),

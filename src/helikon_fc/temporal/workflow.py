@@ -9,6 +9,13 @@ so far — and performs each `NextAction` the way the trio driver does, as Tempo
   workflow instead, so its sub-run is durable too), all of a turn at once, at most
   ``parallel_tool_call_limit`` at a time, results in call order;
 - `PerformHandoff`: the target agent runs on the transcript in this workflow, one level deeper.
+- `AwaitApproval`: wait (a workflow condition, durable, under the run's deadline) for decisions
+  by the ``helikon.decide`` signal (`decide`), then run the decided calls with their answers; the
+  waiting calls are the ``pending`` query. A decision for a child workflow's call is passed on to it.
+
+Every tool call runs the trio shell's per-call pipeline in its activity (hooks, permissions,
+redaction); the agent's other hooks and its guardrails run in ``helikon.control`` activities and
+are applied here (`LoopControls`).
 
 A child workflow (a graph node, an agent-as-tool sub-run) forwards its events and usage to its
 parent as it runs (``helikon.child_events``). Sequential, parallel and loop agents run their
@@ -21,6 +28,7 @@ Everything here is deterministic: asyncio under Temporal's event loop, no clock,
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import functools
 import json
 from collections.abc import Callable
@@ -39,6 +47,7 @@ with workflow.unsafe.imports_passed_through():
         AgentEvent,
         AgentUpdated,
         AgentUsage,
+        ApprovalRequested,
         AssistantMessage,
         AwaitApproval,
         BranchFailure,
@@ -49,6 +58,7 @@ with workflow.unsafe.imports_passed_through():
         ExecuteTools,
         GraphFailed,
         HandoffItem,
+        HookFailed,
         Item,
         JsonValue,
         MaxAgentDepthExceeded,
@@ -86,17 +96,23 @@ with workflow.unsafe.imports_passed_through():
     from ..core.records import ModelAnswered, ToolFinished
     from ..core.usage import one_call
     from ..shell.metering import UsageMeter
+    from ._loop_controls import LoopControls
     from ._payloads import (
+        AUTHORIZE_TOOL,
         CALL_MODEL,
         CALL_TOOL,
         CHILD_EVENTS,
+        DECIDE,
         DELTAS,
         DESCRIBE,
+        FINISH_TOOL,
+        PENDING,
         WORKFLOW_NAME,
         ActivityPolicy,
         AgentPlan,
         AgentToolRef,
         ChildBatch,
+        Decision,
         DeltaBatch,
         DescribeInput,
         ModelCallInput,
@@ -195,21 +211,35 @@ class _Interleaving:
 
 
 class _Follower:
-    """What a parent knows of a child workflow while it runs: the events it forwarded, the usage so far."""
+    """What a parent knows of a child workflow while it runs: the events it forwarded, the usage so far,
+    and what its waiting calls ask (under its `scope`, the prefix of their ids).
 
-    __slots__ = ("_forward", "seen", "usage_json")
+    A child whose events the parent does not show (an agent-as-tool sub-run) has its new questions
+    announced in the parent's stream instead (`announce`), so a client following the run sees them.
+    """
 
-    def __init__(self, forward: Emit | None) -> None:
+    __slots__ = ("_announce", "_forward", "pending", "scope", "seen", "usage_json")
+
+    def __init__(self, forward: Emit | None, scope: str, announce: Emit) -> None:
         self._forward = forward
+        self._announce = announce
+        self.scope = scope
         self.seen = 0
         self.usage_json = "[]"
+        self.pending: list[str] = []
 
-    def take(self, batch: ChildBatch) -> None:
-        """Forward what of `batch` is new; keep its usage (the child's latest)."""
+    def take(self, batch: ChildBatch) -> bool:
+        """Forward what of `batch` is new; keep its usage and questions (the child's latest); whether those changed."""
         self.usage_json = batch.usage_json
-        if self._forward is None or batch.start > self.seen:
-            return
-        self.rest(batch.events[self.seen - batch.start :])
+        changed = batch.pending != self.pending
+        if changed and self._forward is None:
+            for text in batch.pending:
+                if text not in self.pending:
+                    self._announce(from_json(AgentEvent, text))
+        self.pending = list(batch.pending)
+        if self._forward is not None and batch.start <= self.seen:
+            self.rest(batch.events[self.seen - batch.start :])
+        return changed
 
     def rest(self, events: list[str]) -> None:
         """Forward `events`, the next ones after those seen."""
@@ -228,6 +258,11 @@ class _Scope:
     config: RunSettings | None
     meter: UsageMeter
     emit: Emit
+    prefix: str = ""
+
+    def under(self, segment: str) -> _Scope:
+        """The same scope for a sub-run at `segment` (its waiting calls' ids qualified by it, as on trio)."""
+        return attrs.evolve(self, prefix=f"{self.prefix}{segment}/")
 
     def emitting(self, emit: Emit) -> _Scope:
         """The same scope, its events sent to `emit`."""
@@ -262,11 +297,49 @@ class RunWorkflow:
         self._calls = 0
         self._followers: dict[str, _Follower] = {}
         self._done = False
+        self._permissions_json: str | None = None
+        self._decisions: dict[str, Decision] = {}
+        self._pending: dict[str, str] = {}
+        self._asked = 0  # bumped whenever what this run (or a child) waits for changes
 
     @workflow.query(name="events")
     def events(self, after: int) -> list[str]:
         """The run's events after the first `after`, as wire JSON; the last event of a finished run is its terminal."""
         return self._events[after:]
+
+    @workflow.query(name=PENDING)
+    def pending(self) -> list[str]:
+        """What the run's waiting calls ask, its child workflows' included (`ApprovalRequested` wire JSON)."""
+        return [*self._pending.values(), *(text for f in self._followers.values() for text in f.pending)]
+
+    @workflow.signal(name=DECIDE)
+    async def decide(self, decisions: list[Decision]) -> None:
+        """Human decisions by call id: kept for the calls of this workflow, passed on to the child whose call it is.
+
+        A decision is taken once, by the call that waits under its id; one for a call that does not
+        wait (yet) is kept until it does.
+        """
+        by_child: dict[str, list[Decision]] = {}
+        for decision in decisions:
+            child = self._child_asking(decision.call_id)
+            if child is None:
+                self._decisions[decision.call_id] = decision
+            else:
+                by_child.setdefault(child, []).append(decision)
+        for child_id, batch in by_child.items():
+            try:
+                await workflow.get_external_workflow_handle(child_id).signal(DECIDE, batch)
+            except Exception:  # the child has just ended: its call no longer waits
+                continue
+
+    def _child_asking(self, call_id: str) -> str | None:
+        """The running child workflow whose scope holds `call_id` (the deepest), or `None`."""
+        found: tuple[int, str] | None = None
+        for child_id, follower in self._followers.items():
+            if follower.scope and call_id.startswith(follower.scope):
+                if found is None or len(follower.scope) > found[0]:
+                    found = (len(follower.scope), child_id)
+        return found[1] if found is not None else None
 
     @workflow.signal(name=DELTAS)
     def deltas(self, batch: DeltaBatch) -> None:
@@ -285,12 +358,12 @@ class RunWorkflow:
     def child_events(self, batch: ChildBatch) -> None:
         """A child run's events and usage so far, forwarded as they come (a finished child's dropped)."""
         follower = self._followers.get(batch.child_id)
-        if follower is not None:
-            follower.take(batch)
+        if follower is not None and follower.take(batch):
+            self._asked += 1
 
-    def _news_after(self, sent: int) -> bool:
-        """Whether the run ended or recorded events after its first `sent`."""
-        return self._done or len(self._events) > sent
+    def _news_after(self, sent: int, asked: int) -> bool:
+        """Whether the run ended, recorded events after its first `sent`, or changed what it waits for since `asked`."""
+        return self._done or len(self._events) > sent or self._asked != asked
 
     async def _forward_to_parent(self, parent: workflow.ParentInfo, events: bool) -> None:
         """Send the parent this run's new events (when it shows them) and usage, one batch at a time.
@@ -301,21 +374,23 @@ class RunWorkflow:
         """
         handle = workflow.get_external_workflow_handle(parent.workflow_id, run_id=parent.run_id)
         me = workflow.info().workflow_id
-        sent = 0
+        sent = asked = 0
         reported = "[]"
+        reported_pending: list[str] = []
         while True:
-            await workflow.wait_condition(functools.partial(self._news_after, sent))
+            await workflow.wait_condition(functools.partial(self._news_after, sent, asked))
             if self._done:
                 return
-            end = len(self._events)
+            end, asked = len(self._events), self._asked
             usage = to_json(self._meter.by_agent())
-            if events or usage != reported:
-                batch = ChildBatch(me, sent, self._events[sent:end] if events else [], usage)
+            pending = self.pending()
+            if events or usage != reported or pending != reported_pending:
+                batch = ChildBatch(me, sent, self._events[sent:end] if events else [], usage, pending)
                 try:
                     await handle.signal(CHILD_EVENTS, batch)
                 except Exception:  # the parent is gone: nobody to tell
                     return
-                reported = usage
+                reported, reported_pending = usage, pending
             sent = end
 
     @workflow.run
@@ -323,10 +398,11 @@ class RunWorkflow:
         """Run the agent at ``request.path`` on ``request.input_json``; end with exactly one terminal event."""
         self._policy = request.policy
         self._user_json = request.user_json
+        self._permissions_json = request.permissions_json
         items: tuple[Item, ...] = from_json(tuple[Item, ...], request.input_json)
         timeout = request.config.timeout if request.config is not None else None
         state: State = json.loads(request.state_json)
-        scope = _Scope(state, request.depth, request.config, self._meter, self._record)
+        scope = _Scope(state, request.depth, request.config, self._meter, self._record, request.scope)
         body = self._run_agent(request.path, items, scope, _Actions())
         parent = workflow.info().parent
         forwarding = None
@@ -344,6 +420,7 @@ class RunWorkflow:
             terminal = RunFailed(OtherError(f"internal error: {type(exc).__name__}: {exc}"))
             self._record(terminal)
         self._done = True
+        self._pending.clear()
         if forwarding is not None:
             forwarding.cancel()
         events = self._events if request.return_events else []
@@ -364,7 +441,14 @@ class RunWorkflow:
         emit = scope.emit
         plan = await workflow.execute_activity(
             DESCRIBE,
-            DescribeInput(path, json.dumps(scope.state), scope.depth, scope.config, self._user_json),
+            DescribeInput(
+                path,
+                json.dumps(scope.state),
+                scope.depth,
+                scope.config,
+                self._user_json,
+                permissions=self._permissions_json is not None,
+            ),
             result_type=AgentPlan,
             start_to_close_timeout=timedelta(seconds=60),
             retry_policy=RetryPolicy(
@@ -379,8 +463,10 @@ class RunWorkflow:
             return terminal
         meter = scope.meter.child()
         scope = scope.metered(meter)
+        controls: LoopControls | None = None
         if plan.kind == "llm":
-            terminal = await self._run_loop(path, plan, items, scope, actions)
+            controls = self._controls(path, plan, scope)
+            terminal = await self._run_loop(path, plan, items, scope, actions, controls)
         elif scope.depth + 1 > scope.limit:
             terminal = RunFailed(MaxAgentDepthExceeded(scope.depth + 1, scope.limit))
         elif plan.kind == "parallel":
@@ -393,21 +479,42 @@ class RunWorkflow:
             terminal = await self._run_steps(plan, items, scope)
         terminal = meter.completed(terminal)
         emit(terminal)
+        if controls is not None:
+            await controls.run_completed()
         return terminal
 
-    async def _run_child(self, path: str, items: tuple[Item, ...], scope: _Scope) -> tuple[_ChildForward, _Actions]:
-        """Run the agent at `path` one level below `scope`, its events forwarded by the merge convention."""
+    def _controls(self, path: str, plan: AgentPlan, scope: _Scope) -> LoopControls | None:
+        """The hooks and guardrails of the model loop `plan` describes, or `None` when it has none."""
+        if not (plan.hooked or plan.input_guarded or plan.output_guarded):
+            return None
+        return LoopControls(
+            path,
+            scope.state,
+            scope.depth,
+            self._user_json,
+            self._policy,
+            hooked=plan.hooked,
+            input_guarded=plan.input_guarded,
+            output_guarded=plan.output_guarded,
+        )
+
+    async def _run_child(
+        self, path: str, items: tuple[Item, ...], scope: _Scope, segment: str
+    ) -> tuple[_ChildForward, _Actions]:
+        """Run the agent at `path` one level below `scope` (at `segment`), its events forwarded by the merge
+        convention."""
         forward = _ChildForward(scope.emit)
         actions = _Actions()
-        await self._run_agent(path, items, scope.deeper().emitting(forward), actions)
+        await self._run_agent(path, items, scope.deeper().under(segment).emitting(forward), actions)
         return forward, actions
 
     async def _run_steps(self, plan: AgentPlan, items: tuple[Item, ...], scope: _Scope) -> TerminalEvent:
         """A sequential agent (one pass, fail fast) or a loop agent (passes until a step escalates)."""
         passes = plan.max_iterations if plan.kind == "loop" else 1
-        for _ in range(passes):
-            for child in plan.children:
-                forward, actions = await self._run_child(child.path, items, scope)
+        for iteration in range(passes):
+            for index, child in enumerate(plan.children):
+                segment = f"{iteration}.{index}:{child.key}" if plan.kind == "loop" else f"{index}:{child.key}"
+                forward, actions = await self._run_child(child.path, items, scope, segment)
                 if not isinstance(forward.terminal, RunCompleted):
                     return _failed(forward.terminal, child.path)
                 scope.state[child.key] = forward.text
@@ -427,7 +534,7 @@ class RunWorkflow:
         outcomes: dict[str, _ChildForward] = {}
 
         async def branch(key: str, path: str) -> None:
-            forward, _ = await self._run_child(path, items, scope.emitting(merged.emitter()))
+            forward, _ = await self._run_child(path, items, scope.emitting(merged.emitter()), key)
             if isinstance(forward.terminal, RunCompleted):
                 scope.state[key] = forward.text
             outcomes[key] = forward
@@ -465,7 +572,7 @@ class RunWorkflow:
                     member.cancel()
 
         entry = plan.children[0]
-        member = asyncio.ensure_future(self._run_child(entry.path, items, scope.emitting(counting)))
+        member = asyncio.ensure_future(self._run_child(entry.path, items, scope.emitting(counting), "entry"))
         try:
             forward, _ = await member
         except asyncio.CancelledError:
@@ -494,7 +601,7 @@ class RunWorkflow:
 
         async def node(key: str, node_items: tuple[Item, ...]) -> None:
             forward = _ChildForward(merged.emitter())
-            outcome = await self._child_run(paths[key], node_items, scope.deeper(), follow=forward)
+            outcome = await self._child_run(paths[key], node_items, scope.deeper().under(key), follow=forward)
             if isinstance(outcome, RunOutcome):
                 if isinstance(forward.terminal, RunCompleted):
                     scope.state.update(json.loads(outcome.state_json))
@@ -551,9 +658,11 @@ class RunWorkflow:
             state_json=json.dumps(scope.state),
             return_events=follow is not None,
             user_json=self._user_json,
+            permissions_json=self._permissions_json,
+            scope=scope.prefix,
         )
         child_id = f"{workflow.info().workflow_id}.{self._children}"
-        follower = self._followers[child_id] = _Follower(follow)
+        follower = self._followers[child_id] = _Follower(follow, scope.prefix, scope.emit)
         try:
             outcome: RunOutcome = await workflow.execute_child_workflow(
                 WORKFLOW_NAME, request, id=child_id, result_type=RunOutcome
@@ -562,23 +671,40 @@ class RunWorkflow:
             _count(scope.meter, follower.usage_json)
             return RunFailed(OtherError(f"child run of {path!r} failed: {exc.cause or exc}"))
         finally:
-            del self._followers[child_id]
+            if self._followers.pop(child_id).pending:
+                self._asked += 1
         follower.rest(outcome.events[follower.seen :])
         _count(scope.meter, outcome.usage_json)
         return outcome
 
     async def _run_loop(
-        self, path: str, plan: AgentPlan, items: tuple[Item, ...], scope: _Scope, actions: _Actions
+        self,
+        path: str,
+        plan: AgentPlan,
+        items: tuple[Item, ...],
+        scope: _Scope,
+        actions: _Actions,
+        controls: LoopControls | None,
     ) -> TerminalEvent:
-        """A model loop: `transition` step by step, each action an activity, a child workflow or a handoff."""
-        emit = scope.emit
+        """A model loop: `transition` step by step, each action an activity, a child workflow or a handoff.
+
+        `controls` (hooks and guardrails) review each step before its events go out, as on trio.
+        """
+        emit = _qualifying(scope.emit, scope.prefix) if scope.prefix else scope.emit
         conversation = Conversation(items)
         base: TransitionCtx = from_json(TransitionCtx, plan.ctx_json)
         tctx = attrs.evolve(base, conversation=conversation)
         loop_state = initial_state()
         step: TransitionInput = Start()
+        if controls is not None:
+            refused = await controls.run_started()
+            if refused is not None:
+                return RunFailed(refused)
+        gated = controls is not None and controls.input_guarded
         while True:
             outcome = transition(loop_state, step, tctx)
+            if controls is not None:
+                outcome = await controls.review(outcome)
             action = outcome.next_action
             events = outcome.events
             if isinstance(action, Terminate):
@@ -596,7 +722,26 @@ class RunWorkflow:
             loop_state = outcome.next_state
             if isinstance(action, CallModel):
                 summarising = isinstance(loop_state, Compacting)  # a summary: the agent's model, deltas unseen
-                answer = await self._call_model(path, action.request, _unseen if summarising else emit)
+                if summarising:
+                    answer = await self._call_model(path, action.request, _unseen)
+                else:
+                    request = controls.request(action.request) if controls is not None else action.request
+                    if controls is not None and gated:
+                        gated = False
+                        asked = await controls.beside_input_guardrails(
+                            functools.partial(self._call_model, path, request), emit, items
+                        )
+                        if isinstance(asked, tuple):  # tripped: nothing of the call is delivered, no tool of it runs
+                            first = controls.answered_before_trip
+                            if isinstance(first, ModelResponse):
+                                scope.meter.add(plan.name, one_call(first.usage))
+                            for event in asked[:-1]:
+                                emit(event)
+                            last = asked[-1]
+                            return last if isinstance(last, RunFailed) else _failed(None, path)
+                        answer = asked
+                    else:
+                        answer = await self._call_model(path, request, emit)
                 if isinstance(answer, RunFailed) and summarising:
                     step = SummaryFailed(answer.error)  # skipped with a warning; the run goes on
                     continue
@@ -606,19 +751,25 @@ class RunWorkflow:
                 step = answer
             elif isinstance(action, ExecuteTools):
                 results = await self._execute_tools(path, plan, action.calls, scope, actions)
-                step = ToolResults(results)
+                if isinstance(results, HookFailed):
+                    return RunFailed(results)
+                step = results
             elif isinstance(action, PerformHandoff):
+                if controls is not None:
+                    controls.handed_off()
                 forward = _HandoffForward(emit)
                 target_path = f"{path}/handoff:{action.target}"
                 transcript = tuple(action.transcript)
-                await self._run_agent(target_path, transcript, scope.deeper().emitting(forward), actions)
+                target_scope = scope.deeper().under(f"handoff:{action.target}").emitting(forward)
+                await self._run_agent(target_path, transcript, target_scope, actions)
                 return forward.terminal or RunFailed(
                     OtherError(f"handoff target {action.target!r} ended its stream without a terminal event")
                 )
             elif isinstance(action, AwaitApproval):
-                return RunFailed(
-                    OtherError("approvals are not supported under Temporal yet: run this agent with Runner")
-                )
+                results = await self._await_approval(path, plan, action.pending, scope, actions)
+                if isinstance(results, HookFailed):
+                    return RunFailed(results)
+                step = results
             else:
                 return RunFailed(OtherError(f"internal error: unexpected action {type(action).__name__}"))
 
@@ -649,38 +800,139 @@ class RunWorkflow:
         return answered.response
 
     async def _execute_tools(
-        self, path: str, plan: AgentPlan, calls: tuple[ToolCall, ...], scope: _Scope, actions: _Actions
-    ) -> tuple[ToolResult, ...]:
-        """Every call of the turn at once (at most the run's limit at a time); results in call order."""
+        self,
+        path: str,
+        plan: AgentPlan,
+        calls: tuple[ToolCall, ...],
+        scope: _Scope,
+        actions: _Actions,
+        answers: dict[str, Decision] | None = None,
+    ) -> ToolResults | HookFailed:
+        """Every call of the turn at once (at most the run's limit at a time); results in call order.
+
+        Calls that wait for a human are the round's pending; a tool hook that raised cancels the
+        round's other calls and fails the run (its `HookFailed`). `answers` are the human decisions
+        of an approval phase's calls, by call id.
+        """
         limit = plan.config.parallel_tool_call_limit
         gate = asyncio.Semaphore(limit) if limit is not None else None
         agent_tools = {ref.tool: ref for ref in plan.agent_tools}
         snapshot = json.dumps(scope.state)
 
-        async def one(call: ToolCall) -> tuple[ToolResult, State | None, bool]:
+        async def one(call: ToolCall) -> _Called:
             ref = agent_tools.get(call.name)
+            answer = answers.get(call.call_id) if answers is not None else None
+            guarded = plan.guarded_tools
             if gate is None:
-                return await self._one_tool(path, ref, call, snapshot, scope)
-            async with gate:
-                return await self._one_tool(path, ref, call, snapshot, scope)
+                called = await self._one_tool(path, ref, call, snapshot, scope, answer, guarded)
+            else:
+                async with gate:
+                    called = await self._one_tool(path, ref, call, snapshot, scope, answer, guarded)
+            if called.failed is not None:
+                raise _HookRaised(called.failed)
+            if called.result is None:  # listed at once, while the round's other calls (a sub-run, say) go on
+                self._ask(scope.prefix, call)
+            return called
 
-        done = await asyncio.gather(*(one(call) for call in calls))
-        for _, after, escalated in done:
-            if after is not None:
-                scope.state.update(after)
-            actions.escalated = actions.escalated or escalated
-        return tuple(result for result, _, _ in done)
+        tasks = [asyncio.ensure_future(one(call)) for call in calls]
+        try:
+            done = await asyncio.gather(*tasks)
+        except _HookRaised as raised:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            return raised.error
+        results: list[ToolResult] = []
+        pending: list[ToolCall] = []
+        events: list[AgentEvent] = []
+        for call, called in zip(calls, done, strict=True):
+            if called.after is not None:
+                scope.state.update(called.after)
+            actions.escalated = actions.escalated or called.escalated
+            if called.result is None:
+                pending.append(call)
+            else:
+                results.append(called.result)
+                events.extend(called.events)
+        return ToolResults(tuple(results), tuple(pending), tuple(events))
+
+    async def _await_approval(
+        self, path: str, plan: AgentPlan, pending: tuple[ToolCall, ...], scope: _Scope, actions: _Actions
+    ) -> ToolResults | HookFailed:
+        """`AwaitApproval`: wait (durably, under the run's deadline) for a decision on some waiting call,
+        then run the decided ones with their answers; the others wait on.
+
+        The calls are listed by `pending` under their qualified ids (``tool:CALL/ID`` in a sub-run) until
+        decided; a decision arrives by the ``helikon.decide`` signal (`decide`).
+        """
+        for call in pending:  # listed again, in call order (as they were held, they were listed as they came)
+            self._pending.pop(scope.prefix + call.call_id, None)
+        keys = {call.call_id: self._ask(scope.prefix, call) for call in pending}
+        try:
+            await workflow.wait_condition(lambda: any(key in self._decisions for key in keys.values()))
+        except BaseException:  # cancelled, or past the run's deadline: nothing waits here any more
+            for key in keys.values():
+                self._pending.pop(key, None)
+            self._asked += 1
+            raise
+        answers = {cid: self._decisions.pop(key) for cid, key in keys.items() if key in self._decisions}
+        for cid in answers:
+            del self._pending[keys[cid]]
+        self._asked += 1
+        decided = tuple(call for call in pending if call.call_id in answers)
+        results = await self._execute_tools(path, plan, decided, scope, actions, answers)
+        if isinstance(results, HookFailed):
+            return results
+        undecided = tuple(call for call in pending if call.call_id not in answers)
+        return ToolResults(results.results, undecided + results.pending, results.events)
+
+    def _ask(self, prefix: str, call: ToolCall) -> str:
+        """List `call` (of the run at `prefix`) as waiting for a human; the id it is decided by."""
+        key = prefix + call.call_id
+        self._pending[key] = to_json(ApprovalRequested(key, call.name, call.arguments))
+        self._asked += 1
+        return key
 
     async def _one_tool(
-        self, path: str, ref: AgentToolRef | None, call: ToolCall, snapshot: str, scope: _Scope
-    ) -> tuple[ToolResult, State | None, bool]:
+        self,
+        path: str,
+        ref: AgentToolRef | None,
+        call: ToolCall,
+        snapshot: str,
+        scope: _Scope,
+        answer: Decision | None = None,
+        guarded: bool = False,
+    ) -> _Called:
+        request = ToolCallInput(
+            path, to_json(call), snapshot, scope.depth, self._user_json, self._permissions_json, answer
+        )
         if ref is not None:
-            return await self._agent_tool(path, ref, call, scope), None, False
+            if not guarded:
+                return _Called(await self._agent_tool(path, ref, call, scope))
+            return await self._guarded_agent_tool(path, ref, request, scope)
+        return await self._tool_activity(CALL_TOOL, request, scope)
+
+    async def _guarded_agent_tool(self, path: str, ref: AgentToolRef, request: ToolCallInput, scope: _Scope) -> _Called:
+        """An `AgentAsTool` call through the per-call pipeline: `PreToolUse` and the permission decision
+        (an activity), the sub-run (a child workflow) on the call they allow, `PostToolUse` and redaction."""
+        allowed = await self._tool_activity(AUTHORIZE_TOOL, request, scope)
+        if allowed.run is None:
+            return allowed
+        call = allowed.run
+        result = await self._agent_tool(path, ref, call, scope)
+        state = json.dumps(scope.state)
+        finishing = dataclasses.replace(request, call_json=to_json(call), state_json=state, result_json=to_json(result))
+        finished = await self._tool_activity(FINISH_TOOL, finishing, scope)
+        return attrs.evolve(finished, events=allowed.events)
+
+    async def _tool_activity(self, name: str, request: ToolCallInput, scope: _Scope) -> _Called:
+        """One of the tool activities (`name`) for the call of `request`; how it went."""
+        call: ToolCall = from_json(ToolCall, request.call_json)
         policy = self._policy
         try:
             output = await workflow.execute_activity(
-                CALL_TOOL,
-                ToolCallInput(path, to_json(call), snapshot, scope.depth, self._user_json),
+                name,
+                request,
                 result_type=ToolCallOutput,
                 start_to_close_timeout=timedelta(seconds=policy.tool_timeout),
                 heartbeat_timeout=timedelta(seconds=policy.heartbeat_timeout),
@@ -690,11 +942,18 @@ class RunWorkflow:
             )
         except ActivityError as exc:
             message = f"tool activity failed: {exc.cause or exc}"
-            return ToolResult(call.call_id, message, is_error=True), None, False
-        finished: ToolFinished = from_json(ToolFinished, output.finished_json)
-        after: State = json.loads(output.state_json)
+            return _Called(ToolResult(call.call_id, message, is_error=True))
         _count(scope.meter, output.usage_json)
-        return finished.result, after, finished.escalated
+        if output.hook_failed_json:
+            return _Called(None, failed=from_json(HookFailed, output.hook_failed_json))
+        after: State = json.loads(output.state_json)
+        if output.held:
+            return _Called(None, after=after)
+        if output.run_json:
+            events: tuple[AgentEvent, ...] = from_json(tuple[AgentEvent, ...], output.events_json)
+            return _Called(None, events, after=after, run=from_json(ToolCall, output.run_json))
+        finished: ToolFinished = from_json(ToolFinished, output.finished_json)
+        return _Called(finished.result, finished.events, after=after, escalated=finished.escalated)
 
     async def _agent_tool(self, path: str, ref: AgentToolRef, call: ToolCall, scope: _Scope) -> ToolResult:
         """An `AgentAsTool` call as a child workflow: isolated (fresh state, its own config), one level deeper."""
@@ -707,7 +966,7 @@ class RunWorkflow:
             return ToolResult(call.call_id, f"invalid arguments for tool {ref.tool!r}: `input` must be a string", True)
         if scope.depth + 1 > scope.limit:
             return ToolResult(call.call_id, str(MaxAgentDepthExceeded(scope.depth + 1, scope.limit)), is_error=True)
-        isolated = attrs.evolve(scope, state={}, depth=scope.depth + 1, config=ref.config)
+        isolated = attrs.evolve(scope, state={}, depth=scope.depth + 1, config=ref.config).under(f"tool:{call.call_id}")
         outcome = await self._child_run(f"{path}/tool:{ref.tool}", (UserMessage(text),), isolated)
         if isinstance(outcome, RunFailed):
             return ToolResult(call.call_id, f"agent {ref.agent} failed: {outcome.error}", is_error=True)
@@ -715,6 +974,39 @@ class RunWorkflow:
         if isinstance(terminal, RunFailed):
             return ToolResult(call.call_id, f"agent {ref.agent} failed: {terminal.error}", is_error=True)
         return ToolResult(call.call_id, outcome.output)
+
+
+@attrs.frozen
+class _Called:
+    """How one tool call went: its `result` (`None`: it waits for a human, or `failed`), its decision
+    `events`, the shared state `after` it, whether it escalated, the `HookFailed` of a hook that raised;
+    from ``helikon.authorize_tool``, the call allowed to `run` (its arguments maybe replaced)."""
+
+    result: ToolResult | None
+    events: tuple[AgentEvent, ...] = ()
+    after: State | None = None
+    escalated: bool = False
+    failed: HookFailed | None = None
+    run: ToolCall | None = None
+
+
+class _HookRaised(Exception):
+    """A tool hook raised in one call of a round: the round stops, the run fails with `error`."""
+
+    def __init__(self, error: HookFailed) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
+def _qualifying(emit: Emit, prefix: str) -> Emit:
+    """`emit` with each `ApprovalRequested` carrying the id its call is decided by (the sub-run's `prefix` first)."""
+
+    def send(event: AgentEvent) -> None:
+        if isinstance(event, ApprovalRequested):
+            event = attrs.evolve(event, call_id=prefix + event.call_id)
+        emit(event)
+
+    return send
 
 
 _METERED = RunCompleted(Usage())

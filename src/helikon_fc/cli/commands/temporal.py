@@ -1,4 +1,5 @@
-"""``helikon temporal worker``: run a Temporal worker for agents named as ``module:attr``."""
+"""``helikon temporal worker|pending|decide``: run a Temporal worker for agents named as ``module:attr``, list a
+run's waiting calls, answer them."""
 
 from __future__ import annotations
 
@@ -31,6 +32,28 @@ def _configure(parser: argparse.ArgumentParser) -> None:
     worker.add_argument(
         "--user-codec", metavar="MODULE:ATTR", help="the UserCodec that decodes runs' user values (default: JSON as is)"
     )
+    worker.add_argument(
+        "--permissions", metavar="MODULE:ATTR", help="the Permissions that decide every tool call of the runs"
+    )
+    pending = sub.add_parser(
+        "pending",
+        help="list the calls a run waits on a human for",
+        description="Print one line per waiting call of the run: its id (to decide it by), tool and arguments.",
+    )
+    pending.add_argument("run_id", metavar="RUN_ID")
+    decide = sub.add_parser(
+        "decide",
+        help="approve or reject waiting calls of a run",
+        description=(
+            "Answer waiting calls by id: ID=approve, ID=approve:ARGUMENTS_JSON (replaced arguments, checked again), "
+            "ID=reject or ID=reject:REASON."
+        ),
+    )
+    decide.add_argument("run_id", metavar="RUN_ID")
+    decide.add_argument("decisions", nargs="+", metavar="ID=DECISION")
+    for parser_ in (pending, decide):
+        parser_.add_argument("--address", default="127.0.0.1:7233", help="the Temporal frontend (default %(default)s)")
+        parser_.add_argument("--namespace", default="default", help="the Temporal namespace (default %(default)s)")
 
 
 def load(spec: str) -> list[Any]:
@@ -53,7 +76,62 @@ def _attribute(spec: str, flag: str) -> Any:
         raise ValueError(f"{flag}: cannot load {spec!r}: {exc}") from None
 
 
+def parse_decision(text: str) -> tuple[str, Any]:
+    """``ID=approve``, ``ID=approve:ARGUMENTS``, ``ID=reject`` or ``ID=reject:REASON`` as ``(id, Approve | Reject)``.
+
+    Raises:
+        ValueError: `text` is none of those (the message says what is allowed).
+    """
+    from ...shell.permissions import Approve, Reject
+
+    call_id, sep, decision = text.partition("=")
+    verb, _, rest = decision.partition(":")
+    if not sep or not call_id or verb not in ("approve", "reject"):
+        raise ValueError(f"expected ID=approve[:ARGUMENTS_JSON] or ID=reject[:REASON], got {text!r}")
+    if verb == "approve":
+        return call_id, Approve(rest or None)
+    return call_id, Reject(rest) if rest else Reject()
+
+
 def _execute(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    """Run the chosen verb; the exit status."""
+    if args.temporal_command == "worker":
+        return _worker(args, parser)
+    return _answer(args, parser)
+
+
+def _answer(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    """``pending`` (print the waiting calls) or ``decide`` (send the decisions)."""
+    import asyncio
+
+    try:
+        from temporalio.client import Client
+
+        from ...temporal import HelikonClient
+    except ImportError as exc:
+        parser.error(f"helikon temporal needs the extra: pip install 'helikon_fc[temporal]' ({exc})")
+    decisions: dict[str, Any] = {}
+    if args.temporal_command == "decide":
+        try:
+            decisions = dict(parse_decision(text) for text in args.decisions)
+        except ValueError as exc:
+            parser.error(str(exc))
+
+    async def main() -> None:
+        client = await Client.connect(args.address, namespace=args.namespace)
+        handle = HelikonClient(client, "").handle(args.run_id)
+        if args.temporal_command == "decide":
+            await handle.decide(decisions)
+            print(f"sent {len(decisions)} decision(s) to {args.run_id}", flush=True)
+            return
+        for request in await handle.pending():
+            print(f"{request.call_id}\t{request.tool}\t{request.args}", flush=True)
+
+    asyncio.run(main())
+    return 0
+
+
+def _worker(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """Run the worker until interrupted; the exit status."""
     import asyncio  # temporalio's side is asyncio; imported only when a worker runs
 
@@ -61,15 +139,21 @@ def _execute(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         from temporalio.client import Client
 
         from ...temporal import HelikonWorker, UserCodec
+        from ...temporal._decisions import check_worker_permissions
     except ImportError as exc:
         parser.error(f"helikon temporal needs the extra: pip install 'helikon_fc[temporal]' ({exc})")
     try:
         agents = [agent for spec in args.agents for agent in load(spec)]
         codec = _attribute(args.user_codec, "--user-codec") if args.user_codec else None
+        permissions = _attribute(args.permissions, "--permissions") if args.permissions else None
     except ValueError as exc:
         parser.error(str(exc))
     if codec is not None and not isinstance(codec, UserCodec):
         parser.error(f"--user-codec: expected a UserCodec, got {type(codec).__name__}")
+    try:
+        check_worker_permissions(permissions)
+    except (TypeError, ValueError) as exc:
+        parser.error(f"--permissions: {exc}")
 
     async def main() -> None:
         client = await Client.connect(args.address, namespace=args.namespace)
@@ -80,6 +164,7 @@ def _execute(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             max_concurrent_activities=args.max_concurrent_activities,
             sticky_timeout=args.sticky_timeout,
             user_codec=codec,
+            permissions=permissions,
         )
         print(
             f"helikon worker: {', '.join(worker.registry.names)} on {args.task_queue!r} at {args.address}", flush=True
@@ -95,7 +180,10 @@ def _execute(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
 TEMPORAL = Command(
     name="temporal",
-    help="run agents on Temporal: `helikon temporal worker --agents module:attr` (needs helikon_fc[temporal])",
+    help=(
+        "run agents on Temporal: `helikon temporal worker --agents module:attr`, `pending RUN_ID`, "
+        "`decide RUN_ID ID=approve` (needs helikon_fc[temporal])"
+    ),
     description="Run helikon_fc agents as Temporal workflows (see docs/temporal.md).",
     configure=_configure,
     execute=_execute,

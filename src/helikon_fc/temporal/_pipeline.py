@@ -1,0 +1,141 @@
+"""The user code of a run's controls, as a worker's activities run it (in the trio portal).
+
+Hooks, guardrails, an async permission policy and redaction are user code, nondeterministic, so the
+workflow never runs them: it asks a worker, which runs the trio shell's own functions (the same
+firing order and effects as `helikon_fc.shell.controls`, agent-level hooks only):
+
+- `control`: one hook point (`OnRunStart`, `OnTurnStart`, `OnHandoff`, `OnRunComplete`) or one kind
+  of guardrails (input, output) of the agent at a path;
+- `authorize` and `finish`: the per-call pipeline around a call the workflow runs itself (an
+  `AgentAsTool` call, a child workflow): `PreToolUse` and the permission decision before it,
+  `PostToolUse` and redaction after it, as `shell.driver.call_tool` does around a tool.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import attrs
+
+from ..core import (
+    AgentError,
+    AgentEvent,
+    Deny,
+    Item,
+    ToolCall,
+    ToolInfo,
+    ToolResult,
+    from_json,
+    redact_text,
+    to_json,
+)
+from ..shell.context import RunContext
+from ..shell.definition import LoopDefinition
+from ..shell.guardrails import Tripped, run_input_guardrails, run_output_guardrails
+from ..shell.hooks import (
+    after_tool_call,
+    before_tool_call,
+    fire_on_handoff,
+    fire_on_run_complete,
+    fire_on_run_start,
+    fire_on_turn_start,
+)
+from ..shell.permissions import ApprovalAnswer, Held, Permissions, denial_text, resolve_permission
+from ..shell.redaction import known_secrets
+from ..shell.tool import Tool, tool_effect
+from ..shell.tool_round import CallDone, CallHeld
+from ._payloads import ControlInput, ControlOutput
+
+__all__ = ["Allowed", "authorize", "control", "finish"]
+
+
+@attrs.frozen
+class Allowed:
+    """The call may run as `call` (its arguments maybe replaced); `events` record the decision."""
+
+    call: ToolCall
+    events: tuple[AgentEvent, ...] = ()
+
+
+async def control(definition: LoopDefinition, ctx: RunContext[Any], request: ControlInput) -> ControlOutput:
+    """Fire the hook point or run the guardrails `request` names; what the workflow does next depends on it."""
+    hooks, run_hooks, name = definition.hooks, ctx.hooks, definition.name
+    match request.point:
+        case "run_start" | "turn_start":
+            effect = (
+                await fire_on_run_start(ctx, hooks, run_hooks, name)
+                if request.point == "run_start"
+                else await fire_on_turn_start(ctx, hooks, run_hooks, request.turn)
+            )
+            return _output(ctx, effect.error, list(effect.injections))
+        case "handoff":
+            return _output(ctx, await fire_on_handoff(ctx, hooks, run_hooks, name, request.target))
+        case "run_complete":
+            await fire_on_run_complete(ctx, hooks, run_hooks, name)
+            return _output(ctx, None)
+        case "input_guardrails":
+            items: tuple[Item, ...] = from_json(tuple[Item, ...], request.items_json)
+            return _tripped(ctx, await run_input_guardrails(definition.input_guardrails, ctx, items))
+        case "output_guardrails":
+            return _tripped(ctx, await run_output_guardrails(definition.output_guardrails, ctx, request.text))
+        case _:
+            raise ValueError(f"unknown control point {request.point!r}")
+
+
+def _output(ctx: RunContext[Any], error: AgentError | None, injections: list[str] | None = None) -> ControlOutput:
+    state = json.dumps(ctx.state.snapshot())
+    return ControlOutput(to_json(error) if error is not None else "", injections or [], "", state)
+
+
+def _tripped(ctx: RunContext[Any], tripped: Tripped | None) -> ControlOutput:
+    state = json.dumps(ctx.state.snapshot())
+    return ControlOutput("", [], to_json(tripped.events) if tripped is not None else "", state)
+
+
+def _info(call: ToolCall, tool: Tool[Any] | None) -> ToolInfo:
+    return ToolInfo(call.name, tool_effect(tool), known=True) if tool is not None else ToolInfo(call.name, known=False)
+
+
+async def authorize(
+    definition: LoopDefinition,
+    tool: Tool[Any] | None,
+    call: ToolCall,
+    ctx: RunContext[Any],
+    answer: ApprovalAnswer | None,
+) -> CallDone | CallHeld | Allowed:
+    """`PreToolUse`, then the permission decision on the arguments the hooks left (as `shell.driver.call_tool`).
+
+    Raises:
+        HookFailure: a `PreToolUse` hook raised.
+    """
+    before = await before_tool_call(ctx, definition.hooks, call)
+    if isinstance(before, ToolResult):
+        return CallDone(before)
+    permissions = ctx.permissions
+    if permissions is None:
+        return Allowed(before)
+    try:
+        resolution = await resolve_permission(permissions, before, _info(before, tool), hold=True, answer=answer)
+    except Held:
+        return CallHeld(before, ())  # noqa: ASYNC910 - raised out of `resolve_permission`, which checkpoints first
+    if isinstance(resolution.decision, Deny):
+        return CallDone(ToolResult(call.call_id, denial_text(resolution.decision), is_error=True), resolution.events)
+    return Allowed(resolution.call, resolution.events)
+
+
+async def finish(definition: LoopDefinition, call: ToolCall, result: ToolResult, ctx: RunContext[Any]) -> ToolResult:
+    """`PostToolUse` (successful calls only), then redaction last.
+
+    Raises:
+        HookFailure: a `PostToolUse` hook raised.
+    """
+    result = await after_tool_call(ctx, definition.hooks, call, result)
+    return _redacted(result, ctx.permissions)
+
+
+def _redacted(result: ToolResult, permissions: Permissions | None) -> ToolResult:
+    if permissions is None or not permissions.redaction.enabled:
+        return result
+    output = redact_text(result.output, known_secrets(permissions.redaction))
+    return result if output == result.output else attrs.evolve(result, output=output)
