@@ -493,6 +493,28 @@ def to_json(value: object, *, indent: int | None = None) -> str:
         raise WireFormatError((f"$: cannot be written as JSON: {exc}",)) from exc
 
 
+def unstructure_data(value: object) -> Any:
+    """`value` as the JSON data (dicts, lists, scalars) `to_json` would write as text.
+
+    Raises:
+        WireFormatError: a `JsonValue` field holds something JSON cannot (a float NaN is let through:
+            the JSON encoder refuses it).
+    """
+    return _CONVERTER.unstructure(value)
+
+
+def structure_data(tp: object, data: object) -> Any:
+    """Read a core value of type `tp` from JSON data (as `json.loads` gives it), as `from_json` reads text.
+
+    Raises:
+        WireFormatError: `data` does not describe a `tp` (each fault with its path).
+    """
+    try:
+        return _CONVERTER.structure(data, cast("type[Any]", tp))
+    except Exception as exc:
+        raise WireFormatError(tuple(f"${at}: {message}" for at, message in _flatten(exc, ""))) from None
+
+
 @overload
 def from_json(tp: type[T], text: str | bytes) -> T: ...
 @overload
