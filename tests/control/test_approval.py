@@ -26,6 +26,7 @@ from helikon_fc import AgentInput, RunConfig, RunContext, Runner, RunResultStrea
 from helikon_fc.core import (
     ApprovalRequested,
     AssistantMessage,
+    LoopState,
     NeedsApproval,
     PermissionConfig,
     PermissionDenied,
@@ -37,7 +38,8 @@ from helikon_fc.core import (
     from_json,
     to_json,
 )
-from helikon_fc.core.records import Boundary, RunRecordBody
+from helikon_fc.core.record_codec import decode_log, encode_log
+from helikon_fc.core.records import Boundary
 from helikon_fc.shell.permissions import Approve, Permissions
 from helikon_fc.stores import MemoryStore, SQLiteStore
 
@@ -202,12 +204,13 @@ async def test_a_resume_without_decisions_pauses_again_without_running_anything(
 
 
 def assert_states_round_trip(records: tuple[object, ...]) -> None:
-    """The stored NeedsApproval state reads back from its JSON and writes the same JSON again."""
+    """The stored NeedsApproval state reads back from the stored log and writes the same JSON again."""
     waiting = []
-    for record in records:
-        body = from_json(RunRecordBody, record.body)  # type: ignore[attr-defined]
-        assert to_json(body) == record.body  # type: ignore[attr-defined]
+    bodies = decode_log([record.body for record in records])  # type: ignore[attr-defined]
+    assert decode_log(encode_log(bodies)[0]) == bodies
+    for body in bodies:
         if isinstance(body, Boundary) and isinstance(body.state, NeedsApproval):
+            assert from_json(LoopState, to_json(body.state)) == body.state
             waiting.append(body.state)
     assert waiting and [call.call_id for call in waiting[-1].pending] == ["cmd0", "cmd2", "cmd3"]
 
@@ -227,7 +230,7 @@ async def test_a_round_cut_by_a_crash_keeps_every_decision_in_the_log(tmp_path: 
         stream = Runner(store=inner).resume("r", ops(tmp_path / "log"), context(allow_all))
         done = await RunResultStreaming(stream).collect()
         assert not done.paused
-        bodies = [from_json(RunRecordBody, record.body) for record in await inner.read_run_records("r")]
+        bodies = decode_log([record.body for record in await inner.read_run_records("r")])
         settling = [
             body
             for body in bodies

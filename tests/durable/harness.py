@@ -11,8 +11,9 @@ import trio
 from tests.durable.scenario import build
 
 from helikon_fc import AgentInput, RunContext, Runner
-from helikon_fc.core import AgentEvent, AgentUpdated, RunCompleted, RunFailed, RunStarted, Usage, from_json
+from helikon_fc.core import AgentEvent, AgentUpdated, RunCompleted, RunFailed, RunStarted, Usage
 from helikon_fc.core.records import RunFinished, RunRecordBody
+from helikon_fc.shell.durable import decode_records
 from helikon_fc.shell.storage import RunRecord, RunStore
 
 RUN_ID = "crash-run"
@@ -123,7 +124,7 @@ async def logs(store: RunStore) -> dict[str, list[RunRecordBody]]:
     found: dict[str, list[RunRecordBody]] = {}
     for summary in await store.runs():
         records = await store.read_run_records(summary.run_id)
-        bodies: list[RunRecordBody] = [from_json(RunRecordBody, record.body) for record in records]
+        bodies = decode_records(summary.run_id, records)
         found[summary.run_id] = [
             attrs.evolve(body, terminal=settled(body.terminal)) if isinstance(body, RunFinished) else body
             for body in bodies

@@ -34,8 +34,10 @@ from .json_value import JsonValue
 from .model import ModelResponse
 from .states import AwaitApproval, CallModel, ExecuteTools, LoopState, NextAction, PerformHandoff, Terminate
 
-RECORD_FORMAT_VERSION = 1
-"""The version of this record format; written in every `RunOpened`."""
+RECORD_FORMAT_VERSION = 2
+"""The version of this record format; written in every `RunOpened`. Version 2 stores boundaries that
+refer back to the model answer and tool results recorded before them (`core.record_codec`); a log of
+version 1 reads the same. A log of a newer version is refused (`restore`)."""
 
 
 class ActionKind(enum.Enum):
@@ -169,12 +171,17 @@ def restore(records: Sequence[RunRecordBody]) -> Resumption:
     """Fold a run's records (oldest first) into the point to continue from.
 
     Raises:
-        RecordLogError: the log does not start with `RunOpened`, has a second one, or goes on after
-            `RunFinished`.
+        RecordLogError: the log does not start with `RunOpened`, has a second one, goes on after
+            `RunFinished`, or is in a record format newer than `RECORD_FORMAT_VERSION`.
     """
     if not records or not isinstance(records[0], RunOpened):
         raise RecordLogError("a run's log must start with a run_opened record")
     opened = records[0]
+    if opened.version > RECORD_FORMAT_VERSION:
+        raise RecordLogError(
+            f"the run was recorded in record format {opened.version}, newer than the {RECORD_FORMAT_VERSION} "
+            "this helikon_fc reads: it was written by a newer helikon_fc; upgrade to resume it"
+        )
     conversation: list[Item] = list(opened.input)
     replayed: list[AgentEvent] = []
     state: LoopState | None = None

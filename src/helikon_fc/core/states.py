@@ -17,7 +17,7 @@ from .conversation import Conversation
 from .errors import AgentError
 from .events import AgentEvent
 from .items import Item, ToolCall, ToolResult
-from .json_value import JsonValue
+from .json_value import JsonObject, JsonValue
 from .model import ModelRequest, ModelResponse, ModelSettings, OutputSchema, ToolDef
 from .usage import Usage
 
@@ -193,9 +193,16 @@ class CallModel:
 
 @attrs.frozen
 class ExecuteTools:
-    """Run `calls` concurrently; feed their results back, in any order, as `ToolResults`."""
+    """Run `calls` concurrently; feed their results back, in any order, as `ToolResults`.
+
+    `arguments` are the calls' argument objects as `transition` parsed and checked them, one per call in
+    order (empty when it did not parse them, as on a resumed run): the driver hands them to the tools instead
+    of parsing the text again. They are derived from `calls`, so they take no part in equality and are not
+    on the wire.
+    """
 
     calls: tuple[ToolCall, ...]
+    arguments: tuple[JsonObject, ...] = attrs.field(default=(), eq=False, repr=False)
 
 
 @attrs.frozen

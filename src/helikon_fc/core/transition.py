@@ -51,7 +51,7 @@ from .events import (
     TurnStarted,
 )
 from .items import AssistantMessage, Item, Reasoning, ToolCall, ToolResult, UserMessage
-from .json_value import JsonValue
+from .json_value import JsonObject, JsonValue
 from .model import ModelRequest, ModelResponse, OutputSchema, ToolDef
 from .schema import parse_arguments, validate
 from .states import (
@@ -281,13 +281,13 @@ def _on_tool_loop_response(state: CallingModel, response: ModelResponse, ctx: Tr
         events.extend(ToolCallItem(call) for call in calls)
         if winner is not None:
             return _hand_off(winner, handoffs[winner.name], calls, usage, events, items, conversation, ctx)
-        rejected = _reject_invalid(calls, ctx)
+        rejected, arguments = _check_calls(calls, ctx)
         if len(rejected) == len(calls):
             return _after_tools(state.turn, usage, calls, rejected, events, items, conversation, ctx)
         return TransitionOutcome(
             ExecutingTools(calls, rejected, state.turn, usage),
             tuple(events),
-            ExecuteTools(_runnable(calls, rejected)),
+            ExecuteTools(_runnable(calls, rejected), arguments),
             items,
         )
 
@@ -301,15 +301,21 @@ def _on_tool_loop_response(state: CallingModel, response: ModelResponse, ctx: Tr
     return TransitionOutcome(Done(FinalOutput(response.text), usage), tuple(events), Terminate(), items)
 
 
-def _reject_invalid(calls: tuple[ToolCall, ...], ctx: TransitionCtx) -> tuple[ToolResult, ...]:
-    """Error results for the calls that cannot run: unknown tool, arguments not JSON, arguments off-schema."""
+def _check_calls(
+    calls: tuple[ToolCall, ...], ctx: TransitionCtx
+) -> tuple[tuple[ToolResult, ...], tuple[JsonObject, ...]]:
+    """Error results for the calls that cannot run (unknown tool, arguments not JSON, arguments off-schema),
+    and the parsed arguments of the others, in call order (`ExecuteTools.arguments`)."""
     tools = {tool.name: tool for tool in ctx.tools}
     rejected: list[ToolResult] = []
+    arguments: list[JsonObject] = []
     for call in calls:
-        problem = _call_problem(call, tools)
-        if problem is not None:
-            rejected.append(ToolResult(call.call_id, problem, is_error=True))
-    return tuple(rejected)
+        checked = _checked_arguments(call, tools)
+        if isinstance(checked, str):
+            rejected.append(ToolResult(call.call_id, checked, is_error=True))
+        else:
+            arguments.append(checked)
+    return tuple(rejected), tuple(arguments)
 
 
 def _runnable(calls: tuple[ToolCall, ...], rejected: tuple[ToolResult, ...]) -> tuple[ToolCall, ...]:
@@ -318,8 +324,9 @@ def _runnable(calls: tuple[ToolCall, ...], rejected: tuple[ToolResult, ...]) -> 
     return tuple(call for call in calls if call.call_id not in rejected_ids)
 
 
-def _call_problem(call: ToolCall, tools: dict[str, ToolDef]) -> str | None:
-    """Why `call` cannot run, in words the model can act on; `None` when it can."""
+def _checked_arguments(call: ToolCall, tools: dict[str, ToolDef]) -> JsonObject | str:
+    """The arguments of `call`, parsed and checked against its tool's schema; or why it cannot run, in
+    words the model can act on."""
     tool = tools.get(call.name)
     if tool is None:
         available = ", ".join(sorted(tools)) or "none"
@@ -335,7 +342,7 @@ def _call_problem(call: ToolCall, tools: dict[str, ToolDef]) -> str | None:
     errors = validate(arguments, tool.compiled)
     if errors:
         return f"invalid arguments for tool {call.name!r}: " + "; ".join(errors)
-    return None
+    return arguments
 
 
 def _on_tool_results(state: ExecutingTools, input: ToolResults, ctx: TransitionCtx) -> TransitionOutcome:

@@ -52,6 +52,7 @@ from .permissions import (
 )
 from .records import RunRecordBody
 from .states import (
+    ExecuteTools,
     FinalOutput,
     HandoffTarget,
     LoopState,
@@ -103,6 +104,9 @@ UNIONS: Mapping[str, object] = {
 """Every tagged union of the core, by name."""
 
 _RENAMES: Mapping[type, Mapping[str, str]] = {HandoffItem: {"from_agent": "from", "to_agent": "to"}}
+
+_OMITTED: Mapping[type, tuple[str, ...]] = {ExecuteTools: ("arguments",)}
+"""Fields derived from the others, left off the wire (read back as their defaults)."""
 
 _PLAIN_CLASSES: tuple[type, ...] = (
     Usage,
@@ -420,8 +424,9 @@ def _make_converter(check_json: bool = True) -> JsonConverter:
 
 
 def _overrides(cls: type) -> dict[str, Any]:
-    """cattrs field overrides: the renamed fields of `cls`."""
-    return {field: override(rename=key) for field, key in _RENAMES.get(cls, {}).items()}
+    """cattrs field overrides: the renamed fields of `cls`, and its derived fields left off."""
+    overrides = {field: override(rename=key) for field, key in _RENAMES.get(cls, {}).items()}
+    return overrides | {field: override(omit=True) for field in _OMITTED.get(cls, ())}
 
 
 def _structure_list(conv: JsonConverter, value: object, element: object) -> list[object]:
@@ -486,6 +491,28 @@ def to_json(value: object, *, indent: int | None = None) -> str:
         raise _located(value, exc) from None
     except (TypeError, ValueError) as exc:
         raise WireFormatError((f"$: cannot be written as JSON: {exc}",)) from exc
+
+
+def unstructure_data(value: object) -> Any:
+    """`value` as the JSON data (dicts, lists, scalars) `to_json` would write as text.
+
+    Raises:
+        WireFormatError: a `JsonValue` field holds something JSON cannot (a float NaN is let through:
+            the JSON encoder refuses it).
+    """
+    return _CONVERTER.unstructure(value)
+
+
+def structure_data(tp: object, data: object) -> Any:
+    """Read a core value of type `tp` from JSON data (as `json.loads` gives it), as `from_json` reads text.
+
+    Raises:
+        WireFormatError: `data` does not describe a `tp` (each fault with its path).
+    """
+    try:
+        return _CONVERTER.structure(data, cast("type[Any]", tp))
+    except Exception as exc:
+        raise WireFormatError(tuple(f"${at}: {message}" for at, message in _flatten(exc, ""))) from None
 
 
 @overload

@@ -43,6 +43,7 @@ from ..core import (
     ExecuteTools,
     HandoffTarget,
     HookFailed,
+    JsonObject,
     LoopState,
     ModelEvent,
     ModelFailed,
@@ -99,7 +100,7 @@ from .results import HandoffCollisionError, RunError
 from .run_stream import RunStreamManager, Send, emit_run, forward_run, open_run_stream, sender
 from .tool import Tool
 from .tool_exec import execute_tool_call
-from .tool_round import ApprovalPhase, CallDone, CallOutcome, round_results, run_call
+from .tool_round import ApprovalPhase, CallDone, CallOutcome, invoke_call, round_results, run_call
 from .tracing import Tracer, trace_model_call, traced_tool_call
 
 _DEFAULT_CONFIG = RunConfig()
@@ -108,11 +109,12 @@ _NO_HOOKS: Hooks[Any] = Hooks()
 
 def open_loop_run(definition: LoopDefinition, ctx: RunContext[Any], input: AgentInput) -> RunStreamManager:
     """The run stream of one model loop (what `LlmAgent.run` returns); it also has a direct form (`forward_run`)."""
+    run = _LoopRun(definition, ctx, input)
     return open_run_stream(
-        partial(_produce, definition, ctx, input),
-        check=partial(check_can_start, definition),
+        run.produce,
+        check=partial(check_can_start, definition) if definition.collision is not None else None,
         wait_started=False,
-        direct=partial(_run_direct, definition, ctx, input),
+        direct=run,
     )
 
 
@@ -126,29 +128,56 @@ def check_can_start(definition: LoopDefinition) -> None:
         raise HandoffCollisionError(definition.collision)
 
 
-async def _produce(
-    definition: LoopDefinition,
-    ctx: RunContext[Any],
-    input: AgentInput,
-    send_channel: trio.MemorySendChannel[AgentEvent],
-    *,
-    task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED,
-) -> None:
-    """The producer of a model loop's run stream (see `open_run_stream`)."""
-    task_status.started()
-    async with send_channel:
-        controls = LoopControls.of(definition, ctx)
-        await emit_run(sender(send_channel), ctx, definition.name, partial(drive, definition, ctx, input, controls))
+class _LoopRun:
+    """One model loop run, as its stream runs it: called with a `Send`, it is the direct form (the run in
+    the caller's task, every event, the terminal included, to `send`); `produce` is the producer.
+
+    One slotted object per run instead of a partial per form, each with its own argument tuple: a
+    suspended run holds fewer objects for the garbage collector to walk.
+    """
+
+    __slots__ = ("controls", "ctx", "definition", "input")
+
+    def __init__(self, definition: LoopDefinition, ctx: RunContext[Any], input: AgentInput) -> None:
+        self.definition = definition
+        self.ctx = ctx
+        self.input = input
+        self.controls: LoopControls | None = None
+
+    async def __call__(self, send: Send) -> None:
+        controls = self.controls = LoopControls.of(self.definition, self.ctx)
+        await emit_run(send, self.ctx, self.definition.name, self.drive)
         if controls is not None:
             await controls.run_completed()
 
+    async def produce(
+        self,
+        send_channel: trio.MemorySendChannel[AgentEvent],
+        *,
+        task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED,
+    ) -> None:
+        """The producer of the run stream (see `open_run_stream`)."""
+        task_status.started()
+        async with send_channel:
+            await self(sender(send_channel))
 
-async def _run_direct(definition: LoopDefinition, ctx: RunContext[Any], input: AgentInput, send: Send) -> None:
-    """A model loop run in the caller's task: every event, the terminal included, goes to `send`."""
-    controls = LoopControls.of(definition, ctx)
-    await emit_run(send, ctx, definition.name, partial(drive, definition, ctx, input, controls))
-    if controls is not None:
-        await controls.run_completed()
+    async def drive(self, send: Send) -> TerminalEvent:
+        """Run the loop on the run's input, sending every non-terminal event; return the terminal event.
+
+        Checkpoints: the run starts with a schedule point (so thousands of concurrent runs take turns even
+        when their models and tools never wait) and every step with a cancel point (a cancelled run stops
+        at the next step, whatever its model does).
+        """
+        await trio.lowlevel.checkpoint()
+        definition, ctx = self.definition, self.ctx
+        config = ctx.run_config or definition.run_config or _DEFAULT_CONFIG
+        ctx = ctx.for_run(definition.run_config)  # what its tools, sub-runs and handoffs see
+        meter = ctx.meter
+        assert meter is not None
+        controls = self.controls  # the run's hooks and guardrails (`LoopControls.of`), or `None`
+        if controls is not None:
+            controls.ctx = ctx
+        return meter.completed(await _loop(definition, config, ctx, self.input, send, controls))
 
 
 _FixedContext: TypeAlias = tuple[
@@ -189,31 +218,6 @@ def _context_with(fixed: _FixedContext, conversation: Conversation) -> Transitio
     )
 
 
-async def drive(
-    definition: LoopDefinition,
-    ctx: RunContext[Any],
-    input: AgentInput,
-    controls: LoopControls | None,
-    send: Send,
-) -> TerminalEvent:
-    """Run the loop of `definition` on `input`, sending every non-terminal event; return the terminal event.
-
-    `controls` are the run's hooks and guardrails (`LoopControls.of`), or `None` when it has none.
-
-    Checkpoints: the run starts with a schedule point (so thousands of concurrent runs take turns even
-    when their models and tools never wait) and every step with a cancel point (a cancelled run stops
-    at the next step, whatever its model does).
-    """
-    await trio.lowlevel.checkpoint()
-    config = ctx.run_config or definition.run_config or _DEFAULT_CONFIG
-    ctx = ctx.for_run(definition.run_config)  # what its tools, sub-runs and handoffs see
-    meter = ctx.meter
-    assert meter is not None
-    if controls is not None:
-        controls.ctx = ctx
-    return meter.completed(await _loop(definition, config, ctx, input, send, controls))
-
-
 async def _loop(
     definition: LoopDefinition,
     config: RunConfig,
@@ -222,7 +226,7 @@ async def _loop(
     send: Send,
     controls: LoopControls | None = None,
 ) -> TerminalEvent:
-    """The loop of `drive`; a `RunCompleted` it returns is completed with the run's meter."""
+    """The loop of `_LoopRun.drive`; a `RunCompleted` it returns is completed with the run's meter."""
     instructions = definition.instructions
     if callable(instructions):
         try:
@@ -240,6 +244,7 @@ async def _loop(
     if not isinstance(start, tuple):
         return start
     state, step, resumed, redeliver, conversation = start
+    del start  # not held while the run waits
     tctx = _context_with(fixed, conversation)
     while True:
         await trio.lowlevel.checkpoint_if_cancelled()
@@ -261,22 +266,27 @@ async def _loop(
             conversation = conversation.extend(appends)
             tctx = _context_with(fixed, conversation)
         state = outcome.next_state
+        del step, outcome, events, appends  # fed, sent and applied: not held while the action runs
         match action:
             case CallModel(request=request):
                 done = await steps.call_model(state, request)
-            case ExecuteTools(calls=calls):
-                done = await steps.run_tools(state, calls)
+                del request
+            case ExecuteTools(calls=calls, arguments=arguments):
+                done = await steps.run_tools(state, calls, arguments)
+                del calls, arguments
             case AwaitApproval(pending=pending):
                 done = await steps.await_approval(state, pending)
+                del pending
             case PerformHandoff(target=target, transcript=transcript):
                 return await steps.hand_off(target, transcript)
             case Terminate():
-                return await _finish_recorded(events, send, recording)
+                raise AssertionError("unreachable: a Terminate action returns before its events are sent")
             case _:
                 assert_never(action)
         if isinstance(done, RunCompleted | RunFailed | RunPaused):
             return done
         step = done
+        del done
 
 
 def _fixed_context(
@@ -377,13 +387,13 @@ class _Steps:
             if self.controls is not None:
                 request = self.controls.request(request)
             sink = recording.collecting(self.send) if recording else self.send
-            asking: Callable[[Send], Awaitable[ModelResponse | RunFailed]] = partial(
-                _ask_model, tracer, definition.model, request
-            )
             gate, self.gate = self.gate, None
             if gate is None:
-                answer = await asking(sink)
+                answer = await _ask_model(tracer, definition.model, request, sink)
             else:
+                asking: Callable[[Send], Awaitable[ModelResponse | RunFailed]] = partial(
+                    _ask_model, tracer, definition.model, request
+                )
                 gated = await _ask_beside_guardrails(gate, asking, sink, self.meter, definition.name)
                 if type(gated) is Tripped:  # nothing of this call is delivered, no tool of it runs
                     return await _stop(state, gated.events, self.send, recording)
@@ -398,11 +408,14 @@ class _Steps:
             recording.answered(answer)
         return answer
 
-    async def run_tools(self, state: LoopState, calls: tuple[ToolCall, ...]) -> TransitionInput | TerminalEvent:
+    async def run_tools(
+        self, state: LoopState, calls: tuple[ToolCall, ...], arguments: tuple[JsonObject, ...]
+    ) -> TransitionInput | TerminalEvent:
         """`ExecuteTools`: the round's results (held calls pending), or the failure a tool hook caused."""
         definition = self.definition
+        tools, hooks = definition.tools_by_name, definition.hooks
         outcomes = await failing_on_hook(
-            execute_tools(calls, definition.tools_by_name, self.ctx, self.limiter, self.recording, definition.hooks)
+            execute_tools(calls, tools, self.ctx, self.limiter, self.recording, hooks, arguments=arguments)
         )
         if type(outcomes) is HookFailed:
             return await _stop(state, (RunFailed(outcomes),), self.send, self.recording)
@@ -488,13 +501,14 @@ async def _finish(events: tuple[AgentEvent, ...], send: Send) -> TerminalEvent:
     return RunFailed(OtherError("internal error: the loop terminated without a terminal event"))  # noqa: ASYNC910
 
 
-async def _ask_model(
+def _ask_model(
     tracer: Tracer | None, model: Model, request: ModelRequest, send: Send
-) -> ModelResponse | RunFailed:
-    """`call_model`, inside a model-call span when the run is traced."""
+) -> Awaitable[ModelResponse | RunFailed]:
+    """`call_model`, inside a model-call span when the run is traced (returned to be awaited: no coroutine
+    frame of its own stays alive while the model answers)."""
     if tracer is None:
-        return await call_model(model, request, send)
-    return await trace_model_call(tracer, call_model, model, request, send)
+        return call_model(model, request, send)
+    return trace_model_call(tracer, call_model, model, request, send)
 
 
 async def call_model(model: Model, request: ModelRequest, send: Send) -> ModelResponse | RunFailed:
@@ -549,6 +563,8 @@ async def execute_tools(
     recording: LlmRecording | None = None,
     hooks: Hooks[Any] = _NO_HOOKS,
     answers: Mapping[str, ApprovalAnswer | None] | None = None,
+    *,
+    arguments: tuple[JsonObject, ...] = (),
 ) -> tuple[CallOutcome, ...]:
     """Run `calls` concurrently (at most `limiter`'s tokens at once) through the per-call pipeline
     (`call_tool`: the agent's `hooks`, then ``ctx.hooks``, around `shell.tool_round.run_call`); their
@@ -556,22 +572,30 @@ async def execute_tools(
 
     With a `recording`, each result is recorded as its call finishes, and a call whose result was
     recorded before a crash is not run again. `answers` holds a human's answer per call id (the
-    approval phase's calls).
+    approval phase's calls). `arguments` are the calls' parsed arguments (`ExecuteTools.arguments`;
+    empty: each call parses its own).
 
     Raises:
         HookFailure: a tool hook raised (the round's other calls are cancelled; the run fails with it).
     """
-    run: RunCall = partial(call_tool, execute_tool_call if ctx.tracer is None else traced_tool_call, hooks)
+    run: RunCall
+    if ctx.tracer is None and ctx.permissions is None and not (hooks.hooks or ctx.hooks.hooks):
+        run = _call_plainly
+    else:
+        run = partial(call_tool, execute_tool_call if ctx.tracer is None else traced_tool_call, hooks)
+    parsed = arguments if len(arguments) == len(calls) else _UNPARSED * len(calls)
     if recording is not None:
-        return await _execute_recorded(calls, tools, ctx, limiter, recording, run, answers)
+        return await _execute_recorded(calls, tools, ctx, limiter, recording, run, answers, parsed)
     if len(calls) == 1 and limiter is None:
         call = calls[0]
-        return (await run(tools.get(call.name), call, ctx, _answer(answers, call)),)
+        return (await run(tools.get(call.name), call, ctx, _answer(answers, call), parsed[0]),)
     slots: list[CallOutcome | None] = [None] * len(calls)
 
     async with trio.open_nursery() as nursery:
         for index, call in enumerate(calls):
-            nursery.start_soon(_run_one, slots, index, call, tools.get(call.name), ctx, limiter, run, answers)
+            nursery.start_soon(
+                _run_one, slots, index, call, tools.get(call.name), ctx, limiter, run, answers, parsed[index]
+            )
     # Every slot is filled: `run_call` returns an outcome or is cancelled, and a cancelled
     # call makes the nursery raise before this line.
     return cast("tuple[CallOutcome, ...]", tuple(slots))
@@ -595,9 +619,23 @@ def _answer(answers: Mapping[str, ApprovalAnswer | None] | None, call: ToolCall)
 
 
 RunCall: TypeAlias = Callable[
-    [Tool[Any] | None, ToolCall, RunContext[Any], ApprovalAnswer | None], Awaitable[CallOutcome]
+    [Tool[Any] | None, ToolCall, RunContext[Any], ApprovalAnswer | None, JsonObject | None], Awaitable[CallOutcome]
 ]
 """One call through the whole per-call pipeline (`call_tool` with its invoke and hooks bound)."""
+
+_UNPARSED: tuple[None] = (None,)
+
+
+def _call_plainly(
+    tool: Tool[Any] | None,
+    call: ToolCall,
+    ctx: RunContext[Any],
+    answer: ApprovalAnswer | None = None,
+    arguments: JsonObject | None = None,
+) -> Awaitable[CallOutcome]:
+    """`call_tool` in a run with no hooks, permissions or tracer, where its pipeline is the invoke step alone
+    (`answer` only matters to permissions): that step, without the layers around it."""
+    return invoke_call(tool, call, ctx, execute_tool_call, arguments, checked=True)
 
 
 async def call_tool(
@@ -607,20 +645,22 @@ async def call_tool(
     call: ToolCall,
     ctx: RunContext[Any],
     answer: ApprovalAnswer | None = None,
+    arguments: JsonObject | None = None,
 ) -> CallOutcome:
     """One call of a round through its pipeline (original-notes section 3.2): `PreToolUse` (which may block
     the call or replace its arguments), authorize (`run_call`: permissions decide on the arguments the hooks
     left, so a hook can never slip a call past them), `invoke` (unknown tool, arguments checked again when
     replaced, the tool itself), `PostToolUse` (successful calls only: it may block or replace the output),
-    and redaction last (`run_call`)."""
+    and redaction last (`run_call`). `arguments` are the call's arguments as `transition` parsed them."""
     if not (hooks.hooks or ctx.hooks.hooks):  # the common case, at the cost of two tuple checks
-        return await run_call(tool, call, ctx, invoke, answer)
+        return await run_call(tool, call, ctx, invoke, answer, arguments)
     before = await before_tool_call(ctx, hooks, call)
     if type(before) is ToolResult:
         return CallDone(before)
     assert type(before) is ToolCall
-    hooked = partial(_invoke_hooked, invoke, hooks, before is not call)
-    return await run_call(tool, before, ctx, hooked, answer)
+    replaced = before is not call
+    hooked = partial(_invoke_hooked, invoke, hooks, replaced)
+    return await run_call(tool, before, ctx, hooked, answer, None if replaced else arguments)
 
 
 async def _invoke_hooked(
@@ -632,9 +672,12 @@ async def _invoke_hooked(
     ctx: RunContext[Any],
     *,
     checked: bool,
+    arguments: JsonObject | None = None,
 ) -> ToolResult:
     """`invoke`, then `PostToolUse`; arguments a `PreToolUse` hook replaced are checked again."""
-    result = await invoke(tool, call, ctx, checked=checked and not replaced)
+    if replaced:
+        checked, arguments = False, None
+    result = await invoke(tool, call, ctx, checked=checked, arguments=arguments)
     return await after_tool_call(ctx, hooks, call, result)
 
 
@@ -646,6 +689,7 @@ async def _execute_recorded(
     recording: LlmRecording,
     run: RunCall,
     answers: Mapping[str, ApprovalAnswer | None] | None,
+    parsed: tuple[JsonObject | None, ...],
 ) -> tuple[CallOutcome, ...]:
     """`execute_tools` for a recorded run: skip the calls recorded as finished, record the others one by one."""
     slots: list[CallOutcome | None] = []
@@ -657,7 +701,17 @@ async def _execute_recorded(
         for index, call in enumerate(calls):
             if slots[index] is None:
                 nursery.start_soon(
-                    _run_recorded, slots, index, call, tools.get(call.name), ctx, limiter, recording, run, answers
+                    _run_recorded,
+                    slots,
+                    index,
+                    call,
+                    tools.get(call.name),
+                    ctx,
+                    limiter,
+                    recording,
+                    run,
+                    answers,
+                    parsed[index],
                 )
     return cast("tuple[CallOutcome, ...]", tuple(slots))
 
@@ -672,9 +726,10 @@ async def _run_recorded(
     recording: LlmRecording,
     run: RunCall,
     answers: Mapping[str, ApprovalAnswer | None] | None,
+    arguments: JsonObject | None,
 ) -> None:
     """One tool call of a recorded round: run it, record its result (a held call has none), then fill its slot."""
-    await _run_one(slots, index, call, tool, ctx, limiter, run, answers)
+    await _run_one(slots, index, call, tool, ctx, limiter, run, answers, arguments)
     outcome = slots[index]
     if type(outcome) is CallDone:
         await recording.tool_finished(outcome.result, outcome.events)
@@ -689,13 +744,14 @@ async def _run_one(
     limiter: trio.CapacityLimiter | None,
     run: RunCall,
     answers: Mapping[str, ApprovalAnswer | None] | None = None,
+    arguments: JsonObject | None = None,
 ) -> None:
     """One tool call of a round, its outcome stored in its own slot (module-level: no closure per round)."""
     if limiter is None:
-        slots[index] = await run(tool, call, ctx, _answer(answers, call))
+        slots[index] = await run(tool, call, ctx, _answer(answers, call), arguments)
     else:
         async with limiter:
-            slots[index] = await run(tool, call, ctx, _answer(answers, call))
+            slots[index] = await run(tool, call, ctx, _answer(answers, call), arguments)
 
 
 async def hand_off(

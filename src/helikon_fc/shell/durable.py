@@ -29,7 +29,8 @@ from typing import TYPE_CHECKING, Any
 import attrs
 import trio
 
-from ..core import AgentEvent, JsonValue, RunCompleted, RunPaused, from_json, to_json
+from ..core import AgentEvent, JsonValue, RunCompleted, RunPaused
+from ..core.record_codec import Seen, decode_record, encode_log
 from ..core.records import (
     RecordLogError,
     Resumption,
@@ -159,6 +160,7 @@ class RunRecorder:
         "_next",
         "_pending",
         "_queued",
+        "_seen",
         "_status",
         "_waiting",
         "_written",
@@ -178,6 +180,9 @@ class RunRecorder:
         self._written = 0
         self._status: RunStatus = "running"
         self._failed: Exception | None = None
+        self._seen: Seen | None = None
+        """What this recorder wrote since the last boundary, that the next one may refer to (see
+        `core.record_codec`; a resumed recorder starts knowing nothing, so it refers to nothing before it)."""
 
     @property
     def writing(self) -> bool:
@@ -226,7 +231,10 @@ class RunRecorder:
             raise self._failed
         batch, self._pending = self._pending, []
         seq = self._next
-        records = [RunRecord(seq + i, record_kind(body), to_json(body)) for i, body in enumerate(batch)]
+        texts, seen = encode_log(batch, self._seen)
+        records = tuple(  # a tuple: the store checks it as it is, without a copy
+            RunRecord(seq + i, record_kind(body), text) for i, (body, text) in enumerate(zip(batch, texts, strict=True))
+        )
         store, run_id = self.durable.store, self.durable.run_id
         try:
             if self._create is not None:
@@ -244,6 +252,7 @@ class RunRecorder:
             raise
         self._next = seq + len(records)
         self._written += len(batch)
+        self._seen = seen
         _CRASH.wrote()
 
     async def _set_status(self, status: RunStatus) -> None:
@@ -280,11 +289,14 @@ def decode_records(run_id: str, records: Sequence[RunRecord]) -> list[RunRecordB
         RecordLogError: a record is not in the record format (the message names the run and seq).
     """
     bodies: list[RunRecordBody] = []
+    seen = Seen()
     for record in records:
         try:
-            bodies.append(from_json(RunRecordBody, record.body))
+            body = decode_record(record.body, seen)
         except ValueError as exc:
             raise RecordLogError(f"run {run_id!r}, record {record.seq} ({record.kind}): {exc}") from None
+        bodies.append(body)
+        seen = seen.after(body)
     return bodies
 
 

@@ -214,7 +214,8 @@ class LlmRecording:
             if not await run_exists(store, child):
                 continue
             records = await store.read_run_records(child)
-            last = decode_records(child, records[-1:])
+            finished = records[-1:] if records and records[-1].kind == "run_finished" else ()
+            last = decode_records(child, finished)  # (a record before the end may refer to earlier ones)
             terminal = last[0].terminal if last and isinstance(last[0], RunFinished) else None
             if isinstance(terminal, RunCompleted):
                 for part in terminal.usage_by_agent or (AgentUsage(records_agent(records), terminal.usage),):
@@ -269,8 +270,9 @@ class LlmRecording:
     async def tool_finished(self, result: ToolResult, events: tuple[AgentEvent, ...] = ()) -> None:
         """Record one finished tool call of the round (with its permission events).
 
-        It is written now, unless a write is in flight (whoever writes goes on writing what queues up
-        while calls are still running) or it is the round's last call (its result goes with the
+        It is written once the calls that finish at the same moment have finished too (one schedule
+        point later), unless a write is in flight (whoever writes goes on writing what queues up while
+        calls are still running) or no call of the round is left running (the results go with the
         boundary the round's end writes next; no side effect starts in between).
         """
         self._running -= 1
@@ -278,6 +280,9 @@ class LlmRecording:
         recorder.hold(ToolFinished(result=result, escalated=self.ctx.actions.escalated, events=events))
         if self._running <= 0 or recorder.writing:
             return  # noqa: ASYNC910 - the tool call just made checkpointed; the record goes with the next write
+        await trio.lowlevel.checkpoint()  # the calls finishing now go in one write, or with the round's boundary
+        if self._running <= 0 or recorder.writing:
+            return
         await recorder.write_while(lambda: self._running > 0)
 
     async def finish(self, terminal: AgentEvent) -> None:  # noqa: ASYNC910 - only after a step's checkpoint

@@ -187,7 +187,7 @@ class RunResultStreaming:
             raise RuntimeError("this RunResultStreaming was already collected; a run stream runs once")
         self._used = True
         keep = _Keep(on_event)
-        await forward_run(self._run, keep)
+        await forward_run(self._run, keep, send_cannot_fail=on_event is None)
         events = tuple(keep.events)
         return events, _settled_usage(events)
 

@@ -119,11 +119,13 @@ class RunStreamManager:
         """Whether `drain` can run this stream in the caller's task."""
         return self._direct is not None and not self._entered
 
-    async def drain(self, send: Send, *, started: Callable[[], None] | None = None) -> None:
+    def drain(self, send: Send, *, started: Callable[[], None] | None = None) -> Awaitable[None]:
         """Run the whole run in the caller's task, handing each event to `send`, instead of entering the block.
 
         Same events, same failures to start; no task, no channel. For consumers that take every event
-        at once and never leave early (`RunResultStreaming.collect`).
+        at once and never leave early (`RunResultStreaming.collect`). The start checks run on the call;
+        the run itself is what it returns, to await at once (no coroutine frame of its own stays alive
+        for the whole run).
 
         Args:
             send: receives every event, the terminal one included.
@@ -139,7 +141,7 @@ class RunStreamManager:
             self._check()
         if started is not None:
             started()
-        await self._direct(send)
+        return self._direct(send)
 
     async def __aenter__(self) -> RunEvents:
         if self._entered:
@@ -269,7 +271,9 @@ async def _run_body(send: Send, ctx: RunContext[Any], agent_name: str, body: Run
     return terminal  # noqa: ASYNC910 - `emit_run` sends it next, as it always did
 
 
-async def forward_run(run: RunStream, send: Send, *, started: Callable[[], None] | None = None) -> None:
+async def forward_run(
+    run: RunStream, send: Send, *, started: Callable[[], None] | None = None, send_cannot_fail: bool = False
+) -> None:
     """Hand every event of `run` to `send`, up to its terminal event: the one place that picks how a run executes.
 
     A stream with a direct form (an `LlmAgent`'s, a `Runner`'s: see `open_run_stream`) runs in the
@@ -283,8 +287,14 @@ async def forward_run(run: RunStream, send: Send, *, started: Callable[[], None]
         run: the run stream, not yet entered.
         send: receives each event, the terminal one last.
         started: called once the run has started (passed its start checks), before its first event.
+        send_cannot_fail: `send` never raises (it only keeps the event): a run drained in the caller's
+            task then needs no guard around it (`_Guarded`), which saves a cancel scope per run and a
+            call per event.
     """
     if isinstance(run, RunStreamManager) and run.can_drain:
+        if send_cannot_fail:
+            await run.drain(send, started=started)
+            return
         with trio.CancelScope() as scope:
             guarded = _Guarded(send, scope)
             await run.drain(guarded, started=started)

@@ -32,7 +32,12 @@ Ctx = TypeVar("Ctx")
 
 
 async def execute_tool_call(
-    tool: Tool[Ctx] | None, call: ToolCall, ctx: RunContext[Ctx], *, checked: bool = False
+    tool: Tool[Ctx] | None,
+    call: ToolCall,
+    ctx: RunContext[Ctx],
+    *,
+    checked: bool = False,
+    arguments: JsonObject | None = None,
 ) -> ToolResult:
     """Run `call` with `tool` (`None` when no tool has that name) and return its result.
 
@@ -42,6 +47,8 @@ async def execute_tool_call(
         ctx: The run's context; the tool receives ``ToolContext(ctx, call.call_id, tool.name)``.
         checked: The arguments were already checked against ``tool.parameters`` (the driver passes
             `True`: `transition` checks every call it lets run), so only parse them.
+        arguments: With `checked`, the arguments `transition` parsed from ``call.arguments``
+            (`ExecuteTools.arguments`): the tool receives them and the text is not parsed again.
 
     Returns:
         ``ToolResult(call.call_id, output)`` on success, or an error result (``is_error=True``)
@@ -55,15 +62,16 @@ async def execute_tool_call(
         # No checkpoint on the error paths: the driver's step, which asked for this call, began with one.
         return ToolResult(call.call_id, f"unknown tool: {call.name}", is_error=True)  # noqa: ASYNC910
     name = tool.name
-    try:
-        arguments = parse_arguments(call.arguments)
-    except json.JSONDecodeError as exc:
-        return _error(call, f"invalid arguments for tool {name!r}: not valid JSON ({exc})")  # noqa: ASYNC910
-    except ValueError as exc:
-        return _error(call, f"invalid arguments for tool {name!r}: {exc}")  # noqa: ASYNC910
-    problems = () if checked else validate(arguments, tool.parameters)
-    if problems:
-        return _error(call, f"invalid arguments for tool {name!r}: " + "; ".join(problems))  # noqa: ASYNC910
+    if arguments is None or not checked:
+        try:
+            arguments = parse_arguments(call.arguments)
+        except json.JSONDecodeError as exc:
+            return _error(call, f"invalid arguments for tool {name!r}: not valid JSON ({exc})")  # noqa: ASYNC910
+        except ValueError as exc:
+            return _error(call, f"invalid arguments for tool {name!r}: {exc}")  # noqa: ASYNC910
+        problems = () if checked else validate(arguments, tool.parameters)
+        if problems:
+            return _error(call, f"invalid arguments for tool {name!r}: " + "; ".join(problems))  # noqa: ASYNC910
 
     tool_ctx = ToolContext(ctx, call.call_id, name)
     timeout: float | None = getattr(tool, "timeout", None)

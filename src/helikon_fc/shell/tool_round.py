@@ -28,6 +28,7 @@ from ..core import (
     AgentEvent,
     ApprovalRequested,
     Deny,
+    JsonObject,
     ToolCall,
     ToolInfo,
     ToolResult,
@@ -49,10 +50,19 @@ from .permissions import (
 from .redaction import known_secrets
 from .tool import Tool, tool_effect
 
-__all__ = ["ApprovalPhase", "CallDone", "CallHeld", "CallOutcome", "held_requests", "round_results", "run_call"]
+__all__ = [
+    "ApprovalPhase",
+    "CallDone",
+    "CallHeld",
+    "CallOutcome",
+    "held_requests",
+    "invoke_call",
+    "round_results",
+    "run_call",
+]
 
 RunTool: TypeAlias = Callable[..., Awaitable[ToolResult]]
-"""`execute_tool_call` or its traced form: ``run(tool, call, ctx, checked=...)``."""
+"""`execute_tool_call` or its traced form: ``run(tool, call, ctx, checked=..., arguments=...)``."""
 
 
 @attrs.frozen
@@ -96,6 +106,7 @@ async def run_call(
     ctx: RunContext[Any],
     run: RunTool,
     answer: ApprovalAnswer | None = None,
+    arguments: JsonObject | None = None,
 ) -> CallOutcome:
     """One call through the pipeline: authorize, then run it (the unknown-tool check is `run`'s), then redact.
 
@@ -105,10 +116,11 @@ async def run_call(
         ctx: The run's context (its `permissions` decide; none: the call runs).
         run: What runs a call (`execute_tool_call` or the traced form).
         answer: A human's decision on the call's question (the approval phase passes it).
+        arguments: The call's arguments as `transition` parsed them (`ExecuteTools.arguments`), if it did.
     """
     permissions = ctx.permissions
     if permissions is None:
-        return await _invoke(tool, call, ctx, run, checked=True)
+        return await invoke_call(tool, call, ctx, run, arguments, checked=True)
     try:
         resolution = await resolve_permission(permissions, call, _info(call, tool), hold=True, answer=answer)
     except Held:
@@ -117,7 +129,8 @@ async def run_call(
     if isinstance(decision, Deny):
         return CallDone(ToolResult(call.call_id, denial_text(decision), is_error=True), events)
     runnable = resolution.call
-    outcome = await _invoke(tool, runnable, ctx, run, checked=runnable.arguments == call.arguments)
+    unchanged = runnable.arguments == call.arguments
+    outcome = await invoke_call(tool, runnable, ctx, run, arguments if unchanged else None, checked=unchanged)
     match outcome:
         case CallDone(result=result):
             return CallDone(_redacted(result, permissions), events)
@@ -127,12 +140,18 @@ async def run_call(
             assert_never(outcome)
 
 
-async def _invoke(
-    tool: Tool[Any] | None, call: ToolCall, ctx: RunContext[Any], run: RunTool, *, checked: bool
+async def invoke_call(
+    tool: Tool[Any] | None,
+    call: ToolCall,
+    ctx: RunContext[Any],
+    run: RunTool,
+    arguments: JsonObject | None,
+    *,
+    checked: bool,
 ) -> CallOutcome:
-    """Run the call; a sub-run that paused for approval holds it."""
+    """Run the call with `run`; a sub-run that paused for approval holds it (the pipeline's invoke step)."""
     try:
-        return CallDone(await run(tool, call, ctx, checked=checked))
+        return CallDone(await run(tool, call, ctx, checked=checked, arguments=arguments))
     except SubRunPaused as paused:
         return CallHeld(call, paused.requests)  # noqa: ASYNC910 - raised out of the tool's own awaited run
 

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import trio
 
-from ..core import ModelRequest, ModelResponse, RunFailed, TerminalEvent, ToolCall, ToolResult
+from ..core import JsonObject, ModelRequest, ModelResponse, RunFailed, TerminalEvent, ToolCall, ToolResult
 from ..models.protocol import Model
 from .tool_exec import execute_tool_call
 
@@ -157,7 +157,12 @@ async def trace_model_call(
 
 
 async def traced_tool_call(
-    tool: Tool[Any] | None, call: ToolCall, ctx: RunContext[Any], *, checked: bool = False
+    tool: Tool[Any] | None,
+    call: ToolCall,
+    ctx: RunContext[Any],
+    *,
+    checked: bool = False,
+    arguments: JsonObject | None = None,
 ) -> ToolResult:
     """`execute_tool_call` inside a tool-call span of ``ctx.tracer`` (which must be set)."""
     tracer = ctx.tracer
@@ -165,7 +170,7 @@ async def traced_tool_call(
     span = tracer.start_tool_call(call, _CURRENT.get())
     token = _CURRENT.set(span)
     try:
-        result = await execute_tool_call(tool, call, ctx, checked=checked)
+        result = await execute_tool_call(tool, call, ctx, checked=checked, arguments=arguments)
     except BaseException:
         span.interrupt(_interruption())
         raise

@@ -1,5 +1,6 @@
-"""`StoreBase`: the public store API once for every backend (argument checks, lazy open, close),
-and `StoreSession`, the `Session` a store hands out."""
+"""`StoreBase`: the public store API once for every backend (argument checks, lazy open, close);
+`GroupCommitStore`, what the database backends share (worker threads and the group commit); and
+`StoreSession`, the `Session` a store hands out."""
 
 from __future__ import annotations
 
@@ -8,14 +9,15 @@ import time
 from collections.abc import Callable, Sequence
 from functools import partial
 from types import TracebackType
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import trio
 
 from ..core import Item
 from ..shell.storage import RunRecord, RunStatus, RunSummary, SessionSnapshot, StoreError
-from ._batch import RunAppend
+from ._batch import GroupCommit, Pending, RunAppend
 from ._ops import StoreOps, check_id, check_items, check_records, check_since, check_status
+from ._sql import SqlOps
 
 T = TypeVar("T")
 S = TypeVar("S", bound="StoreBase")
@@ -183,3 +185,39 @@ class StoreBase(abc.ABC):
     async def runs(self) -> tuple[RunSummary, ...]:
         """Every recorded run, newest first."""
         return await self._call(lambda ops: ops.runs())
+
+
+class GroupCommitStore(StoreBase):
+    """A store in a database: its blocking operations run in trio worker threads, at most as many at
+    once as `limiter` allows, and every operation goes through one `GroupCommit` (the operations that
+    arrive while a batch is in flight go together in the next one: one thread trip, one transaction).
+
+    A backend says how to connect (`_open_ops`) and where a batch holds the limiter (`_batch_in_thread`).
+    """
+
+    def __init__(self, limiter: trio.CapacityLimiter) -> None:
+        super().__init__()
+        self._limiter = limiter
+        self._commits = GroupCommit(self._run_batch)
+
+    @abc.abstractmethod
+    async def _batch_in_thread(self, ops: SqlOps, batch: Sequence[Pending[Any]]) -> None:
+        """Run ``ops.run_batch(batch)`` in a worker thread, holding the limiter as this backend needs."""
+
+    async def _run(self, fn: Callable[[], T]) -> T:
+        return await trio.to_thread.run_sync(fn, limiter=self._limiter)
+
+    async def _run_op(self, ops: StoreOps, fn: Callable[[], T], append: RunAppend | None = None) -> T:
+        """Run `fn` in the next batch (group commit: one worker-thread trip, one transaction and one
+        commit for every operation waiting meanwhile)."""
+        return await self._commits.submit(Pending(fn, append))
+
+    async def _run_batch(self, batch: Sequence[Pending[Any]]) -> None:
+        ops = self._ops
+        if ops is None:
+            for pending in batch:
+                pending.settle(StoreError(f"{self!r} is closed"))
+            await trio.lowlevel.checkpoint()
+            return
+        assert isinstance(ops, SqlOps)
+        await self._batch_in_thread(ops, batch)

@@ -3,21 +3,21 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any, TypeVar
 
 import trio
 
 from ..shell.storage import StoreError
-from ._base import StoreBase
-from ._batch import GroupCommit, Pending, RunAppend
+from ._base import GroupCommitStore
+from ._batch import Pending
 from ._ops import StoreOps
 from ._sql import SqlOps
 
 T = TypeVar("T")
 
 
-class PostgresStore(StoreBase):
+class PostgresStore(GroupCommitStore):
     """A `Store` in a PostgreSQL database, shared by any number of processes.
 
     psycopg's async interface needs asyncio, so the store uses its thread-safe blocking one: a
@@ -39,18 +39,16 @@ class PostgresStore(StoreBase):
     """
 
     def __init__(self, dsn: str, *, pool_size: int = 4, timeout: float = 10.0) -> None:
-        super().__init__()
         if not isinstance(dsn, str) or not dsn:
             raise ValueError(f"dsn must be a non-empty connection string, got {dsn!r}")
         if isinstance(pool_size, bool) or not isinstance(pool_size, int) or pool_size < 1:
             raise ValueError(f"pool_size must be an int >= 1, got {pool_size!r}")
         if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not timeout > 0:
             raise ValueError(f"timeout must be a number of seconds > 0, got {timeout!r}")
+        super().__init__(trio.CapacityLimiter(pool_size))
         self._dsn = dsn
         self._pool_size = pool_size
         self._timeout = float(timeout)
-        self._limiter = trio.CapacityLimiter(pool_size)
-        self._commits = GroupCommit(self._run_batch)
 
     def _open_ops(self) -> StoreOps:
         try:
@@ -61,22 +59,7 @@ class PostgresStore(StoreBase):
             ) from exc
         return PostgresOps(self._dsn, f"PostgreSQL database {redact(self._dsn)!r}", self._pool_size, self._timeout)
 
-    async def _run(self, fn: Callable[[], T]) -> T:
-        return await trio.to_thread.run_sync(fn, limiter=self._limiter)
-
-    async def _run_op(self, ops: StoreOps, fn: Callable[[], T], append: RunAppend | None = None) -> T:
-        """Run `fn` in the next batch (group commit: one transaction and one commit for every
-        operation waiting meanwhile)."""
-        return await self._commits.submit(Pending(fn, append))
-
-    async def _run_batch(self, batch: Sequence[Pending[Any]]) -> None:
-        ops = self._ops
-        if ops is None:
-            for pending in batch:
-                pending.settle(StoreError(f"{self!r} is closed"))
-            await trio.lowlevel.checkpoint()
-            return
-        assert isinstance(ops, SqlOps)
+    async def _batch_in_thread(self, ops: SqlOps, batch: Sequence[Pending[Any]]) -> None:
         await trio.to_thread.run_sync(ops.run_batch, batch, limiter=self._limiter)
 
     def __repr__(self) -> str:

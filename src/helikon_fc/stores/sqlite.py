@@ -4,16 +4,15 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, Literal, TypeVar
 
 import trio
 
 from ..shell.storage import StoreError
-from ._base import StoreBase
-from ._batch import GroupCommit, Pending, RunAppend
-from ._ops import StoreOps
+from ._base import GroupCommitStore
+from ._batch import Pending
 from ._sql import Row, SqlOps, Tx
 
 T = TypeVar("T")
@@ -110,7 +109,7 @@ class _SQLiteOps(SqlOps):
             conn.close()
 
 
-class SQLiteStore(StoreBase):
+class SQLiteStore(GroupCommitStore):
     """A `Store` in a SQLite file: the embedded default, safe for several processes on one file.
 
     The store keeps one connection (WAL journal), used from a trio worker thread by one batch of
@@ -137,7 +136,7 @@ class SQLiteStore(StoreBase):
     def __init__(
         self, path: str | os.PathLike[str], *, busy_timeout: float = 5.0, synchronous: Synchronous = "full"
     ) -> None:
-        super().__init__()
+        super().__init__(trio.CapacityLimiter(1))
         if not isinstance(path, str | os.PathLike):
             raise TypeError(f"path must be a str or a path, got {type(path).__name__}")
         self._path = os.fspath(path)
@@ -149,8 +148,6 @@ class SQLiteStore(StoreBase):
             raise ValueError(f"synchronous must be 'full' or 'normal', got {synchronous!r}")
         self._busy_timeout = float(busy_timeout)
         self._synchronous: Synchronous = synchronous
-        self._limiter = trio.CapacityLimiter(1)
-        self._commits = GroupCommit(self._run_batch)
 
     @property
     def path(self) -> str:
@@ -160,23 +157,8 @@ class SQLiteStore(StoreBase):
     def _open_ops(self) -> _SQLiteOps:
         return _SQLiteOps(self._path, self._busy_timeout, self._synchronous)
 
-    async def _run(self, fn: Callable[[], T]) -> T:
-        return await trio.to_thread.run_sync(fn, limiter=self._limiter)
-
-    async def _run_op(self, ops: StoreOps, fn: Callable[[], T], append: RunAppend | None = None) -> T:
-        """Run `fn` in the next batch (group commit: one worker-thread trip and one transaction for
-        every operation waiting meanwhile)."""
-        return await self._commits.submit(Pending(fn, append))
-
-    async def _run_batch(self, batch: Sequence[Pending[Any]]) -> None:
-        ops = self._ops
-        if ops is None:
-            for pending in batch:
-                pending.settle(StoreError(f"{self!r} is closed"))
-            await trio.lowlevel.checkpoint()
-            return
-        assert isinstance(ops, _SQLiteOps)
-        async with self._limiter:  # not while the connection opens or closes
+    async def _batch_in_thread(self, ops: SqlOps, batch: Sequence[Pending[Any]]) -> None:
+        async with self._limiter:  # held around the thread call: the connection cannot open or close meanwhile
             await trio.to_thread.run_sync(ops.run_batch, batch)
 
     def __repr__(self) -> str:
