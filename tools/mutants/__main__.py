@@ -92,6 +92,17 @@ def _module_file(name: str) -> Path:
     return path
 
 
+def survivors_in(log: str) -> set[str]:
+    """``path:line: change`` of each mutant a log of an earlier run (its progress lines) shows surviving."""
+    found = set()
+    for line in log.splitlines():
+        head, _, rest = line.partition("] ")
+        status, _, where = rest.partition(" ")
+        if head.startswith("[") and status in ("survived", "uncovered"):
+            found.add(where.strip().rsplit("  (", 1)[0])
+    return found
+
+
 def load_equivalents() -> dict[str, str]:
     if not EQUIVALENT.exists():
         return {}
@@ -140,9 +151,20 @@ def main(argv: Iterable[str] | None = None) -> int:
     parser.add_argument("--nice", type=int, default=15, help="niceness of the run (default 15)")
     parser.add_argument("--first-only", action="store_true", help="skip the rest of tests/ for survivors")
     parser.add_argument("--list", action="store_true", help="list the mutants and stop")
+    parser.add_argument(
+        "--survivors", metavar="LOG", help="only the mutants a log of an earlier run says survived (or were uncovered)"
+    )
     parser.add_argument("--start", type=int, default=1, help="begin at the N-th mutant of the list (resume a run)")
     parser.add_argument(
-        "--max-tests", type=int, help="run at most N covering tests per stage, fastest first (a lower bound, quicker)"
+        "--max-tests", type=int, help="at most N covering tests per stage, earlier killers then fastest (a lower bound)"
+    )
+    parser.add_argument(
+        "--budget",
+        type=float,
+        help="per stage, only the covering tests that fit in SECONDS of traced time (a lower bound, quicker)",
+    )
+    parser.add_argument(
+        "--workers", type=int, default=1, help="mutants run at once, in forked workers (default 1; 2 on 2 idle cores)"
     )
     parser.add_argument(
         "--reuse-trace", action="store_true", help="reuse .mutants/coverage.json from the last run (tests unchanged)"
@@ -159,6 +181,9 @@ def main(argv: Iterable[str] | None = None) -> int:
     if args.sample is not None:
         found = sorted(random.Random(args.seed).sample(found, min(args.sample, len(found))), key=found.index)
     found = found[args.start - 1 :]
+    if args.survivors is not None:
+        wanted = survivors_in(Path(args.survivors).read_text())
+        found = [m for m in found if f"{m.path}:{m.line}: {m.description}" in wanted]
     if args.list:
         for mutant in found:
             print(f"{mutant.path}:{mutant.line}: {mutant.scope}: {mutant.description}")
@@ -187,7 +212,19 @@ def main(argv: Iterable[str] | None = None) -> int:
             file=console,
         )
 
-    server = ForkServer(found, ROOT, FIRST, WORK, log, import_coverage, console, args.reuse_trace, args.max_tests)
+    server = ForkServer(
+        found,
+        ROOT,
+        FIRST,
+        WORK,
+        log,
+        import_coverage,
+        console,
+        args.reuse_trace,
+        args.max_tests,
+        args.workers,
+        args.budget,
+    )
     paths = first + ([] if args.first_only else rest)
     pytest.main([*paths, *PYTEST_FLAGS], plugins=[server])
     return report(server.outcomes, load_equivalents(), time.monotonic() - started)

@@ -16,7 +16,7 @@ from types import CodeType, ModuleType
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, Phase, settings
 
 PYTEST_FLAGS = (
     "-o",
@@ -34,10 +34,12 @@ PYTEST_FLAGS = (
 
 
 def register_profile(examples: int) -> None:
-    """The ``mutants`` Hypothesis profile: few examples, no deadline, the same examples every run, no database."""
+    """The ``mutants`` Hypothesis profile: few examples, no deadline, the same examples every run, no database,
+    and no shrinking (a failing example is enough to kill a mutant; shrinking it took most of a kill's time)."""
     settings.register_profile(
         "mutants",
         max_examples=examples,
+        phases=(Phase.explicit, Phase.reuse, Phase.generate),
         stateful_step_count=15,
         deadline=None,
         derandomize=True,
