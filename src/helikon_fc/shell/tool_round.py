@@ -123,8 +123,8 @@ async def run_call(
         return await invoke_call(tool, call, ctx, run, arguments, checked=True)
     try:
         resolution = await resolve_permission(permissions, call, _info(call, tool), hold=True, answer=answer)
-    except Held:
-        return CallHeld(call, (_waiting(ctx, call),))  # noqa: ASYNC910 - raised out of `resolve_permission`'s await
+    except Held as held:  # it waits as the call the question is about (an approver's replacement, maybe)
+        return CallHeld(held.call, (_waiting(ctx, held.call),))  # noqa: ASYNC910 - raised out of `resolve_permission`'s await
     decision, events = resolution.decision, resolution.events
     if isinstance(decision, Deny):
         return CallDone(ToolResult(call.call_id, denial_text(decision), is_error=True), events)
