@@ -40,7 +40,14 @@ from helikon_fc.core import (
 )
 from helikon_fc.core.record_codec import decode_log, encode_log
 from helikon_fc.core.records import Boundary
-from helikon_fc.shell.permissions import ApprovalAnswer, ApprovalRequest, Approve, Permissions
+from helikon_fc.shell.permissions import (
+    MAX_APPROVAL_ROUNDS,
+    ApprovalAnswer,
+    ApprovalRequest,
+    Approve,
+    Permissions,
+    Reject,
+)
 from helikon_fc.stores import MemoryStore, SQLiteStore
 
 IN_PROCESS_ANSWER = (
@@ -163,6 +170,31 @@ async def test_an_approval_handler_is_asked_about_the_replacement_it_gave(tmp_pa
     assert [entry for entry in asked if entry[0] == "cmd2"][1][1:] == (replacement, "write to system path /etc/issue")
     assert "rm -rf ~" not in commands_run(log)
     assert "echo bye > /etc/issue" in commands_run(log)
+
+
+async def test_a_handler_that_keeps_replacing_is_refused_after_the_round_limit(tmp_path: Path) -> None:
+    """A handler whose every replacement asks again (another guard) cannot keep a run asking forever: after
+    `MAX_APPROVAL_ROUNDS` answers for one call the call is refused, the run ends and nothing unapproved ran."""
+    log = tmp_path / "log"
+    asked: list[str] = []
+
+    async def handler(request: ApprovalRequest) -> ApprovalAnswer:
+        await trio.lowlevel.checkpoint()
+        if request.call.call_id != "cmd2":
+            return Reject("no")
+        asked.append(request.call.arguments)
+        if len(asked) > 3 * MAX_APPROVAL_ROUNDS:
+            raise AssertionError("asked without end")
+        other_guard = f"echo {len(asked)} > /etc/issue" if len(asked) % 2 else f"rm -rf / /tmp/{len(asked)}"
+        return Approve(json.dumps({"command": other_guard}))  # each replacement trips the guard not just approved
+
+    result = await RunResultStreaming(
+        ops(log).run(context(Permissions(approval_handler=handler)), AgentInput.from_user_text("go"))
+    ).collect()
+    assert not result.paused
+    assert len(asked) == MAX_APPROVAL_ROUNDS
+    assert f"cmd2: permission denied: more than {MAX_APPROVAL_ROUNDS} approval rounds" in str(result.final_output)
+    assert commands_run(log) == ["ls -la"]
 
 
 async def test_in_process_handler_gives_the_same_answer_as_pause_and_resume(tmp_path: Path) -> None:
