@@ -40,7 +40,14 @@ from helikon_fc.core import (
 )
 from helikon_fc.core.record_codec import decode_log, encode_log
 from helikon_fc.core.records import Boundary
-from helikon_fc.shell.permissions import Approve, Permissions
+from helikon_fc.shell.permissions import (
+    MAX_APPROVAL_ROUNDS,
+    ApprovalAnswer,
+    ApprovalRequest,
+    Approve,
+    Permissions,
+    Reject,
+)
 from helikon_fc.stores import MemoryStore, SQLiteStore
 
 IN_PROCESS_ANSWER = (
@@ -126,6 +133,68 @@ async def test_replaced_arguments_that_a_guard_stops_wait_again_instead_of_runni
         assert again.paused and pending_ids(again) == ["cmd3"]
         assert "echo hi > /etc/motd" not in commands_run(log)
         assert commands_run(log).count("rm -rf /") == 1  # cmd0's own, approved; cmd3's replacement did not run
+
+
+async def test_replaced_arguments_that_ask_again_are_what_the_approver_is_asked_and_what_runs(tmp_path: Path) -> None:
+    """Approving `rm -rf ~` with other arguments that a guard stops asks about those arguments, not the old ones;
+    a plain yes then runs the replacement, and the replaced command never runs (the answer is not lost)."""
+    log = tmp_path / "log"
+    replacement = json.dumps({"command": "echo bye > /etc/issue"})
+    async with MemoryStore() as store:
+        await start(store, ops(log), "r")
+        again = await resume(store, ops(log), "r", {"cmd0": Approve(), "cmd2": Approve(replacement), "cmd3": Approve()})
+        assert again.paused and pending_ids(again) == ["cmd2"]
+        assert [request.args for request in again.pending] == [replacement]
+        done = await resume(store, ops(log), "r", {"cmd2": Approve()})
+    assert not done.paused
+    assert "rm -rf ~" not in commands_run(log)
+    assert "echo bye > /etc/issue" in commands_run(log)
+
+
+async def test_an_approval_handler_is_asked_about_the_replacement_it_gave(tmp_path: Path) -> None:
+    """In process, the handler's second question is about its own replacement (its prompt and arguments)."""
+    log = tmp_path / "log"
+    replacement = json.dumps({"command": "echo bye > /etc/issue"})
+    asked: list[tuple[str, str, str]] = []
+
+    async def handler(request: ApprovalRequest) -> ApprovalAnswer:
+        await trio.lowlevel.checkpoint()
+        asked.append((request.call.call_id, request.call.arguments, request.prompt))
+        first_time = [call_id for call_id, _, _ in asked].count("cmd2") == 1
+        return Approve(replacement) if request.call.call_id == "cmd2" and first_time else Approve()
+
+    result = await RunResultStreaming(
+        ops(log).run(context(Permissions(approval_handler=handler)), AgentInput.from_user_text("go"))
+    ).collect()
+    assert not result.paused
+    assert [entry for entry in asked if entry[0] == "cmd2"][1][1:] == (replacement, "write to system path /etc/issue")
+    assert "rm -rf ~" not in commands_run(log)
+    assert "echo bye > /etc/issue" in commands_run(log)
+
+
+async def test_a_handler_that_keeps_replacing_is_refused_after_the_round_limit(tmp_path: Path) -> None:
+    """A handler whose every replacement asks again (another guard) cannot keep a run asking forever: after
+    `MAX_APPROVAL_ROUNDS` answers for one call the call is refused, the run ends and nothing unapproved ran."""
+    log = tmp_path / "log"
+    asked: list[str] = []
+
+    async def handler(request: ApprovalRequest) -> ApprovalAnswer:
+        await trio.lowlevel.checkpoint()
+        if request.call.call_id != "cmd2":
+            return Reject("no")
+        asked.append(request.call.arguments)
+        if len(asked) > 3 * MAX_APPROVAL_ROUNDS:
+            raise AssertionError("asked without end")
+        other_guard = f"echo {len(asked)} > /etc/issue" if len(asked) % 2 else f"rm -rf / /tmp/{len(asked)}"
+        return Approve(json.dumps({"command": other_guard}))  # each replacement trips the guard not just approved
+
+    result = await RunResultStreaming(
+        ops(log).run(context(Permissions(approval_handler=handler)), AgentInput.from_user_text("go"))
+    ).collect()
+    assert not result.paused
+    assert len(asked) == MAX_APPROVAL_ROUNDS
+    assert f"cmd2: permission denied: more than {MAX_APPROVAL_ROUNDS} approval rounds" in str(result.final_output)
+    assert commands_run(log) == ["ls -la"]
 
 
 async def test_in_process_handler_gives_the_same_answer_as_pause_and_resume(tmp_path: Path) -> None:

@@ -144,6 +144,33 @@ def test_replaced_arguments_that_a_guard_stops_wait_again(temporal_address: str,
     assert "cmd3: permission denied: still no" in outcome.result.output
 
 
+def test_replaced_arguments_that_ask_again_are_listed_and_run_as_replaced(
+    temporal_address: str, tmp_path: Path
+) -> None:
+    """Approving `rm -rf ~` with arguments another guard stops lists the call again with those arguments
+    (as on trio); a plain yes then runs the replacement, and `rm -rf ~` never runs."""
+    log = tmp_path / "log"
+    replacement = '{"command": "echo bye > /etc/issue"}'
+    listed: list[list[str]] = []
+
+    async def during(handle: RunHandle) -> None:
+        await _until_pending(handle, 3)
+        await handle.decide({"cmd0": Reject("no"), "cmd2": Approve(arguments=replacement), "cmd3": Reject("no")})
+        for _ in range(600):
+            pending = await handle.pending()
+            if [request.call_id for request in pending] == ["cmd2"] and pending[0].args == replacement:
+                break
+            await asyncio.sleep(0.05)
+        listed.append([request.args for request in await handle.pending()])
+        await handle.decide({"cmd2": Approve()})
+
+    outcome = on_temporal(temporal_address, [ops(log)], "ops", "go", permissions=Permissions(), during=during)
+    assert listed == [[replacement]]
+    assert "rm -rf ~" not in commands_run(log)
+    assert sorted(commands_run(log)) == ["echo bye > /etc/issue", "ls -la"]
+    assert "cmd2: ran echo bye > /etc/issue" in outcome.result.output
+
+
 def test_an_agent_as_tool_sub_run_waits_in_its_child_workflow_and_gets_its_decisions(
     temporal_address: str, tmp_path: Path
 ) -> None:

@@ -199,11 +199,17 @@ class SubRunPaused(Exception):
 
 
 class Held(Exception):
-    """A question came up that only a human can answer and no answer is at hand (see `resolve_permission`'s `hold`)."""
+    """A question came up that only a human can answer and no answer is at hand (see `resolve_permission`'s `hold`).
 
-    def __init__(self, question: Ask) -> None:
+    `call` is the call the question is about: the model's call, or the call with the arguments an
+    approver gave in its place when those raised the question. The call waits as `call`, so the next
+    question shows, and the next yes runs, the replacement; the replaced arguments never run.
+    """
+
+    def __init__(self, question: Ask, call: ToolCall) -> None:
         super().__init__(question.reason)
         self.question = question
+        self.call = call
 
 
 async def resolve_permission(
@@ -301,7 +307,7 @@ class _Asking:
             return Deny(f"more than {MAX_APPROVAL_ROUNDS} approval rounds for one call")
         if self.hold:
             if self.answer is None:
-                raise Held(question)
+                raise Held(question, self.call)
             answer, self.answer = self.answer, None
         else:
             self.events.extend(decision_events(self.call, question))

@@ -37,6 +37,7 @@ from ..core import (
 )
 from .context import RunContext
 from .permissions import (
+    MAX_APPROVAL_ROUNDS,
     ApprovalAnswer,
     ApprovalRequest,
     Held,
@@ -123,8 +124,8 @@ async def run_call(
         return await invoke_call(tool, call, ctx, run, arguments, checked=True)
     try:
         resolution = await resolve_permission(permissions, call, _info(call, tool), hold=True, answer=answer)
-    except Held:
-        return CallHeld(call, (_waiting(ctx, call),))  # noqa: ASYNC910 - raised out of `resolve_permission`'s await
+    except Held as held:  # it waits as the call the question is about (an approver's replacement, maybe)
+        return CallHeld(held.call, (_waiting(ctx, held.call),))  # noqa: ASYNC910 - raised out of `resolve_permission`'s await
     decision, events = resolution.decision, resolution.events
     if isinstance(decision, Deny):
         return CallDone(ToolResult(call.call_id, denial_text(decision), is_error=True), events)
@@ -234,16 +235,31 @@ Execute: TypeAlias = Callable[
 class ApprovalPhase:
     """The approval phase of one run in this process: what each held call asked when last held here."""
 
-    __slots__ = ("_held",)
+    __slots__ = ("_answered", "_held")
 
     def __init__(self) -> None:
         self._held: dict[str, tuple[ApprovalRequested, ...]] = {}
+        self._answered: dict[str, int] = {}  # answers given here per call: replacements that ask again are bounded
 
     def note(self, outcomes: tuple[CallOutcome, ...]) -> None:
         """Remember the held calls of a round just run."""
         for outcome in outcomes:
             if isinstance(outcome, CallHeld):
                 self._held[outcome.call.call_id] = outcome.requests
+
+    async def _decide(
+        self, call: ToolCall, tool: Tool[Any] | None, ctx: RunContext[Any]
+    ) -> _Decided | tuple[ApprovalRequested, ...]:
+        """`_decision_for` the call, refused once it has had `MAX_APPROVAL_ROUNDS` answers here: each answer
+        may replace the arguments with ones that ask again, so a handler could otherwise keep it asking forever."""
+        answered = self._answered.get(call.call_id, 0)
+        if answered >= MAX_APPROVAL_ROUNDS:
+            await trio.lowlevel.checkpoint()
+            return _Decided(Reject(f"more than {MAX_APPROVAL_ROUNDS} approval rounds for one call"))
+        decided = await _decision_for(call, tool, ctx, self._held.get(call.call_id))
+        if isinstance(decided, _Decided) and decided.answer is not None:
+            self._answered[call.call_id] = answered + 1
+        return decided
 
     async def settle(
         self, pending: tuple[ToolCall, ...], tools: Mapping[str, Tool[Any]], ctx: RunContext[Any], execute: Execute
@@ -258,7 +274,7 @@ class ApprovalPhase:
         answers: dict[str, ApprovalAnswer | None] = {}
         waiting: list[ApprovalRequested] = []
         for call in pending:  # one by one: a human answers one question at a time
-            decided = await _decision_for(call, tools.get(call.name), ctx, self._held.get(call.call_id))
+            decided = await self._decide(call, tools.get(call.name), ctx)
             if isinstance(decided, _Decided):
                 answers[call.call_id] = decided.answer
             else:

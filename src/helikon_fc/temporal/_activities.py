@@ -221,7 +221,7 @@ class Activities:
         if isinstance(outcome, HookFailed):
             return ToolCallOutput("", state_json, usage_json, hook_failed_json=to_json(outcome))
         if isinstance(outcome, CallHeld):
-            return ToolCallOutput("", state_json, usage_json, held=True)
+            return ToolCallOutput("", state_json, usage_json, held=True, held_json=to_json(outcome.call))
         finished = ToolFinished(result=outcome.result, escalated=ctx.actions.escalated, events=outcome.events)
         return ToolCallOutput(to_json(finished), state_json, usage_json)
 
@@ -261,7 +261,7 @@ class Activities:
         if isinstance(outcome, HookFailed):
             return ToolCallOutput("", state_json, hook_failed_json=to_json(outcome))
         if isinstance(outcome, CallHeld):
-            return ToolCallOutput("", state_json, held=True)
+            return ToolCallOutput("", state_json, held=True, held_json=to_json(outcome.call))
         if isinstance(outcome, _pipeline.Allowed):
             return ToolCallOutput("", state_json, run_json=to_json(outcome.call), events_json=to_json(outcome.events))
         finished = ToolFinished(result=outcome.result, events=outcome.events)

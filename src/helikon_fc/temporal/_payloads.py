@@ -250,7 +250,8 @@ class ToolCallOutput:
     models the tool ran (an agent it started in its context, say) cost, by agent (a tuple of
     `AgentUsage` as wire JSON): the workflow counts it on the run, as the trio meter does. `held`:
     the call waits for a human (its permission decision asked, no answer was given); its record is
-    then empty. `hook_failed_json`: a tool hook raised, the run fails with this `HookFailed`.
+    then empty, and `held_json` is the `ToolCall` it waits as (the arguments an approver gave in its place,
+    when those asked again). `hook_failed_json`: a tool hook raised, the run fails with this `HookFailed`.
     From ``helikon.authorize_tool``: `run_json` is the `ToolCall` allowed to run (its arguments maybe
     replaced) and `events_json` the decision's events; else the call is answered (`finished_json`) or held.
     """
@@ -262,6 +263,7 @@ class ToolCallOutput:
     hook_failed_json: str = ""
     run_json: str = ""
     events_json: str = ""
+    held_json: str = ""
 
 
 @dataclass(frozen=True)

@@ -117,8 +117,8 @@ async def authorize(
         return Allowed(before)
     try:
         resolution = await resolve_permission(permissions, before, _info(before, tool), hold=True, answer=answer)
-    except Held:
-        return CallHeld(before, ())  # noqa: ASYNC910 - raised out of `resolve_permission`, which checkpoints first
+    except Held as held:  # it waits as the call the question is about (an approver's replacement, maybe)
+        return CallHeld(held.call, ())  # noqa: ASYNC910 - raised out of `resolve_permission`, which checkpoints first
     if isinstance(resolution.decision, Deny):
         return CallDone(ToolResult(call.call_id, denial_text(resolution.decision), is_error=True), resolution.events)
     return Allowed(resolution.call, resolution.events)

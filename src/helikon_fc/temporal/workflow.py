@@ -831,7 +831,7 @@ class RunWorkflow:
             if called.failed is not None:
                 raise _HookRaised(called.failed)
             if called.result is None:  # listed at once, while the round's other calls (a sub-run, say) go on
-                self._ask(scope.prefix, call)
+                self._ask(scope.prefix, called.held or call)
             return called
 
         tasks = [asyncio.ensure_future(one(call)) for call in calls]
@@ -849,8 +849,8 @@ class RunWorkflow:
             if called.after is not None:
                 scope.state.update(called.after)
             actions.escalated = actions.escalated or called.escalated
-            if called.result is None:
-                pending.append(call)
+            if called.result is None:  # it waits as the call its question is about (a replacement, maybe)
+                pending.append(called.held or call)
             else:
                 results.append(called.result)
                 events.extend(called.events)
@@ -948,7 +948,8 @@ class RunWorkflow:
             return _Called(None, failed=from_json(HookFailed, output.hook_failed_json))
         after: State = json.loads(output.state_json)
         if output.held:
-            return _Called(None, after=after)
+            held = from_json(ToolCall, output.held_json) if output.held_json else None
+            return _Called(None, after=after, held=held)
         if output.run_json:
             events: tuple[AgentEvent, ...] = from_json(tuple[AgentEvent, ...], output.events_json)
             return _Called(None, events, after=after, run=from_json(ToolCall, output.run_json))
@@ -980,7 +981,8 @@ class RunWorkflow:
 class _Called:
     """How one tool call went: its `result` (`None`: it waits for a human, or `failed`), its decision
     `events`, the shared state `after` it, whether it escalated, the `HookFailed` of a hook that raised;
-    from ``helikon.authorize_tool``, the call allowed to `run` (its arguments maybe replaced)."""
+    from ``helikon.authorize_tool``, the call allowed to `run` (its arguments maybe replaced); the call a
+    waiting one is `held` as (the arguments an approver gave in its place, when those asked again)."""
 
     result: ToolResult | None
     events: tuple[AgentEvent, ...] = ()
@@ -988,6 +990,7 @@ class _Called:
     escalated: bool = False
     failed: HookFailed | None = None
     run: ToolCall | None = None
+    held: ToolCall | None = None
 
 
 class _HookRaised(Exception):
