@@ -3,8 +3,9 @@
 It does what the trio driver does, minus the IO: feed `Start`, emit events, extend the
 conversation with `conversation_appends`, then perform `next_action` — `CallModel` answers with
 the next scripted `ModelResponse` (an empty answer once the script runs out), `ExecuteTools`
-answers every call with an ok result (in reverse order: results may come back in any order),
-`PerformHandoff` and `Terminate` end this agent's loop.
+answers every call with an ok result (in reverse order: results may come back in any order), or,
+for a call with a problem (`ExecuteTools.problems`), with its problem as the trio driver does
+without hooks or permissions; `PerformHandoff` and `Terminate` end this agent's loop.
 """
 
 from __future__ import annotations
@@ -60,6 +61,8 @@ class Trace:
     requests: tuple[ModelRequest, ...]
     responses: tuple[ModelResponse, ...]
     tool_batches: tuple[tuple[ToolCall, ...], ...]
+    """The calls the driver ran, per round (those with a problem are answered with it, not run; a round
+    where none ran is left out)."""
     conversation: Conversation
     stopped_by_bound: bool
 
@@ -91,6 +94,13 @@ def ok_result(call: ToolCall) -> ToolResult:
     return ToolResult(call.call_id, f"ok from {call.name}")
 
 
+def answer_of(
+    call: ToolCall, problem: str | None, tool_output: Callable[[ToolCall], ToolResult] = ok_result
+) -> ToolResult:
+    """A call's result: its problem if it has one, else what the tool returns."""
+    return tool_output(call) if problem is None else ToolResult(call.call_id, problem, is_error=True)
+
+
 def drive(
     ctx: TransitionCtx,
     script: Sequence[ModelResponse | Answer],
@@ -118,11 +128,22 @@ def drive(
                 response = scripted.to(request) if isinstance(scripted, Answer) else scripted
                 responses.append(response)
                 given = response
-            case ExecuteTools(calls=calls):
-                batches.append(calls)
-                given = ToolResults(tuple(tool_output(call) for call in reversed(calls)))
-            case AwaitApproval(pending=pending):  # every waiting call approved, and run
-                given = ToolResults(tuple(tool_output(call) for call in pending))
+            case ExecuteTools(calls=calls, problems=problems):
+                ran = tuple(call for call, problem in zip(calls, problems, strict=True) if problem is None)
+                if ran:
+                    batches.append(ran)
+                given = ToolResults(
+                    tuple(
+                        answer_of(call, problem, tool_output)
+                        for call, problem in zip(reversed(calls), reversed(problems), strict=True)
+                    )
+                )
+            case AwaitApproval(pending=pending, problems=problems):  # every waiting call approved, and run
+                given = ToolResults(
+                    tuple(
+                        answer_of(call, problem, tool_output) for call, problem in zip(pending, problems, strict=True)
+                    )
+                )
             case PerformHandoff() | Terminate():
                 break
             case _:

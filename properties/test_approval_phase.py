@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import attrs
 from hypothesis import given, strategies as st
-from properties.reference import Answer, drive, ok_result
+from properties.reference import Answer, answer_of, drive
 from properties.strategies import scenario_ctxs, scripts
 
 from helikon_fc.core import (
@@ -50,13 +50,14 @@ def _held_drive(
                 scripted = script[answered] if answered < len(script) else ModelResponse()
                 given_input = scripted.to(request) if isinstance(scripted, Answer) else scripted
                 answered += 1
-            case ExecuteTools(calls=calls) | AwaitApproval(pending=calls):
+            case ExecuteTools(calls=calls, problems=problems) | AwaitApproval(pending=calls, problems=problems):
                 hold = [data.draw(st.booleans()) for _ in calls]
                 if isinstance(outcome.next_action, AwaitApproval) and all(hold):
                     hold[data.draw(st.integers(0, len(calls) - 1))] = False  # each decision round decides one at least
                 held = tuple(call for call, h in zip(calls, hold, strict=True) if h)
                 holds += len(held)
-                results = tuple(ok_result(call) for call, h in zip(calls, hold, strict=True) if not h)
+                answers = zip(calls, problems, hold, strict=True)
+                results = tuple(answer_of(call, problem) for call, problem, h in answers if not h)
                 given_input = ToolResults(results, held)
             case PerformHandoff() | Terminate():
                 break

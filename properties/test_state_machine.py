@@ -155,8 +155,9 @@ class LoopMachine(RuleBasedStateMachine):
         usage=USAGES,
     )
     def model_calls_tools(self, valid: int, invalid: int, reuse: bool, usage: Usage) -> None:
-        """With `reuse`, every call of the response has one id (as some models send); the machine must then run
-        the valid ones as ``ID``, ``ID#2``, ... in call order."""
+        """With `reuse`, every call of the response has one id (as some models send); the machine must then ask
+        for them as ``ID``, ``ID#2``, ... in call order. Every call goes to the driver, the invalid ones too (with
+        their problems, which the driver answers them with)."""
         shared = self.call_id() if reuse else None
 
         def next_id() -> str:
@@ -167,14 +168,11 @@ class LoopMachine(RuleBasedStateMachine):
         calls = good + bad or (ToolCall(next_id(), "nope", "{}"),)
         self.step(ModelResponse(tool_calls=calls, usage=usage))
         self.reference.spend(usage)
-        if good:
-            self.reference.phase = "tools"
-            ids = [call.call_id for call in good]
-            if shared is not None:
-                ids = [shared if index == 0 else f"{shared}#{index + 1}" for index in range(len(good))]
-            self.reference.pending = tuple(ids)
-        else:
-            self.reference.next_turn()
+        self.reference.phase = "tools"
+        ids = [call.call_id for call in calls]
+        if shared is not None:
+            ids = [shared if index == 0 else f"{shared}#{index + 1}" for index in range(len(calls))]
+        self.reference.pending = tuple(ids)
 
     @precondition(
         lambda self: self.reference.phase == "loop" and bool(self.ctx.handoffs) and self.call_count >= self.patience

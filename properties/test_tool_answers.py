@@ -16,6 +16,7 @@ from helikon_fc.core import (
     Conversation,
     ExecuteTools,
     ExecutingTools,
+    JsonObject,
     ModelResponse,
     ToolCall,
     ToolCallItem,
@@ -60,18 +61,31 @@ def test_every_tool_call_is_answered_exactly_once(ctx: TransitionCtx, script: tu
 
 
 @given(ctx=CTXS, script=SCRIPTS)
-def test_only_valid_calls_to_real_tools_are_executed(ctx: TransitionCtx, script: tuple[Answer, ...]) -> None:
-    """The driver is asked to run a call only from a tool-loop turn, and only if it names one of the agent's tools
-    with arguments that fit that tool's schema."""
+def test_only_valid_calls_to_real_tools_come_without_a_problem(ctx: TransitionCtx, script: tuple[Answer, ...]) -> None:
+    """The driver is asked for calls only from a tool-loop turn; a call comes without a problem (so the driver may
+    run it, with its parsed arguments) exactly when it names one of the agent's tools with arguments that fit that
+    tool's schema."""
     trace = drive(ctx, script)
     tools = {tool.name: tool for tool in ctx.tools}
     for step in trace.steps:
-        if isinstance(step.outcome.next_action, ExecuteTools):
+        action = step.outcome.next_action
+        if isinstance(action, ExecuteTools):
             assert isinstance(step.state, CallingModel | ExecutingTools)
-            assert step.outcome.next_action.calls
-            for call in step.outcome.next_action.calls:
-                assert call.name in tools
-                assert validate(parse_arguments(call.arguments), tools[call.name].parameters) == []
+            assert action.calls
+            assert len(action.problems) == len(action.arguments) == len(action.calls)
+            for call, arguments, problem in zip(action.calls, action.arguments, action.problems, strict=True):
+                valid = call.name in tools and _fits(call.arguments, tools[call.name].parameters)
+                assert (problem is None) == valid
+                assert (arguments is None) == (problem is not None)
+                if arguments is not None:
+                    assert arguments == parse_arguments(call.arguments)
+
+
+def _fits(text: str, schema: JsonObject) -> bool:
+    try:
+        return validate(parse_arguments(text), schema) == []
+    except (ValueError, RecursionError):
+        return False
 
 
 @given(ctx=CTXS, script=SCRIPTS)

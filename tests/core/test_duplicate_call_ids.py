@@ -44,10 +44,14 @@ def test_two_valid_calls_sharing_an_id_both_run_under_distinct_ids() -> None:
 
 
 def test_an_invalid_call_sharing_an_id_with_a_valid_one_does_not_stop_it() -> None:
-    """The valid call still runs (once an empty `ExecuteTools(())` was asked for) and the invalid one is rejected."""
+    """The valid call still runs (once an empty `ExecuteTools(())` was asked for) and the invalid one is answered
+    with its problem, each under its own id."""
     calls = (ToolCall("c1", "launch_rockets", "{}"), weather("c1"))
     outcome = transition(CallingModel(0), ModelResponse(tool_calls=calls), make_ctx())
-    assert outcome.next_action == ExecuteTools((weather("c1#2"),))
+    action = outcome.next_action
+    assert action == ExecuteTools((calls[0], weather("c1#2")))
+    assert isinstance(action, ExecuteTools) and action.problems[1] is None
+    assert action.problems[0] == "unknown tool: 'launch_rockets' (available tools: add, get_weather)"
     trace = drive(make_ctx(), [ModelResponse(tool_calls=calls)])
     results = [item for item in trace.conversation if isinstance(item, ToolResult)]
     assert [(result.call_id, result.is_error) for result in results] == [("c1", True), ("c1#2", False)]

@@ -41,6 +41,7 @@ from helikon_fc.core import (
     ToolResult,
     ToolResults,
     TransitionInput,
+    TransitionOutcome,
     TurnStarted,
     Usage,
     UserMessage,
@@ -235,10 +236,17 @@ def test_resuming_executing_tools_reissues_the_runnable_calls() -> None:
 # Invalid calls
 
 
+def _problems(outcome: TransitionOutcome) -> dict[str, str | None]:
+    action = outcome.next_action
+    assert isinstance(action, ExecuteTools)
+    return {call.call_id: problem for call, problem in zip(action.calls, action.problems, strict=True)}
+
+
 def test_invalid_calls_are_answered_with_readable_errors_and_the_run_goes_on() -> None:
     """Rule: "Tool-call arguments that are not valid JSON, unknown tool names, and arguments that do not fit
     the tool's schema are answered with an error `ToolResult` the model can read; the run goes on.
-    They never fail the run and never raise."""
+    They never fail the run and never raise." Every call goes to the driver, an invalid one with its
+    problem: the driver answers it with that text after `PreToolUse` and the permission decision."""
     calls = (
         ToolCall("json", "get_weather", '{"city": '),
         ToolCall("unknown", "launch_rockets", "{}"),
@@ -247,48 +255,50 @@ def test_invalid_calls_are_answered_with_readable_errors_and_the_run_goes_on() -
         ToolCall("ok", "get_weather", '{"city": "Oslo"}'),
     )
     outcome = transition(CallingModel(0), tool_turn(*calls), make_ctx())
-    assert isinstance(outcome.next_state, ExecutingTools)
-    assert outcome.next_action == ExecuteTools((calls[4],))
-    errors = {result.call_id: result.output for result in outcome.next_state.rejected}
-    assert all(result.is_error for result in outcome.next_state.rejected)
-    assert "not valid JSON" in errors["json"]
+    assert isinstance(outcome.next_state, ExecutingTools) and outcome.next_state.rejected == ()
+    assert outcome.next_action == ExecuteTools(calls)
+    errors = _problems(outcome)
+    assert errors["ok"] is None
+    assert "not valid JSON" in (errors["json"] or "")
     assert errors["unknown"] == "unknown tool: 'launch_rockets' (available tools: add, get_weather)"
-    assert "$.a: expected integer, got string" in errors["schema"]
-    assert "$.b: missing required field" in errors["schema"]
-    assert "$.c: unexpected field" in errors["schema"]
-    assert "arguments must be a JSON object, got array" in errors["array"]
-    follow = transition(outcome.next_state, ToolResults((ToolResult("ok", "sun"),)), make_ctx())
+    assert "$.a: expected integer, got string" in (errors["schema"] or "")
+    assert "$.b: missing required field" in (errors["schema"] or "")
+    assert "$.c: unexpected field" in (errors["schema"] or "")
+    assert "arguments must be a JSON object, got array" in (errors["array"] or "")
+    answers = tuple(ToolResult(c, e or "sun", is_error=e is not None) for c, e in errors.items())
+    follow = transition(outcome.next_state, ToolResults(answers), make_ctx())
     assert [e.item.call_id for e in follow.events if isinstance(e, ToolOutputItem)] == [c.call_id for c in calls]
     assert isinstance(follow.next_state, CallingModel)
 
 
-def test_a_round_of_only_invalid_calls_goes_straight_to_the_next_turn() -> None:
-    """Rule: "answered with an error `ToolResult` the model can read; the run goes on" (nothing to execute)."""
-    outcome = transition(CallingModel(0), tool_turn(ToolCall("x", "", "{}")), make_ctx())
-    assert outcome.next_state == CallingModel(1, Usage(requests=1))
-    assert isinstance(outcome.next_action, CallModel)
-    assert [type(e).__name__ for e in outcome.events] == ["ToolCallItem", "ToolOutputItem", "TurnStarted"]
-    assert outcome.conversation_appends[-1] == ToolResult(
-        "x", "unknown tool: '' (available tools: add, get_weather)", is_error=True
-    )
+def test_a_round_of_only_invalid_calls_goes_to_the_driver_then_to_the_next_turn() -> None:
+    """Rule: "answered with an error `ToolResult` the model can read; the run goes on": the driver answers it
+    (hooks and permissions see it first), then the next turn starts."""
+    call = ToolCall("x", "", "{}")
+    outcome = transition(CallingModel(0), tool_turn(call), make_ctx())
+    assert outcome.next_state == ExecutingTools((call,), (), 0, Usage(requests=1))
+    assert [type(e).__name__ for e in outcome.events] == ["ToolCallItem"]
+    assert _problems(outcome) == {"x": "unknown tool: '' (available tools: add, get_weather)"}
+    answer = ToolResult("x", "unknown tool: '' (available tools: add, get_weather)", is_error=True)
+    follow = transition(outcome.next_state, ToolResults((answer,)), make_ctx())
+    assert follow.next_state == CallingModel(1, Usage(requests=1))
+    assert isinstance(follow.next_action, CallModel)
+    assert [type(e).__name__ for e in follow.events] == ["ToolOutputItem", "TurnStarted"]
+    assert follow.conversation_appends == (answer,)
 
 
 def test_blank_arguments_mean_an_empty_object() -> None:
     """Rule: "arguments that do not fit the tool's schema are answered with an error `ToolResult`" — blank is `{}`."""
     outcome = transition(CallingModel(0), tool_turn(ToolCall("x", "get_weather", "  ")), make_ctx())
-    assert outcome.conversation_appends[-1] == ToolResult(
-        "x", "invalid arguments for tool 'get_weather': $.city: missing required field", is_error=True
-    )
+    assert _problems(outcome) == {"x": "invalid arguments for tool 'get_weather': $.city: missing required field"}
 
 
 def test_deeply_nested_arguments_are_an_error_result_not_a_crash() -> None:
     """Rule: "They never fail the run and never raise." — even for arguments nested past the recursion limit."""
     deep = "[" * 50_000 + "]" * 50_000
     outcome = transition(CallingModel(0), tool_turn(ToolCall("x", "add", deep)), make_ctx())
-    assert isinstance(outcome.next_state, CallingModel)
-    assert outcome.conversation_appends[-1] == ToolResult(
-        "x", "invalid arguments for tool 'add': nested too deeply", is_error=True
-    )
+    assert isinstance(outcome.next_state, ExecutingTools)
+    assert _problems(outcome) == {"x": "invalid arguments for tool 'add': nested too deeply"}
 
 
 # Handoffs

@@ -83,14 +83,31 @@ def test_a_tracer_of_our_own_sees_every_start_and_end_in_order() -> None:
     assert all(span.ended == 1 for span in tracer.spans)
 
 
-def test_a_call_refused_for_its_arguments_never_runs_so_has_no_tool_span() -> None:
+def test_a_call_that_cannot_run_is_an_error_tool_span_and_its_tool_never_runs() -> None:
+    """Off-schema arguments and an unknown tool reach the invoke step (original-notes sections 3.2 and 11: the
+    tool span is an error on an invoke error or an unknown tool), where their problem answers them."""
+    ran: list[str] = []
+
+    @function_tool
+    def count(n: int) -> int:
+        """Count.
+
+        Args:
+            n: How many.
+        """
+        ran.append("count")
+        return n
+
     tracer = RecordingTracer()
-    agent = LlmAgent(
-        name="a", model=ScriptedModel([call_tools(call("echo", text=1)), reply("x")], name="m"), tools=[echo]
-    )
-    sim = simulate(agent, "go", RunContext(None, tracer=tracer))
-    assert sim.error is None
-    assert [line for line in tracer.log if "tool:" in line] == []
+    model = ScriptedModel([call_tools(call("count", n="one"), call("teleport")), reply("x")], name="m")
+    sim = simulate(LlmAgent(name="a", model=model, tools=[count]), "go", RunContext(None, tracer=tracer))
+    assert sim.error is None and ran == []
+    assert sorted(line for line in tracer.log if "tool:" in line) == [
+        "finish tool:count ToolResult tool_error",
+        "finish tool:teleport ToolResult unknown_tool",
+        "start tool:count under agent:a",
+        "start tool:teleport under agent:a",
+    ]
     assert tracer.log.count("start model:m under agent:a") == 2
 
 

@@ -44,12 +44,14 @@ class CallingModel:
 
 @attrs.frozen
 class ExecutingTools:
-    """The model asked for `calls`; the runnable ones are executing.
+    """The model asked for `calls`; the driver is running them and reports them with `ToolResults`.
 
-    `rejected` holds the results already settled without running (unknown tool, arguments not
-    JSON or off the tool's schema); the driver runs the others and reports them with `ToolResults`.
-    (A response with a handoff call never gets here: it goes to `ApplyingHandoff` with every call
-    answered.)
+    Every call goes to the driver, one that cannot run (unknown tool, arguments not JSON or off the
+    tool's schema) with its problem attached (`ExecuteTools.problems`): hooks and permissions see it
+    first, as in the original. `rejected` is always empty in records this version writes; records of
+    older versions hold there the results they settled without the driver, and such a round asks the
+    driver only for the others. (A response with a handoff call never gets here: it goes to
+    `ApplyingHandoff` with every call answered.)
     """
 
     calls: tuple[ToolCall, ...]
@@ -195,22 +197,32 @@ class CallModel:
 class ExecuteTools:
     """Run `calls` concurrently; feed their results back, in any order, as `ToolResults`.
 
-    `arguments` are the calls' argument objects as `transition` parsed and checked them, one per call in
-    order (empty when it did not parse them, as on a resumed run): the driver hands them to the tools instead
-    of parsing the text again. They are derived from `calls`, so they take no part in equality and are not
-    on the wire.
+    `arguments` and `problems` hold, one per call in order, what `transition` found checking each call:
+    its argument object, parsed and checked against the tool's schema (the driver hands it to the tool
+    instead of parsing the text again), or, for a call that cannot run, its problem, the error text the
+    model reads (``unknown tool: ...``, ``invalid arguments for tool ...``; its argument slot is `None`).
+    The driver still puts such a call through `PreToolUse` and the permission decision, and answers it
+    with its problem where it would invoke the tool; arguments a hook or the permissions replaced are
+    checked afresh. Both are derived from `calls` and the tools, so they take no part in equality and are
+    not on the wire (empty when not given: the driver then parses each call itself).
     """
 
     calls: tuple[ToolCall, ...]
-    arguments: tuple[JsonObject, ...] = attrs.field(default=(), eq=False, repr=False)
+    arguments: tuple[JsonObject | None, ...] = attrs.field(default=(), eq=False, repr=False)
+    problems: tuple[str | None, ...] = attrs.field(default=(), eq=False, repr=False)
 
 
 @attrs.frozen
 class AwaitApproval:
     """Get a human decision on each of `pending` (the approval handler, or pause the run); then run the
-    approved calls and feed every result back as `ToolResults` (calls still undecided as its `pending`)."""
+    approved calls and feed every result back as `ToolResults` (calls still undecided as its `pending`).
+
+    `problems` are the calls' problems as in `ExecuteTools` (one per call; `None` for one that can run),
+    derived, off the wire: an approved call that cannot run is answered with its problem.
+    """
 
     pending: tuple[ToolCall, ...]
+    problems: tuple[str | None, ...] = attrs.field(default=(), eq=False, repr=False)
 
 
 @attrs.frozen

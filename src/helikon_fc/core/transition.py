@@ -119,7 +119,7 @@ def _step(state: LoopState, input: TransitionInput, ctx: TransitionCtx) -> Trans
         case NeedsApproval(usage=usage):
             match input:
                 case Start():
-                    return TransitionOutcome(state, (), AwaitApproval(state.pending))
+                    return TransitionOutcome(state, (), _await(state.pending, ctx))
                 case ToolResults():
                     return _on_approvals(state, input, ctx)
                 case ModelResponse() | SummaryFailed():
@@ -143,7 +143,7 @@ def _step(state: LoopState, input: TransitionInput, ctx: TransitionCtx) -> Trans
                 case ToolResults():
                     return _on_tool_results(state, input, ctx)
                 case Start():
-                    return TransitionOutcome(state, (), ExecuteTools(_runnable(state.calls, state.rejected)))
+                    return TransitionOutcome(state, (), _execute(_runnable(state.calls, state.rejected), ctx))
                 case ModelResponse() | SummaryFailed():
                     return _invalid(state, input, usage)
                 case _:
@@ -281,14 +281,8 @@ def _on_tool_loop_response(state: CallingModel, response: ModelResponse, ctx: Tr
         events.extend(ToolCallItem(call) for call in calls)
         if winner is not None:
             return _hand_off(winner, handoffs[winner.name], calls, usage, events, items, conversation, ctx)
-        rejected, arguments = _check_calls(calls, ctx)
-        if len(rejected) == len(calls):
-            return _after_tools(state.turn, usage, calls, rejected, events, items, conversation, ctx)
         return TransitionOutcome(
-            ExecutingTools(calls, rejected, state.turn, usage),
-            tuple(events),
-            ExecuteTools(_runnable(calls, rejected), arguments),
-            items,
+            ExecutingTools(calls, (), state.turn, usage), tuple(events), _execute(calls, ctx), items
         )
 
     if ctx.output_schema is not None:
@@ -301,25 +295,43 @@ def _on_tool_loop_response(state: CallingModel, response: ModelResponse, ctx: Tr
     return TransitionOutcome(Done(FinalOutput(response.text), usage), tuple(events), Terminate(), items)
 
 
+def _execute(calls: tuple[ToolCall, ...], ctx: TransitionCtx) -> ExecuteTools:
+    """Run every one of `calls`, each with what checking it found (`ExecuteTools.arguments` and `problems`).
+
+    A call that cannot run goes to the driver too, its problem attached: `PreToolUse` and the permission
+    decision see it first (original-notes section 3.2), and the problem answers it in place of the tool.
+    """
+    arguments, problems = _check_calls(calls, ctx)
+    return ExecuteTools(calls, arguments, problems)
+
+
+def _await(pending: tuple[ToolCall, ...], ctx: TransitionCtx) -> AwaitApproval:
+    """Wait for a human on `pending`, each with its problem (`AwaitApproval.problems`)."""
+    return AwaitApproval(pending, _check_calls(pending, ctx)[1])
+
+
 def _check_calls(
     calls: tuple[ToolCall, ...], ctx: TransitionCtx
-) -> tuple[tuple[ToolResult, ...], tuple[JsonObject, ...]]:
-    """Error results for the calls that cannot run (unknown tool, arguments not JSON, arguments off-schema),
-    and the parsed arguments of the others, in call order (`ExecuteTools.arguments`)."""
+) -> tuple[tuple[JsonObject | None, ...], tuple[str | None, ...]]:
+    """Per call in order: its parsed and checked arguments (`None` if it cannot run), and why it cannot run
+    (unknown tool, arguments not JSON or off the schema; `None` if it can)."""
     tools = {tool.name: tool for tool in ctx.tools}
-    rejected: list[ToolResult] = []
-    arguments: list[JsonObject] = []
+    arguments: list[JsonObject | None] = []
+    problems: list[str | None] = []
     for call in calls:
         checked = _checked_arguments(call, tools)
         if isinstance(checked, str):
-            rejected.append(ToolResult(call.call_id, checked, is_error=True))
+            arguments.append(None)
+            problems.append(checked)
         else:
             arguments.append(checked)
-    return tuple(rejected), tuple(arguments)
+            problems.append(None)
+    return tuple(arguments), tuple(problems)
 
 
 def _runnable(calls: tuple[ToolCall, ...], rejected: tuple[ToolResult, ...]) -> tuple[ToolCall, ...]:
-    """The calls the driver must run: those not already answered by a rejection."""
+    """The calls the driver must run: those not already answered by a rejection (only records of older versions,
+    whose transition answered calls that cannot run itself, have any)."""
     rejected_ids = {result.call_id for result in rejected}
     return tuple(call for call in calls if call.call_id not in rejected_ids)
 
@@ -363,7 +375,7 @@ def _settle_round(
 ) -> TransitionOutcome:
     """The round's calls answered so far are `results`: wait for the ones still pending, or go on."""
     if input.pending:
-        return _await_approval(turn, usage, calls, results, input)
+        return _await_approval(turn, usage, calls, results, input, ctx)
     return _after_tools(turn, usage, calls, results, list(input.events), (), ctx.conversation, ctx)
 
 
@@ -383,11 +395,12 @@ def _await_approval(
     calls: tuple[ToolCall, ...],
     settled: tuple[ToolResult, ...],
     input: ToolResults,
+    ctx: TransitionCtx,
 ) -> TransitionOutcome:
     """Some calls of the round wait for a human: enter `NeedsApproval`, one `ApprovalRequested` per waiting call."""
     pending = input.pending
     events = (*input.events, *(ApprovalRequested(call.call_id, call.name, call.arguments) for call in pending))
-    return TransitionOutcome(NeedsApproval(pending, turn, usage, calls, settled), events, AwaitApproval(pending))
+    return TransitionOutcome(NeedsApproval(pending, turn, usage, calls, settled), events, _await(pending, ctx))
 
 
 def _on_approvals(state: NeedsApproval, input: ToolResults, ctx: TransitionCtx) -> TransitionOutcome:

@@ -52,6 +52,7 @@ from .permissions import (
 )
 from .records import RunRecordBody
 from .states import (
+    AwaitApproval,
     ExecuteTools,
     FinalOutput,
     HandoffTarget,
@@ -105,7 +106,7 @@ UNIONS: Mapping[str, object] = {
 
 _RENAMES: Mapping[type, Mapping[str, str]] = {HandoffItem: {"from_agent": "from", "to_agent": "to"}}
 
-_OMITTED: Mapping[type, tuple[str, ...]] = {ExecuteTools: ("arguments",)}
+_OMITTED: Mapping[type, tuple[str, ...]] = {ExecuteTools: ("arguments", "problems"), AwaitApproval: ("problems",)}
 """Fields derived from the others, left off the wire (read back as their defaults)."""
 
 _PLAIN_CLASSES: tuple[type, ...] = (

@@ -271,12 +271,12 @@ async def _loop(
             case CallModel(request=request):
                 done = await steps.call_model(state, request)
                 del request
-            case ExecuteTools(calls=calls, arguments=arguments):
-                done = await steps.run_tools(state, calls, arguments)
-                del calls, arguments
-            case AwaitApproval(pending=pending):
-                done = await steps.await_approval(state, pending)
-                del pending
+            case ExecuteTools(calls=calls, arguments=arguments, problems=problems):
+                done = await steps.run_tools(state, calls, arguments, problems)
+                del calls, arguments, problems
+            case AwaitApproval(pending=pending, problems=problems):
+                done = await steps.await_approval(state, pending, problems)
+                del pending, problems
             case PerformHandoff(target=target, transcript=transcript):
                 return await steps.hand_off(target, transcript)
             case Terminate():
@@ -409,13 +409,19 @@ class _Steps:
         return answer
 
     async def run_tools(
-        self, state: LoopState, calls: tuple[ToolCall, ...], arguments: tuple[JsonObject, ...]
+        self,
+        state: LoopState,
+        calls: tuple[ToolCall, ...],
+        arguments: tuple[JsonObject | None, ...],
+        problems: tuple[str | None, ...],
     ) -> TransitionInput | TerminalEvent:
         """`ExecuteTools`: the round's results (held calls pending), or the failure a tool hook caused."""
         definition = self.definition
         tools, hooks = definition.tools_by_name, definition.hooks
         outcomes = await failing_on_hook(
-            execute_tools(calls, tools, self.ctx, self.limiter, self.recording, hooks, arguments=arguments)
+            execute_tools(
+                calls, tools, self.ctx, self.limiter, self.recording, hooks, arguments=arguments, problems=problems
+            )
         )
         if type(outcomes) is HookFailed:
             return await _stop(state, (RunFailed(outcomes),), self.send, self.recording)
@@ -424,12 +430,15 @@ class _Steps:
             self.phase.note(outcomes)
         return round_results(outcomes)
 
-    async def await_approval(self, state: LoopState, pending: tuple[ToolCall, ...]) -> TransitionInput | TerminalEvent:
+    async def await_approval(
+        self, state: LoopState, pending: tuple[ToolCall, ...], problems: tuple[str | None, ...]
+    ) -> TransitionInput | TerminalEvent:
         """`AwaitApproval`: the decided calls' results, or the pause (no decision for some)."""
         definition, recording = self.definition, self.recording
         phase = self.phase = self.phase or ApprovalPhase()
         tools = definition.tools_by_name
-        decided = partial(_execute_answered, tools, self.ctx, self.limiter, recording, definition.hooks)
+        found = {call.call_id: problem for call, problem in zip(pending, problems, strict=False) if problem is not None}
+        decided = partial(_execute_answered, tools, self.ctx, self.limiter, recording, definition.hooks, found)
         settled = await failing_on_hook(phase.settle(pending, tools, self.ctx, decided))
         if type(settled) is HookFailed:
             return await _stop(state, (RunFailed(settled),), self.send, recording)
@@ -564,7 +573,8 @@ async def execute_tools(
     hooks: Hooks[Any] = _NO_HOOKS,
     answers: Mapping[str, ApprovalAnswer | None] | None = None,
     *,
-    arguments: tuple[JsonObject, ...] = (),
+    arguments: tuple[JsonObject | None, ...] = (),
+    problems: tuple[str | None, ...] = (),
 ) -> tuple[CallOutcome, ...]:
     """Run `calls` concurrently (at most `limiter`'s tokens at once) through the per-call pipeline
     (`call_tool`: the agent's `hooks`, then ``ctx.hooks``, around `shell.tool_round.run_call`); their
@@ -573,7 +583,8 @@ async def execute_tools(
     With a `recording`, each result is recorded as its call finishes, and a call whose result was
     recorded before a crash is not run again. `answers` holds a human's answer per call id (the
     approval phase's calls). `arguments` are the calls' parsed arguments (`ExecuteTools.arguments`;
-    empty: each call parses its own).
+    empty: each call parses its own) and `problems` why a call cannot run (`ExecuteTools.problems`): after
+    `PreToolUse` and the permission decision, such a call is answered with its problem, not run.
 
     Raises:
         HookFailure: a tool hook raised (the round's other calls are cancelled; the run fails with it).
@@ -584,17 +595,28 @@ async def execute_tools(
     else:
         run = partial(call_tool, execute_tool_call if ctx.tracer is None else traced_tool_call, hooks)
     parsed = arguments if len(arguments) == len(calls) else _UNPARSED * len(calls)
+    found = problems if len(problems) == len(calls) else _UNPARSED * len(calls)
     if recording is not None:
-        return await _execute_recorded(calls, tools, ctx, limiter, recording, run, answers, parsed)
+        return await _execute_recorded(calls, tools, ctx, limiter, recording, run, answers, parsed, found)
     if len(calls) == 1 and limiter is None:
         call = calls[0]
-        return (await run(tools.get(call.name), call, ctx, _answer(answers, call), parsed[0]),)
+        return (await run(tools.get(call.name), call, ctx, _answer(answers, call), parsed[0], found[0]),)
     slots: list[CallOutcome | None] = [None] * len(calls)
 
     async with trio.open_nursery() as nursery:
         for index, call in enumerate(calls):
             nursery.start_soon(
-                _run_one, slots, index, call, tools.get(call.name), ctx, limiter, run, answers, parsed[index]
+                _run_one,
+                slots,
+                index,
+                call,
+                tools.get(call.name),
+                ctx,
+                limiter,
+                run,
+                answers,
+                parsed[index],
+                found[index],
             )
     # Every slot is filled: `run_call` returns an outcome or is cancelled, and a cancelled
     # call makes the nursery raise before this line.
@@ -607,11 +629,13 @@ async def _execute_answered(
     limiter: trio.CapacityLimiter | None,
     recording: LlmRecording | None,
     hooks: Hooks[Any],
+    problems: Mapping[str, str],
     calls: tuple[ToolCall, ...],
     answers: Mapping[str, ApprovalAnswer | None],
 ) -> tuple[CallOutcome, ...]:
-    """`execute_tools` for the decided calls of an approval phase."""
-    return await execute_tools(calls, tools, ctx, limiter, recording, hooks, answers)
+    """`execute_tools` for the decided calls of an approval phase (`problems`: theirs, by call id)."""
+    found = tuple(problems.get(call.call_id) for call in calls) if problems else ()
+    return await execute_tools(calls, tools, ctx, limiter, recording, hooks, answers, problems=found)
 
 
 def _answer(answers: Mapping[str, ApprovalAnswer | None] | None, call: ToolCall) -> ApprovalAnswer | None:
@@ -619,7 +643,8 @@ def _answer(answers: Mapping[str, ApprovalAnswer | None] | None, call: ToolCall)
 
 
 RunCall: TypeAlias = Callable[
-    [Tool[Any] | None, ToolCall, RunContext[Any], ApprovalAnswer | None, JsonObject | None], Awaitable[CallOutcome]
+    [Tool[Any] | None, ToolCall, RunContext[Any], ApprovalAnswer | None, JsonObject | None, str | None],
+    Awaitable[CallOutcome],
 ]
 """One call through the whole per-call pipeline (`call_tool` with its invoke and hooks bound)."""
 
@@ -632,10 +657,11 @@ def _call_plainly(
     ctx: RunContext[Any],
     answer: ApprovalAnswer | None = None,
     arguments: JsonObject | None = None,
+    problem: str | None = None,
 ) -> Awaitable[CallOutcome]:
     """`call_tool` in a run with no hooks, permissions or tracer, where its pipeline is the invoke step alone
-    (`answer` only matters to permissions): that step, without the layers around it."""
-    return invoke_call(tool, call, ctx, execute_tool_call, arguments, checked=True)
+    (`answer` only matters to permissions; a `problem` answers the call): that step, without the layers around it."""
+    return invoke_call(tool, call, ctx, execute_tool_call, arguments, checked=True, problem=problem)
 
 
 async def call_tool(
@@ -646,21 +672,23 @@ async def call_tool(
     ctx: RunContext[Any],
     answer: ApprovalAnswer | None = None,
     arguments: JsonObject | None = None,
+    problem: str | None = None,
 ) -> CallOutcome:
     """One call of a round through its pipeline (original-notes section 3.2): `PreToolUse` (which may block
     the call or replace its arguments), authorize (`run_call`: permissions decide on the arguments the hooks
-    left, so a hook can never slip a call past them), `invoke` (unknown tool, arguments checked again when
-    replaced, the tool itself), `PostToolUse` (successful calls only: it may block or replace the output),
-    and redaction last (`run_call`). `arguments` are the call's arguments as `transition` parsed them."""
+    left, so a hook can never slip a call past them), `invoke` (the call's `problem` — an unknown tool, or
+    arguments off the schema unless a hook or the permissions replaced them, which are checked afresh —
+    else the tool itself), `PostToolUse` (successful calls only: it may block or replace the output), and
+    redaction last (`run_call`). `arguments` and `problem` are what `transition` found checking the call."""
     if not (hooks.hooks or ctx.hooks.hooks):  # the common case, at the cost of two tuple checks
-        return await run_call(tool, call, ctx, invoke, answer, arguments)
+        return await run_call(tool, call, ctx, invoke, answer, arguments, problem)
     before = await before_tool_call(ctx, hooks, call)
     if type(before) is ToolResult:
         return CallDone(before)
     assert type(before) is ToolCall
     replaced = before is not call
     hooked = partial(_invoke_hooked, invoke, hooks, replaced)
-    return await run_call(tool, before, ctx, hooked, answer, None if replaced else arguments)
+    return await run_call(tool, before, ctx, hooked, answer, None if replaced else arguments, problem)
 
 
 async def _invoke_hooked(
@@ -673,11 +701,12 @@ async def _invoke_hooked(
     *,
     checked: bool,
     arguments: JsonObject | None = None,
+    problem: str | None = None,
 ) -> ToolResult:
     """`invoke`, then `PostToolUse`; arguments a `PreToolUse` hook replaced are checked again."""
     if replaced:
         checked, arguments = False, None
-    result = await invoke(tool, call, ctx, checked=checked, arguments=arguments)
+    result = await invoke(tool, call, ctx, checked=checked, arguments=arguments, problem=problem)
     return await after_tool_call(ctx, hooks, call, result)
 
 
@@ -690,6 +719,7 @@ async def _execute_recorded(
     run: RunCall,
     answers: Mapping[str, ApprovalAnswer | None] | None,
     parsed: tuple[JsonObject | None, ...],
+    problems: tuple[str | None, ...],
 ) -> tuple[CallOutcome, ...]:
     """`execute_tools` for a recorded run: skip the calls recorded as finished, record the others one by one."""
     slots: list[CallOutcome | None] = []
@@ -712,6 +742,7 @@ async def _execute_recorded(
                     run,
                     answers,
                     parsed[index],
+                    problems[index],
                 )
     return cast("tuple[CallOutcome, ...]", tuple(slots))
 
@@ -727,9 +758,10 @@ async def _run_recorded(
     run: RunCall,
     answers: Mapping[str, ApprovalAnswer | None] | None,
     arguments: JsonObject | None,
+    problem: str | None,
 ) -> None:
     """One tool call of a recorded round: run it, record its result (a held call has none), then fill its slot."""
-    await _run_one(slots, index, call, tool, ctx, limiter, run, answers, arguments)
+    await _run_one(slots, index, call, tool, ctx, limiter, run, answers, arguments, problem)
     outcome = slots[index]
     if type(outcome) is CallDone:
         await recording.tool_finished(outcome.result, outcome.events)
@@ -745,13 +777,14 @@ async def _run_one(
     run: RunCall,
     answers: Mapping[str, ApprovalAnswer | None] | None = None,
     arguments: JsonObject | None = None,
+    problem: str | None = None,
 ) -> None:
     """One tool call of a round, its outcome stored in its own slot (module-level: no closure per round)."""
     if limiter is None:
-        slots[index] = await run(tool, call, ctx, _answer(answers, call), arguments)
+        slots[index] = await run(tool, call, ctx, _answer(answers, call), arguments, problem)
     else:
         async with limiter:
-            slots[index] = await run(tool, call, ctx, _answer(answers, call), arguments)
+            slots[index] = await run(tool, call, ctx, _answer(answers, call), arguments, problem)
 
 
 async def hand_off(

@@ -6,6 +6,8 @@ fails). Everything else — an unknown tool, argument text that is not JSON, arg
 off the schema, a `ToolError`, any other exception, a timeout — is a `ToolResult` with
 ``is_error=True`` and a message written for the model:
 
+- the problem `transition` found with the call (``unknown tool: 'NAME' (available tools: ...)``,
+  ``invalid arguments for tool ...``), when the driver passes it
 - ``unknown tool: NAME``
 - ``invalid arguments for tool 'NAME': not valid JSON (...)`` / ``...: $.city: missing required field``
 - the `ToolError`'s own message
@@ -38,6 +40,7 @@ async def execute_tool_call(
     *,
     checked: bool = False,
     arguments: JsonObject | None = None,
+    problem: str | None = None,
 ) -> ToolResult:
     """Run `call` with `tool` (`None` when no tool has that name) and return its result.
 
@@ -49,6 +52,8 @@ async def execute_tool_call(
             `True`: `transition` checks every call it lets run), so only parse them.
         arguments: With `checked`, the arguments `transition` parsed from ``call.arguments``
             (`ExecuteTools.arguments`): the tool receives them and the text is not parsed again.
+        problem: Why `transition` found the call cannot run (`ExecuteTools.problems`): with `checked` (the
+            arguments it judged), or for an unknown tool, it is the call's answer and nothing runs.
 
     Returns:
         ``ToolResult(call.call_id, output)`` on success, or an error result (``is_error=True``)
@@ -58,6 +63,8 @@ async def execute_tool_call(
         trio.Cancelled: the surrounding scope was cancelled.
         SubRunPaused: the tool's sub-run paused for approval; nothing else escapes.
     """
+    if problem is not None and (checked or tool is None):
+        return _error(call, problem)  # noqa: ASYNC910 - as the error paths below
     if tool is None:
         # No checkpoint on the error paths: the driver's step, which asked for this call, began with one.
         return ToolResult(call.call_id, f"unknown tool: {call.name}", is_error=True)  # noqa: ASYNC910

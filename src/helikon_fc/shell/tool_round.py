@@ -1,9 +1,12 @@
 """One tool call's pipeline in a run, and the approval phase of a round.
 
 The per-call pipeline (`run_call`) follows the original's order: authorize (the run's
-`Permissions`, see `helikon_fc.shell.permissions`) → unknown-tool check → invoke → redaction.
-Each step is one call, so the hook steps (PreToolUse before authorize, PostToolUse after
-invoke) slot in beside them. A refused call is an error result the model reads
+`Permissions`, see `helikon_fc.shell.permissions`) → the call's problem (an unknown tool,
+arguments off its schema: `ExecuteTools.problems`) or invoke → redaction. Each step is one call,
+so the hook steps (PreToolUse before authorize, PostToolUse after invoke) slot in beside them. A
+call that cannot run is authorized like any other (under ``PLAN`` an unknown tool is refused, as
+a side effect) and answered with its problem where the tool would run; arguments a hook or the
+permissions replaced are checked afresh. A refused call is an error result the model reads
 (``permission denied: R``); a call a human must decide first is *held* (`CallHeld`): the round
 ends with it pending and the machine enters `NeedsApproval`.
 
@@ -63,7 +66,7 @@ __all__ = [
 ]
 
 RunTool: TypeAlias = Callable[..., Awaitable[ToolResult]]
-"""`execute_tool_call` or its traced form: ``run(tool, call, ctx, checked=..., arguments=...)``."""
+"""`execute_tool_call` or its traced form: ``run(tool, call, ctx, checked=..., arguments=..., problem=...)``."""
 
 
 @attrs.frozen
@@ -108,20 +111,23 @@ async def run_call(
     run: RunTool,
     answer: ApprovalAnswer | None = None,
     arguments: JsonObject | None = None,
+    problem: str | None = None,
 ) -> CallOutcome:
-    """One call through the pipeline: authorize, then run it (the unknown-tool check is `run`'s), then redact.
+    """One call through the pipeline: authorize, then its problem or run it (`run` answers either), then redact.
 
     Args:
         tool: The tool the call names (`None`: unknown, which still goes through authorize first).
-        call: The model's call, its arguments already checked against the tool's schema.
+        call: The model's call, its arguments as `transition` checked them against the tool's schema.
         ctx: The run's context (its `permissions` decide; none: the call runs).
         run: What runs a call (`execute_tool_call` or the traced form).
         answer: A human's decision on the call's question (the approval phase passes it).
         arguments: The call's arguments as `transition` parsed them (`ExecuteTools.arguments`), if it did.
+        problem: Why `transition` found the call cannot run (`ExecuteTools.problems`), if it did: its answer,
+            unless the permissions replaced its arguments (those are checked afresh).
     """
     permissions = ctx.permissions
     if permissions is None:
-        return await invoke_call(tool, call, ctx, run, arguments, checked=True)
+        return await invoke_call(tool, call, ctx, run, arguments, checked=True, problem=problem)
     try:
         resolution = await resolve_permission(permissions, call, _info(call, tool), hold=True, answer=answer)
     except Held as held:  # it waits as the call the question is about (an approver's replacement, maybe)
@@ -131,7 +137,9 @@ async def run_call(
         return CallDone(ToolResult(call.call_id, denial_text(decision), is_error=True), events)
     runnable = resolution.call
     unchanged = runnable.arguments == call.arguments
-    outcome = await invoke_call(tool, runnable, ctx, run, arguments if unchanged else None, checked=unchanged)
+    outcome = await invoke_call(
+        tool, runnable, ctx, run, arguments if unchanged else None, checked=unchanged, problem=problem
+    )
     match outcome:
         case CallDone(result=result):
             return CallDone(_redacted(result, permissions), events)
@@ -149,10 +157,13 @@ async def invoke_call(
     arguments: JsonObject | None,
     *,
     checked: bool,
+    problem: str | None = None,
 ) -> CallOutcome:
-    """Run the call with `run`; a sub-run that paused for approval holds it (the pipeline's invoke step)."""
+    """Run the call with `run`, or answer it with its `problem` (`run` does, where `checked` says the arguments
+    are the ones `transition` judged, or the tool is unknown); a sub-run that paused for approval holds it
+    (the pipeline's invoke step)."""
     try:
-        return CallDone(await run(tool, call, ctx, checked=checked, arguments=arguments))
+        return CallDone(await run(tool, call, ctx, checked=checked, arguments=arguments, problem=problem))
     except SubRunPaused as paused:
         return CallHeld(call, paused.requests)  # noqa: ASYNC910 - raised out of the tool's own awaited run
 

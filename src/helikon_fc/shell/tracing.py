@@ -163,6 +163,7 @@ async def traced_tool_call(
     *,
     checked: bool = False,
     arguments: JsonObject | None = None,
+    problem: str | None = None,
 ) -> ToolResult:
     """`execute_tool_call` inside a tool-call span of ``ctx.tracer`` (which must be set)."""
     tracer = ctx.tracer
@@ -170,7 +171,7 @@ async def traced_tool_call(
     span = tracer.start_tool_call(call, _CURRENT.get())
     token = _CURRENT.set(span)
     try:
-        result = await execute_tool_call(tool, call, ctx, checked=checked, arguments=arguments)
+        result = await execute_tool_call(tool, call, ctx, checked=checked, arguments=arguments, problem=problem)
     except BaseException:
         span.interrupt(_interruption())
         raise

@@ -203,7 +203,8 @@ class Activities:
 
         The pipeline is `helikon_fc.shell.driver.call_tool`'s: the agent's `PreToolUse` hooks, the
         permission decision (the run's `PermissionConfig` with this worker's policy; a human's answer
-        when the workflow passes one), the tool, `PostToolUse`, redaction. It returns the call's
+        when the workflow passes one), the tool (or the call's `problem`, which answers it), `PostToolUse`,
+        redaction. It returns the call's
         record (result, escalation, decision events), the state after and the usage, or that the call
         waits for a human (`held`), or the `HookFailed` of a hook that raised.
         """
@@ -214,7 +215,9 @@ class Activities:
         tool = definition.tools_by_name.get(call.name)
         answer = answer_of(request.answer) if request.answer is not None else None
         outcome = self._portal.run(
-            lambda: failing_on_hook(call_tool(execute_tool_call, definition.hooks, tool, call, ctx, answer)),
+            lambda: failing_on_hook(
+                call_tool(execute_tool_call, definition.hooks, tool, call, ctx, answer, None, request.problem)
+            ),
             heartbeat_every=self._heartbeat_every,
         )
         state_json, usage_json = json.dumps(ctx.state.snapshot()), to_json(meter.by_agent())

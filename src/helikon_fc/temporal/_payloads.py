@@ -214,7 +214,11 @@ class DeltaBatch:
 
 @dataclass(frozen=True)
 class ToolCallInput:
-    """One tool call: the loop's path, the `ToolCall` and the run's shared state as JSON, the depth, the user value."""
+    """One tool call: the loop's path, the `ToolCall` and the run's shared state as JSON, the depth, the user value.
+
+    `problem` is why the call cannot run (`ExecuteTools.problems`): the pipeline answers it with that text after
+    `PreToolUse` and the permission decision. (Absent from inputs of older workflows, which never sent such calls.)
+    """
 
     path: str
     call_json: str
@@ -224,6 +228,7 @@ class ToolCallInput:
     permissions_json: str | None = None
     answer: Decision | None = None
     result_json: str = ""
+    problem: str | None = None
 
 
 @dataclass(frozen=True)

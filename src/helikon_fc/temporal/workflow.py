@@ -15,7 +15,10 @@ so far — and performs each `NextAction` the way the trio driver does, as Tempo
 
 Every tool call runs the trio shell's per-call pipeline in its activity (hooks, permissions,
 redaction); the agent's other hooks and its guardrails run in ``helikon.control`` activities and
-are applied here (`LoopControls`).
+are applied here (`LoopControls`). A call that cannot run (`ExecuteTools.problems`: an unknown tool,
+arguments off the schema) goes through that pipeline too when hooks or permissions could see it, and
+its problem answers it there; without them, it is answered here with its problem, no activity (as
+every such call was before the ``helikon-every-call-seen`` patch, so older histories replay).
 
 A child workflow (a graph node, an agent-as-tool sub-run) forwards its events and usage to its
 parent as it runs (``helikon.child_events``). Sequential, parallel and loop agents run their
@@ -125,6 +128,9 @@ with workflow.unsafe.imports_passed_through():
 
 Emit = Callable[[AgentEvent], None]
 State = dict[str, JsonValue]
+
+EVERY_CALL_SEEN = "helikon-every-call-seen"
+"""The patch under which a call that cannot run goes through hooks and permissions (its own activity)."""
 
 
 class _Actions:
@@ -750,7 +756,8 @@ class RunWorkflow:
                 scope.meter.add(plan.name, one_call(answer.usage))
                 step = answer
             elif isinstance(action, ExecuteTools):
-                results = await self._execute_tools(path, plan, action.calls, scope, actions)
+                problems = _problems(action.calls, action.problems)
+                results = await self._execute_tools(path, plan, action.calls, scope, actions, problems=problems)
                 if isinstance(results, HookFailed):
                     return RunFailed(results)
                 step = results
@@ -766,7 +773,8 @@ class RunWorkflow:
                     OtherError(f"handoff target {action.target!r} ended its stream without a terminal event")
                 )
             elif isinstance(action, AwaitApproval):
-                results = await self._await_approval(path, plan, action.pending, scope, actions)
+                problems = _problems(action.pending, action.problems)
+                results = await self._await_approval(path, plan, action.pending, scope, actions, problems)
                 if isinstance(results, HookFailed):
                     return RunFailed(results)
                 step = results
@@ -807,27 +815,34 @@ class RunWorkflow:
         scope: _Scope,
         actions: _Actions,
         answers: dict[str, Decision] | None = None,
+        problems: dict[str, str] | None = None,
     ) -> ToolResults | HookFailed:
         """Every call of the turn at once (at most the run's limit at a time); results in call order.
 
         Calls that wait for a human are the round's pending; a tool hook that raised cancels the
         round's other calls and fails the run (its `HookFailed`). `answers` are the human decisions
-        of an approval phase's calls, by call id.
+        of an approval phase's calls, by call id; `problems` why calls cannot run, by call id (the
+        module docstring says where they are answered).
         """
         limit = plan.config.parallel_tool_call_limit
         gate = asyncio.Semaphore(limit) if limit is not None else None
         agent_tools = {ref.tool: ref for ref in plan.agent_tools}
         snapshot = json.dumps(scope.state)
+        guarded = plan.guarded_tools
+        found = problems or {}
+        seen = bool(found) and guarded and workflow.patched(EVERY_CALL_SEEN)
 
         async def one(call: ToolCall) -> _Called:
+            problem = found.get(call.call_id)
+            if problem is not None and not seen:  # nothing could see it: its answer, as the transition gave it before
+                return _Called(ToolResult(call.call_id, problem, is_error=True))
             ref = agent_tools.get(call.name)
             answer = answers.get(call.call_id) if answers is not None else None
-            guarded = plan.guarded_tools
             if gate is None:
-                called = await self._one_tool(path, ref, call, snapshot, scope, answer, guarded)
+                called = await self._one_tool(path, ref, call, snapshot, scope, answer, guarded, problem)
             else:
                 async with gate:
-                    called = await self._one_tool(path, ref, call, snapshot, scope, answer, guarded)
+                    called = await self._one_tool(path, ref, call, snapshot, scope, answer, guarded, problem)
             if called.failed is not None:
                 raise _HookRaised(called.failed)
             if called.result is None:  # listed at once, while the round's other calls (a sub-run, say) go on
@@ -857,7 +872,13 @@ class RunWorkflow:
         return ToolResults(tuple(results), tuple(pending), tuple(events))
 
     async def _await_approval(
-        self, path: str, plan: AgentPlan, pending: tuple[ToolCall, ...], scope: _Scope, actions: _Actions
+        self,
+        path: str,
+        plan: AgentPlan,
+        pending: tuple[ToolCall, ...],
+        scope: _Scope,
+        actions: _Actions,
+        problems: dict[str, str] | None = None,
     ) -> ToolResults | HookFailed:
         """`AwaitApproval`: wait (durably, under the run's deadline) for a decision on some waiting call,
         then run the decided ones with their answers; the others wait on.
@@ -880,7 +901,7 @@ class RunWorkflow:
             del self._pending[keys[cid]]
         self._asked += 1
         decided = tuple(call for call in pending if call.call_id in answers)
-        results = await self._execute_tools(path, plan, decided, scope, actions, answers)
+        results = await self._execute_tools(path, plan, decided, scope, actions, answers, problems)
         if isinstance(results, HookFailed):
             return results
         undecided = tuple(call for call in pending if call.call_id not in answers)
@@ -902,9 +923,10 @@ class RunWorkflow:
         scope: _Scope,
         answer: Decision | None = None,
         guarded: bool = False,
+        problem: str | None = None,
     ) -> _Called:
         request = ToolCallInput(
-            path, to_json(call), snapshot, scope.depth, self._user_json, self._permissions_json, answer
+            path, to_json(call), snapshot, scope.depth, self._user_json, self._permissions_json, answer, problem=problem
         )
         if ref is not None:
             if not guarded:
@@ -914,12 +936,16 @@ class RunWorkflow:
 
     async def _guarded_agent_tool(self, path: str, ref: AgentToolRef, request: ToolCallInput, scope: _Scope) -> _Called:
         """An `AgentAsTool` call through the per-call pipeline: `PreToolUse` and the permission decision
-        (an activity), the sub-run (a child workflow) on the call they allow, `PostToolUse` and redaction."""
+        (an activity), the sub-run (a child workflow) on the call they allow (or the call's problem, on the
+        arguments it was found with), `PostToolUse` and redaction."""
         allowed = await self._tool_activity(AUTHORIZE_TOOL, request, scope)
         if allowed.run is None:
             return allowed
         call = allowed.run
-        result = await self._agent_tool(path, ref, call, scope)
+        if request.problem is not None and call.arguments == from_json(ToolCall, request.call_json).arguments:
+            result = ToolResult(call.call_id, request.problem, is_error=True)
+        else:
+            result = await self._agent_tool(path, ref, call, scope)
         state = json.dumps(scope.state)
         finishing = dataclasses.replace(request, call_json=to_json(call), state_json=state, result_json=to_json(result))
         finished = await self._tool_activity(FINISH_TOOL, finishing, scope)
@@ -999,6 +1025,11 @@ class _HookRaised(Exception):
     def __init__(self, error: HookFailed) -> None:
         super().__init__(str(error))
         self.error = error
+
+
+def _problems(calls: tuple[ToolCall, ...], problems: tuple[str | None, ...]) -> dict[str, str]:
+    """The problems of `calls` (`ExecuteTools.problems`), by call id; none for the calls that can run."""
+    return {call.call_id: problem for call, problem in zip(calls, problems, strict=False) if problem is not None}
 
 
 def _qualifying(emit: Emit, prefix: str) -> Emit:
