@@ -29,7 +29,6 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, TypeVar
 
-import attrs
 import trio
 
 from ..core import (
@@ -45,7 +44,6 @@ from ..core import (
     ModelRequest,
     PerformHandoff,
     RunFailed,
-    SystemMessage,
     Terminate,
     TransitionOutcome,
     TurnStarted,
@@ -55,6 +53,7 @@ from .context import RunContext
 from .definition import LoopDefinition
 from .guardrails import Guardrail, Tripped, run_input_guardrails, run_output_guardrails
 from .hooks import HookFailure, Hooks, fire_on_handoff, fire_on_run_complete, fire_on_run_start, fire_on_turn_start
+from .injections import with_injections
 from .run_stream import Send
 
 __all__ = ["InputGate", "LoopControls", "failing_on_hook", "failed_step"]
@@ -132,12 +131,12 @@ class LoopControls:
         return InputGate(self.input_guardrails, self.ctx, tuple(items)) if self.input_guardrails else None
 
     def request(self, request: ModelRequest) -> ModelRequest:
-        """`request` with the pending injections appended as system messages; they are used up."""
+        """`request` with the pending injections appended as system messages (`with_injections`); they are used up."""
         if not self._injections:
             return request
-        extra = tuple(SystemMessage(text) for text in self._injections)
+        request = with_injections(request, self._injections)
         self._injections.clear()
-        return attrs.evolve(request, items=request.items.extend(extra))
+        return request
 
     async def review(self, outcome: TransitionOutcome) -> TransitionOutcome:
         """The step as the run may go on with it: unchanged, or a `Failed` step (module docstring)."""

@@ -27,8 +27,6 @@ from temporalio.common import RetryPolicy
 from temporalio.exceptions import ActivityError
 
 with workflow.unsafe.imports_passed_through():
-    import attrs
-
     from ..core import (
         AgentError,
         AgentEvent,
@@ -46,7 +44,6 @@ with workflow.unsafe.imports_passed_through():
         ModelResponse,
         PerformHandoff,
         RunFailed,
-        SystemMessage,
         Terminate,
         TransitionOutcome,
         TurnStarted,
@@ -54,6 +51,7 @@ with workflow.unsafe.imports_passed_through():
         from_json,
         to_json,
     )
+    from ..shell.injections import with_injections
     from ._payloads import CONTROL, ActivityPolicy, ControlInput, ControlOutput
 
 Emit = Callable[[AgentEvent], None]
@@ -153,12 +151,12 @@ class LoopControls:
             await self._fire("run_complete")
 
     def request(self, request: ModelRequest) -> ModelRequest:
-        """`request` with the pending injections appended as system messages; they are used up."""
+        """`request` with the pending injections appended as system messages (`with_injections`); they are used up."""
         if not self._injections:
             return request
-        extra = tuple(SystemMessage(text) for text in self._injections)
+        request = with_injections(request, self._injections)
         self._injections.clear()
-        return attrs.evolve(request, items=request.items.extend(extra))
+        return request
 
     async def review(self, outcome: TransitionOutcome) -> TransitionOutcome:
         """The step as the run may go on with it: unchanged, or a failed step (module docstring)."""
