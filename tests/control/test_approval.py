@@ -158,7 +158,7 @@ async def test_replaced_arguments_that_the_same_guard_stops_ask_that_guard_again
     replacement = json.dumps({"command": "echo bye > /etc/issue"})
     async with MemoryStore() as store:
         await start(store, ops(log), "r")
-        decisions = {"cmd0": Approve(), "cmd2": Reject("no"), "cmd3": Approve(replacement)}
+        decisions: dict[str, Approve | Reject] = {"cmd0": Approve(), "cmd2": Reject("no"), "cmd3": Approve(replacement)}
         again = await resume(store, ops(log), "r", decisions)
         assert again.paused and pending_ids(again) == ["cmd3"]
         assert [request.args for request in again.pending] == [replacement]
