@@ -8,6 +8,7 @@ store from a path or a DSN. `CompactingSession` wraps any of their sessions to s
 
 from __future__ import annotations
 
+from ..shell.session_compaction import CompactingSession as CompactingSession
 from ..shell.storage import (
     RunNotFound as RunNotFound,
     RunRecord as RunRecord,
@@ -21,7 +22,6 @@ from ..shell.storage import (
     Store as Store,
     StoreError as StoreError,
 )
-from ..shell.session_compaction import CompactingSession as CompactingSession
 from ._base import StoreBase as StoreBase, StoreSession as StoreSession
 from .location import store_at as store_at
 from .memory import MemoryStore as MemoryStore
