@@ -184,7 +184,7 @@ class CompactingSession:
         try:
             self._compacting.acquire_nowait()
         except trio.WouldBlock:
-            return watermark  # single flight: the compaction under way reads the history after these items
+            return watermark  # single flight: the marker of the compaction under way keeps these items in view
         try:
             await self._compact()
         finally:
