@@ -1,4 +1,4 @@
-"""`CompactingSession` on the simulator, over MemoryStore and SQLiteStore sessions (and an `InMemorySession`):
+"""`CompactingSession` on the simulator, over every store's sessions (and an `InMemorySession`):
 the Session promises still hold; a history over the budget is summarised on the first append; a lone summary
 or system message is left alone; a failed, slow or blank summary is skipped with a warning and the append kept;
 compactions chain; concurrent appends compact once; a `Runner` run reads the summary in place of the old items."""
@@ -72,9 +72,9 @@ class Summariser:
         return reply(text, latency=self.latency)
 
 
-@pytest.fixture(params=("memory", "sqlite"))
+@pytest.fixture(params=("memory", "sqlite", "postgres"))
 async def store(request: pytest.FixtureRequest) -> AsyncIterator[StoreBase]:
-    """A fresh MemoryStore, then a fresh SQLiteStore."""
+    """A fresh MemoryStore, SQLiteStore, then PostgresStore (on the test session's server)."""
     async with make_backend(request, request.param).new_store() as opened:
         yield opened
 
