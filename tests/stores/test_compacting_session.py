@@ -281,6 +281,18 @@ async def test_a_slow_summary_is_skipped_after_its_timeout(autojump_clock: trio.
     assert reports == [CompactionSkipped("the summary call took longer than summary_timeout (5 s)")]
 
 
+async def test_a_cancelled_summary_call_leaves_the_items_stored(autojump_clock: trio.testing.MockClock) -> None:
+    """Cancelled while its summary is written, `append` gives up the compaction; its items are kept, no marker."""
+    inner = InMemorySession()
+    session = CompactingSession(inner, Summariser(latency=100).model, max_tokens=BUDGET, summary_timeout=None)
+    with trio.move_on_after(3) as scope:
+        await session.append(backlog(2))
+    assert scope.cancelled_caught
+    assert await inner.items() == tuple(backlog(2))
+    await session.append([UserMessage("later")])  # the next append compacts (the summariser answers in time)
+    assert len(markers(await inner.items())) == 1
+
+
 async def test_consecutive_compactions_chain(store: StoreBase) -> None:
     """The second summary is asked of a transcript holding the first; the view then shows the second alone."""
     summariser = Summariser()

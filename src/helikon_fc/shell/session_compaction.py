@@ -79,7 +79,8 @@ class CompactingSession:
       is logged (logger ``helikon_fc.sessions``) and `on_compaction` gets a `CompactionSkipped`;
       the append itself has succeeded. The next append over the budget tries again.
     - An error of the wrapped session (reading the history, writing the marker) propagates from
-      `append`; the items given to it were stored already.
+      `append`; the items given to it were stored already. So does a cancellation during the
+      summary call (no marker is written).
 
     The summary call is made inside `append`: `Runner` appends a run's items before delivering its
     terminal event (shielded from cancellation, so a timed-out run is recorded too), so a
