@@ -239,10 +239,7 @@ class TurnStream:
                 events = _Rendered(render(turn, turn_index))
             case _:
                 assert_never(turn)
-        if latency > 0:
-            await trio.sleep(latency)
-        else:
-            await trio.lowlevel.checkpoint_if_cancelled()
+        await _wait(latency)  # a zero latency still yields, as entering a real provider's stream does
         self._events = events
         return events
 
