@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Awaitable, Callable, Sequence
+from functools import partial
 from typing import Any, Generic, TypeVar
 
 import attrs
@@ -50,9 +51,13 @@ class _State(enum.Enum):
 
 
 class Pending(Generic[T]):
-    """One operation: what to run, and (once its batch is over) what it gave."""
+    """One operation: what to run, and (once its batch is over) what it gave.
 
-    __slots__ = ("append", "error", "fn", "lead", "ran", "state", "value", "wake")
+    A caller waiting for its batch is parked as a bare task (`task`), rescheduled when the batch
+    ends or when it is chosen to run the next one: no `trio.Event` (and its parking lot) per operation.
+    """
+
+    __slots__ = ("append", "cancel", "error", "fn", "lead", "ran", "state", "task", "value")
 
     def __init__(self, fn: Callable[[], T], append: RunAppend | None = None) -> None:
         self.fn = fn
@@ -61,7 +66,10 @@ class Pending(Generic[T]):
         self.state = _State.QUEUED
         self.lead = False
         """Chosen to run the next batch."""
-        self.wake = trio.Event()
+        self.task: trio.lowlevel.Task | None = None
+        """The caller while it is parked waiting."""
+        self.cancel: Callable[[], object] | None = None
+        """The caller's cancellation, raised once its batch has landed (it was cancelled while the batch ran)."""
         self.value: T | None = None
         self.error: Exception | None = None
         self.ran = False
@@ -84,6 +92,12 @@ class Pending(Generic[T]):
             raise self.error
         return self.value  # type: ignore[return-value]  # set by run() or settle() when no error was
 
+    def wake(self) -> None:
+        """Reschedule the parked caller (if it is parked)."""
+        task, self.task = self.task, None
+        if task is not None:
+            trio.lowlevel.reschedule(task)
+
 
 class GroupCommit:
     """Runs submitted operations in batches, one batch at a time (see the module docstring).
@@ -104,13 +118,11 @@ class GroupCommit:
         await trio.lowlevel.checkpoint_if_cancelled()
         self._queue.append(pending)
         if self._busy:
-            try:
-                await pending.wake.wait()
-            except BaseException:
-                with trio.CancelScope(shield=True):
-                    await self._leave(pending)
-                raise
+            pending.task = trio.lowlevel.current_task()
+            await trio.lowlevel.wait_task_rescheduled(partial(self._abort, pending))
             if pending.state is _State.DONE:
+                if pending.cancel is not None:
+                    pending.cancel()  # cancelled while its batch ran: it has landed, now the cancellation goes on
                 return pending.result()
             assert pending.lead
         else:
@@ -119,16 +131,18 @@ class GroupCommit:
         await self._lead()
         return pending.result()
 
-    async def _leave(self, pending: Pending[Any]) -> None:
-        """A waiter is cancelled: out of the queue if still there (passing on the lead), else wait for its batch."""
+    def _abort(self, pending: Pending[Any], raise_cancel: Callable[[], object]) -> trio.lowlevel.Abort:
+        """A parked caller is cancelled: out of the queue if still there (passing on the lead), else it
+        waits for its batch to land and raises its cancellation then."""
         if pending.state is _State.QUEUED:
+            pending.task = None
             self._queue.remove(pending)
             if pending.lead:
                 pending.lead = False
                 self._pass_on()
-            await trio.lowlevel.checkpoint()
-        else:
-            await pending.wake.wait()  # TAKEN: its batch lands whole first; DONE: returns at once
+            return trio.lowlevel.Abort.SUCCEEDED
+        pending.cancel = raise_cancel  # TAKEN: its batch lands whole first
+        return trio.lowlevel.Abort.FAILED
 
     async def _lead(self) -> None:
         batch, self._queue = self._queue, []
@@ -142,7 +156,7 @@ class GroupCommit:
                 if not queued.ran:
                     queued.settle(StoreError("the store's batch ended before this operation ran; it was not written"))
                 queued.state = _State.DONE
-                queued.wake.set()
+                queued.wake()
             self._pass_on()
 
     def _pass_on(self) -> None:
@@ -150,6 +164,6 @@ class GroupCommit:
         if self._queue:
             first = self._queue[0]
             first.lead = True
-            first.wake.set()
+            first.wake()
         else:
             self._busy = False
