@@ -43,6 +43,13 @@ class RunAppend:
     create: str | None = None
     """The agent of a run this append creates (`None`: the run exists)."""
 
+    def apply(self, ops: Any) -> None:
+        """Write this append alone on `ops` (a `StoreOps`)."""
+        if self.create is not None:
+            ops.create_run(self.run_id, self.create, self.now, self.records)
+        else:
+            ops.append_run_records(self.run_id, self.records, self.status, self.now)
+
 
 class _State(enum.Enum):
     QUEUED = "queued"
@@ -59,8 +66,9 @@ class Pending(Generic[T]):
 
     __slots__ = ("append", "cancel", "error", "fn", "lead", "ran", "state", "task", "value")
 
-    def __init__(self, fn: Callable[[], T], append: RunAppend | None = None) -> None:
+    def __init__(self, fn: Callable[[Any], T] | None, append: RunAppend | None = None) -> None:
         self.fn = fn
+        """The operation, given the store's ops (`None`: the operation is the run append `append`)."""
         self.append = append
         """Set for a run append, which the batch may write together with the others."""
         self.state = _State.QUEUED
@@ -75,10 +83,14 @@ class Pending(Generic[T]):
         self.ran = False
         """Whether it has an outcome (`value` or `error`)."""
 
-    def run(self) -> None:
-        """Run the operation on its own (in the worker thread), keeping its value or error."""
+    def run(self, ops: Any) -> None:
+        """Run the operation on its own on `ops` (in the worker thread), keeping its value or error."""
         try:
-            self.value = self.fn()
+            if self.fn is not None:
+                self.value = self.fn(ops)
+            else:
+                assert self.append is not None, "an operation without fn is a run append"
+                self.append.apply(ops)
         except Exception as exc:
             self.error = exc
         self.ran = True
