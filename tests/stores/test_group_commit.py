@@ -40,7 +40,7 @@ async def _behind_a_batch(store: StoreBase, *jobs: Callable[[], Any]) -> None:
     gate = threading.Event()
     await store.runs()  # open the store first
     async with trio.open_nursery() as nursery:
-        nursery.start_soon(store._commits.submit, Pending(lambda: gate.wait(10)))  # type: ignore[attr-defined]
+        nursery.start_soon(store._commits.submit, Pending(lambda _ops: gate.wait(10)))  # type: ignore[attr-defined]
         await trio.testing.wait_all_tasks_blocked()
         for job in jobs:
             nursery.start_soon(job)
@@ -150,7 +150,7 @@ class _Batches:
         self.after_first: Callable[[], None] = lambda: None
 
     async def run(self, batch: Sequence[Pending[Any]]) -> None:
-        self.batches.append([pending.fn() for pending in batch])
+        self.batches.append([pending.fn(None) for pending in batch if pending.fn is not None])
         if len(self.batches) == 1:
             await self.gate.wait()
             self.after_first()
@@ -168,7 +168,7 @@ async def test_a_caller_cancelled_as_it_is_chosen_to_run_the_next_batch_hands_it
 
     async def submit(name: str, scope: trio.CancelScope | None = None) -> None:
         with scope or trio.CancelScope():
-            await commits.submit(Pending(lambda: name))
+            await commits.submit(Pending(lambda _ops: name))
             results.append(name)
 
     batches.after_first = doomed.cancel  # cancelled in the same step that hands it the next batch
@@ -199,7 +199,7 @@ async def test_a_caller_cancelled_while_its_batch_runs_waits_for_it_to_land() ->
 
     async def caller(name: str) -> None:
         with scopes[name]:
-            await commits.submit(Pending(lambda: name))
+            await commits.submit(Pending(lambda _ops: name))
         ended.append(f"{name} cancelled" if scopes[name].cancelled_caught else f"{name} returned")
 
     async with trio.open_nursery() as nursery:

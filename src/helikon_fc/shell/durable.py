@@ -68,6 +68,11 @@ class _CrashHook:
 _CRASH = _CrashHook(int(os.environ.get(_CRASH_ENV, "0") or "0"))
 
 
+def _once() -> bool:
+    """`RunRecorder.write`'s `more`: no second transaction (one object for every write, not one each)."""
+    return False
+
+
 class IncompatibleRunError(ValueError):
     """A recorded run cannot be continued by the agent given: its definition changed.
 
@@ -198,6 +203,7 @@ class RunRecorder:
         """Store `bodies` and everything queued before them (in one transaction with whatever else is
         queued when it starts), setting the run's status; return once they are stored."""
         self.hold(*bodies)
+        del bodies  # queued: a writer waiting its turn holds nothing of them
         mine = self._queued
         if status != "running":
             self._status = status
@@ -205,7 +211,7 @@ class RunRecorder:
             await self._waiting.park()
             if self._written >= mine:
                 return  # an earlier writer's transaction took these along
-        await self._write_all(lambda: False)
+        await self._write_all(_once)
 
     async def write_while(self, more: Callable[[], bool]) -> None:
         """Store everything queued, then keep storing what is queued meanwhile as long as `more()` says so
@@ -230,11 +236,12 @@ class RunRecorder:
         if self._failed is not None:
             raise self._failed
         batch, self._pending = self._pending, []
-        seq = self._next
+        seq, count = self._next, len(batch)
         texts, seen = encode_log(batch, self._seen)
         records = tuple(  # a tuple: the store checks it as it is, without a copy
             RunRecord(seq + i, record_kind(body), text) for i, (body, text) in enumerate(zip(batch, texts, strict=True))
         )
+        del batch, texts  # encoded: a run waiting on its write holds their text only
         store, run_id = self.durable.store, self.durable.run_id
         try:
             if self._create is not None:
@@ -251,7 +258,7 @@ class RunRecorder:
             self._failed = StoreError(f"run {run_id!r}: a record write was cancelled; this run records nothing more")
             raise
         self._next = seq + len(records)
-        self._written += len(batch)
+        self._written += count
         self._seen = seen
         _CRASH.wrote()
 

@@ -51,7 +51,6 @@ from ..core.records import (
     Resumption,
     RunFinished,
     RunOpened,
-    RunRecordBody,
     ToolFinished,
     action_kind,
 )
@@ -238,12 +237,12 @@ class LlmRecording:
 
     async def boundary(self, outcome: TransitionOutcome) -> None:
         """Write the step `outcome` (with the model answer that led to it), before its action starts."""
-        bodies: list[RunRecordBody] = []
+        recorder = self.recorder
         if self._answer is not None:
-            bodies.append(ModelAnswered(response=self._answer, deltas=tuple(self._deltas)))
+            recorder.hold(ModelAnswered(response=self._answer, deltas=tuple(self._deltas)))
             self._answer = None
             self._deltas.clear()
-        bodies.append(
+        await recorder.write(
             Boundary(
                 state=outcome.next_state,
                 appends=outcome.conversation_appends,
@@ -251,7 +250,6 @@ class LlmRecording:
                 action=action_kind(outcome.next_action),
             )
         )
-        await self.recorder.write(*bodies)
 
     def recorded_result(self, call: ToolCall) -> ToolResult | None:
         """The result of `call` if it finished before the crash (then it is not run again)."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import abc
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from functools import partial
 from types import TracebackType
 from typing import Any, TypeVar
@@ -84,10 +84,20 @@ class StoreBase(abc.ABC):
     async def _run(self, fn: Callable[[], T]) -> T:
         """Run the blocking `fn` where this backend's operations run (inline, or in a worker thread)."""
 
-    async def _run_op(self, ops: StoreOps, fn: Callable[[], T], append: RunAppend | None = None) -> T:
-        """Run `fn`, one operation on `ops`; `_run` by default. A backend may group operations into one
-        transaction (group commit), and write the run appends among them (`append`) together."""
-        return await self._run(fn)
+    def _call(self, op: Callable[[StoreOps], T] | None, append: RunAppend | None = None) -> Awaitable[T]:
+        """Run `op` on the store's ops (`None`: write the run append `append`), opening the store first
+        if it is not open; `_run` by default. A backend may group operations into one transaction
+        (group commit), and write the run appends among them together.
+
+        A plain function returning the awaitable, so a store call is one frame fewer while it waits."""
+        return self._open_and_run(op, append)
+
+    async def _open_and_run(self, op: Callable[[StoreOps], T] | None, append: RunAppend | None) -> T:
+        ops = self._ops if self._ops is not None and not self._closed else await self._ensure_open()
+        if op is None:
+            assert append is not None, "a store call without an operation is a run append"
+            return await self._run(partial(append.apply, ops))  # type: ignore[arg-type]  # T is None here
+        return await self._run(partial(op, ops))
 
     # -- lifecycle ---------------------------------------------------------------------------------
 
@@ -118,10 +128,6 @@ class StoreBase(abc.ABC):
                 self._ops = await self._run(self._open_ops)
             return self._ops
 
-    async def _call(self, op: Callable[[StoreOps], T], append: RunAppend | None = None) -> T:
-        ops = self._ops if self._ops is not None and not self._closed else await self._ensure_open()
-        return await self._run_op(ops, partial(op, ops), append)
-
     # -- sessions ----------------------------------------------------------------------------------
 
     def session(self, session_id: str) -> StoreSession:
@@ -146,8 +152,7 @@ class StoreBase(abc.ABC):
             raise TypeError(f"agent must be a str, got {type(agent).__name__}")
         batch = check_records(run_id, records)
         now = time.time()
-        append = RunAppend(run_id, batch, "running", now, create=agent)
-        await self._call(lambda ops: ops.create_run(run_id, agent, now, batch), append)
+        await self._call(None, RunAppend(run_id, batch, "running", now, create=agent))
 
     async def append_run_records(self, run_id: str, records: Sequence[RunRecord], status: RunStatus) -> None:
         """Append `records` (whose seqs continue the run's log) and set the run's status, in one transaction.
@@ -160,8 +165,7 @@ class StoreBase(abc.ABC):
         batch = check_records(run_id, records)
         known = check_status(status)
         now = time.time()
-        append = RunAppend(run_id, batch, known, now)
-        await self._call(lambda ops: ops.append_run_records(run_id, batch, known, now), append)
+        await self._call(None, RunAppend(run_id, batch, known, now))
 
     async def read_run_records(self, run_id: str, since: int = -1) -> tuple[RunRecord, ...]:
         """The run's records with ``seq > since``, in order.
@@ -207,10 +211,16 @@ class GroupCommitStore(StoreBase):
     async def _run(self, fn: Callable[[], T]) -> T:
         return await trio.to_thread.run_sync(fn, limiter=self._limiter)
 
-    async def _run_op(self, ops: StoreOps, fn: Callable[[], T], append: RunAppend | None = None) -> T:
-        """Run `fn` in the next batch (group commit: one worker-thread trip, one transaction and one
+    def _call(self, op: Callable[[StoreOps], T] | None, append: RunAppend | None = None) -> Awaitable[T]:
+        """Run `op` in the next batch (group commit: one worker-thread trip, one transaction and one
         commit for every operation waiting meanwhile)."""
-        return await self._commits.submit(Pending(fn, append))
+        if self._ops is None or self._closed:
+            return self._open_and_run(op, append)
+        return self._commits.submit(Pending(op, append))
+
+    async def _open_and_run(self, op: Callable[[StoreOps], T] | None, append: RunAppend | None) -> T:
+        await self._ensure_open()
+        return await self._commits.submit(Pending(op, append))
 
     async def _run_batch(self, batch: Sequence[Pending[Any]]) -> None:
         ops = self._ops

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Awaitable, Callable, Sequence
+from functools import partial
 from typing import Any, Generic, TypeVar
 
 import attrs
@@ -42,6 +43,13 @@ class RunAppend:
     create: str | None = None
     """The agent of a run this append creates (`None`: the run exists)."""
 
+    def apply(self, ops: Any) -> None:
+        """Write this append alone on `ops` (a `StoreOps`)."""
+        if self.create is not None:
+            ops.create_run(self.run_id, self.create, self.now, self.records)
+        else:
+            ops.append_run_records(self.run_id, self.records, self.status, self.now)
+
 
 class _State(enum.Enum):
     QUEUED = "queued"
@@ -50,27 +58,39 @@ class _State(enum.Enum):
 
 
 class Pending(Generic[T]):
-    """One operation: what to run, and (once its batch is over) what it gave."""
+    """One operation: what to run, and (once its batch is over) what it gave.
 
-    __slots__ = ("append", "error", "fn", "lead", "ran", "state", "value", "wake")
+    A caller waiting for its batch is parked as a bare task (`task`), rescheduled when the batch
+    ends or when it is chosen to run the next one: no `trio.Event` (and its parking lot) per operation.
+    """
 
-    def __init__(self, fn: Callable[[], T], append: RunAppend | None = None) -> None:
+    __slots__ = ("append", "cancel", "error", "fn", "lead", "ran", "state", "task", "value")
+
+    def __init__(self, fn: Callable[[Any], T] | None, append: RunAppend | None = None) -> None:
         self.fn = fn
+        """The operation, given the store's ops (`None`: the operation is the run append `append`)."""
         self.append = append
         """Set for a run append, which the batch may write together with the others."""
         self.state = _State.QUEUED
         self.lead = False
         """Chosen to run the next batch."""
-        self.wake = trio.Event()
+        self.task: trio.lowlevel.Task | None = None
+        """The caller while it is parked waiting."""
+        self.cancel: Callable[[], object] | None = None
+        """The caller's cancellation, raised once its batch has landed (it was cancelled while the batch ran)."""
         self.value: T | None = None
         self.error: Exception | None = None
         self.ran = False
         """Whether it has an outcome (`value` or `error`)."""
 
-    def run(self) -> None:
-        """Run the operation on its own (in the worker thread), keeping its value or error."""
+    def run(self, ops: Any) -> None:
+        """Run the operation on its own on `ops` (in the worker thread), keeping its value or error."""
         try:
-            self.value = self.fn()
+            if self.fn is not None:
+                self.value = self.fn(ops)
+            else:
+                assert self.append is not None, "an operation without fn is a run append"
+                self.append.apply(ops)
         except Exception as exc:
             self.error = exc
         self.ran = True
@@ -83,6 +103,12 @@ class Pending(Generic[T]):
         if self.error is not None:
             raise self.error
         return self.value  # type: ignore[return-value]  # set by run() or settle() when no error was
+
+    def wake(self) -> None:
+        """Reschedule the parked caller (if it is parked)."""
+        task, self.task = self.task, None
+        if task is not None:
+            trio.lowlevel.reschedule(task)
 
 
 class GroupCommit:
@@ -104,13 +130,11 @@ class GroupCommit:
         await trio.lowlevel.checkpoint_if_cancelled()
         self._queue.append(pending)
         if self._busy:
-            try:
-                await pending.wake.wait()
-            except BaseException:
-                with trio.CancelScope(shield=True):
-                    await self._leave(pending)
-                raise
+            pending.task = trio.lowlevel.current_task()
+            await trio.lowlevel.wait_task_rescheduled(partial(self._abort, pending))
             if pending.state is _State.DONE:
+                if pending.cancel is not None:
+                    pending.cancel()  # cancelled while its batch ran: it has landed, now the cancellation goes on
                 return pending.result()
             assert pending.lead
         else:
@@ -119,16 +143,18 @@ class GroupCommit:
         await self._lead()
         return pending.result()
 
-    async def _leave(self, pending: Pending[Any]) -> None:
-        """A waiter is cancelled: out of the queue if still there (passing on the lead), else wait for its batch."""
+    def _abort(self, pending: Pending[Any], raise_cancel: Callable[[], object]) -> trio.lowlevel.Abort:
+        """A parked caller is cancelled: out of the queue if still there (passing on the lead), else it
+        waits for its batch to land and raises its cancellation then."""
         if pending.state is _State.QUEUED:
+            pending.task = None
             self._queue.remove(pending)
             if pending.lead:
                 pending.lead = False
                 self._pass_on()
-            await trio.lowlevel.checkpoint()
-        else:
-            await pending.wake.wait()  # TAKEN: its batch lands whole first; DONE: returns at once
+            return trio.lowlevel.Abort.SUCCEEDED
+        pending.cancel = raise_cancel  # TAKEN: its batch lands whole first
+        return trio.lowlevel.Abort.FAILED
 
     async def _lead(self) -> None:
         batch, self._queue = self._queue, []
@@ -142,7 +168,7 @@ class GroupCommit:
                 if not queued.ran:
                     queued.settle(StoreError("the store's batch ended before this operation ran; it was not written"))
                 queued.state = _State.DONE
-                queued.wake.set()
+                queued.wake()
             self._pass_on()
 
     def _pass_on(self) -> None:
@@ -150,6 +176,6 @@ class GroupCommit:
         if self._queue:
             first = self._queue[0]
             first.lead = True
-            first.wake.set()
+            first.wake()
         else:
             self._busy = False

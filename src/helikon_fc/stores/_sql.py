@@ -113,7 +113,7 @@ class SqlOps(StoreOps):
         commit, every operation that had succeeded fails with that error: nothing of the batch was written.
         """
         if len(batch) == 1:
-            batch[0].run()
+            batch[0].run(self)
             return
         try:
             with self.batch_transaction():
@@ -122,7 +122,7 @@ class SqlOps(StoreOps):
                     self._append_together(appends)
                 for pending in batch:
                     if pending.append is None or len(appends) == 1:
-                        pending.run()
+                        pending.run(self)
         except Exception as exc:
             failure = StoreError(f"{self.where}: the transaction failed, nothing of it was written: {exc}")
             for pending in batch:
@@ -134,7 +134,7 @@ class SqlOps(StoreOps):
             outcomes = self.append_run_batch([pending.append for pending in appends if pending.append is not None])
         except Exception:
             for pending in appends:  # one of them cannot be written: find which, each alone
-                pending.run()
+                pending.run(self)
             return
         for pending, outcome in zip(appends, outcomes, strict=True):
             pending.settle(outcome)
