@@ -124,14 +124,14 @@ _WRAPPERS: dict[str, _Wrapper] = {
     "builtin": _Wrapper(),
     "exec": _Wrapper("a"),
     "time": _Wrapper("fo", frozenset({"format", "output"})),
+    # xargs' --eof[=E] and --max-lines[=N], and watch's -d/--differences[=permanent], take an attached argument only.
     "xargs": _Wrapper(
         "IndPLEsa",
-        frozenset({"max-args", "max-procs", "delimiter", "arg-file", "eof", "max-lines", "max-chars"})
-        | {"process-slot-var"},
+        frozenset({"max-args", "max-procs", "delimiter", "arg-file", "max-chars"}) | {"process-slot-var"},
     ),
     "ionice": _Wrapper("cnp", frozenset({"class", "classdata", "pid"})),
     "setsid": _Wrapper(),
-    "watch": _Wrapper("nd", frozenset({"interval", "differences"})),
+    "watch": _Wrapper("n", frozenset({"interval"})),
 }
 
 
