@@ -219,3 +219,20 @@ def test_a_path_both_system_and_protected_trips_both_guards_system_first() -> No
         GuardHit("system-path", "write to system path /etc/.git/config"),
         GuardHit("secret-path", "write to protected path /etc/.git/config"),
     )
+
+
+def test_an_option_is_not_a_target_even_when_it_holds_a_protected_path() -> None:
+    """Only operands are written: ``--x=a/.git`` is an option of rm or tee, not a file they write."""
+    assert _hits("rm -f --x=a/.git b") == ()
+    assert _hits("tee --x=a/.git") == ()
+
+
+def test_a_target_named_like_an_option_after_double_dash_is_guarded() -> None:
+    """``--`` is how a file whose name starts with ``-`` is named: after it, such a name is a target."""
+    assert _names("rm -- -old/.env") == ("secret-path",)
+    assert _names("tee -a -- -x/.git/config") == ("secret-path",)
+
+
+def test_the_first_operand_is_a_target_too() -> None:
+    assert _hits("tee /etc/x") == (GuardHit("system-path", "write to system path /etc/x"),)
+    assert _names("rm .env") == ("secret-path",)
