@@ -164,3 +164,29 @@ def test_a_here_string_has_no_body() -> None:
 def test_a_here_document_is_read_once() -> None:
     """After its body is skipped, the next line's lines are commands again."""
     assert _values("cat <<E\nx\nE\na\nE\nb") == ["cat", "<<<>", "E", "<\n>", "a", "<\n>", "E", "<\n>", "b"]
+
+
+@pytest.mark.parametrize(
+    "inner",
+    ['echo ""', 'echo "a"', 'echo "\\""', 'echo "$(a "")"', 'echo "$()"', 'echo "$(a)b"'],
+)
+def test_a_substitution_ends_at_its_own_parenthesis_past_quoted_text(inner: str) -> None:
+    """Double quotes (with escapes and substitutions inside) inside ``$(...)`` hide their parentheses only."""
+    assert tokenize(f"$({inner}) z") == (_w(f"$({inner})", None, inner), _w("z"))
+
+
+@pytest.mark.parametrize(
+    ("line", "tokens"),
+    [
+        ("$(()) z", (_w("$(())"), _w("z"))),
+        ("$(((1))) z", (_w("$(((1)))"), _w("z"))),
+        ("${} z", (_w("${}"), _w("z"))),
+        ('"$() x" z', (_w("$() x", '"$() x"', ""), _w("z"))),
+        ('"`` x" z', (_w("`` x", '"`` x"', ""), _w("z"))),
+        ("`` z", (_w("``", None, ""), _w("z"))),
+        ('"\\"', (_w('"', '"\\"'),)),
+    ],
+)
+def test_empty_expansions_and_substitutions_end_where_they_close(line: str, tokens: tuple[Token, ...]) -> None:
+    """An expansion or substitution with nothing inside still closes at its first closing character."""
+    assert tokenize(line) == tokens
