@@ -73,7 +73,7 @@ class SimpleCommand:
 
 def program_name(program: str) -> str:
     """The last path component of `program`: ``/usr/bin/git`` is ``git``."""
-    return program.rstrip("/").rsplit("/", 1)[-1] or program
+    return program.rstrip("/").rpartition("/")[2] or program
 
 
 def parse_command(line: str) -> tuple[SimpleCommand, ...]:
@@ -99,7 +99,6 @@ class _Wrapper:
 
     short_with_argument: str = ""
     long_with_argument: frozenset[str] = frozenset()
-    numeric_options: bool = False
     durations: int = 0
     assignments: bool = False
     lone_dash: bool = False
@@ -117,21 +116,21 @@ _WRAPPERS: dict[str, _Wrapper] = {
     ),
     "doas": _Wrapper("uC"),
     "timeout": _Wrapper("sk", frozenset({"signal", "kill-after"}), durations=1),
-    "nice": _Wrapper("n", frozenset({"adjustment"}), numeric_options=True),
+    "nice": _Wrapper("n", frozenset({"adjustment"})),  # -10 is a cluster of letters no argument follows
     "nohup": _Wrapper(),
     "stdbuf": _Wrapper("ioe", frozenset({"input", "output", "error"})),
     "command": _Wrapper(),
     "builtin": _Wrapper(),
     "exec": _Wrapper("a"),
     "time": _Wrapper("fo", frozenset({"format", "output"})),
+    # xargs' --eof[=E] and --max-lines[=N], and watch's -d/--differences[=permanent], take an attached argument only.
     "xargs": _Wrapper(
         "IndPLEsa",
-        frozenset({"max-args", "max-procs", "delimiter", "arg-file", "eof", "max-lines", "max-chars"})
-        | {"process-slot-var"},
+        frozenset({"max-args", "max-procs", "delimiter", "arg-file", "max-chars"}) | {"process-slot-var"},
     ),
     "ionice": _Wrapper("cnp", frozenset({"class", "classdata", "pid"})),
     "setsid": _Wrapper(),
-    "watch": _Wrapper("nd", frozenset({"interval", "differences"})),
+    "watch": _Wrapper("n", frozenset({"interval"})),
 }
 
 
@@ -146,17 +145,15 @@ def _skip_wrapper(spec: _Wrapper, words: Sequence[str], index: int) -> tuple[int
         if word == "-" and spec.lone_dash:
             index += 1
             continue
-        if word.startswith("--") and len(word) > 2:
+        if word.startswith("--"):  # not "--" itself, which ends the options above
             name, equals, value = word[2:].partition("=")
+            name = _long_name(spec, name)
             takes = name in spec.long_with_argument and not equals
             if name == "split-string":
                 payload = value if equals else _at(words, index + 1)
             index += 2 if takes else 1
             continue
         if word.startswith("-") and len(word) > 1:
-            if spec.numeric_options and word[1:].isdigit():
-                index += 1
-                continue
             step, found = _short_options(spec, words, index)
             payload = found if found is not None else payload
             index += step
@@ -169,6 +166,12 @@ def _skip_wrapper(spec: _Wrapper, words: Sequence[str], index: int) -> tuple[int
         while index < len(words) and _ASSIGNMENT.match(words[index]):
             index += 1
     return index, payload
+
+
+def _long_name(spec: _Wrapper, name: str) -> str:
+    """The long option `name` stands for: getopt_long takes an unambiguous prefix (``--uns`` is ``--unset``)."""
+    matches = [option for option in spec.long_with_argument if option.startswith(name)]
+    return matches[0] if len(matches) == 1 else name
 
 
 def _short_options(spec: _Wrapper, words: Sequence[str], index: int) -> tuple[int, str | None]:
@@ -248,7 +251,6 @@ def _simple(
         after, payload = _skip_wrapper(spec, values, index + 1)
         if payload is not None:
             payloads.append(" ".join([payload, *(shlex.quote(word) for word in values[after:])]))
-            wrappers.append(program_name(values[index]))
             index = len(values)
             break
         if after >= len(values):

@@ -161,14 +161,14 @@ class _Lexer:
         return char if char in _SINGLE else None
 
     def emit_operator(self, operator: str) -> None:
-        self.index += len(operator)
-        raw = self.text[self.start : self.index - len(operator)] if self.start is not None else ""
-        if operator[0] in "<>&" and operator not in CONTROL_OPERATORS and raw.isdigit():
+        raw = self.text[self.start : self.index] if self.start is not None else ""
+        fd_prefixed = operator[0] in "<>&" and operator not in CONTROL_OPERATORS and raw.isdigit()
+        if fd_prefixed:
             self.reset()
-            self.tokens.append(Operator(raw + operator))
-            return
-        self.flush()
-        self.tokens.append(Operator(operator))
+        else:
+            self.flush()  # before the index passes the operator: a word's raw text ends where the operator begins
+        self.index += len(operator)
+        self.tokens.append(Operator(raw + operator if fd_prefixed else operator))
 
     def double_quoted(self) -> None:
         text = self.text
@@ -214,10 +214,10 @@ class _Lexer:
         self.value.append(self.text[self.index : end + 1])
         self.index = end + 1
 
-    def literal(self, end: int) -> None:
+    def literal(self, end: int) -> None:  # the text up to `end` (exclusive): an expansion, and nothing after it
         self.begin()
-        self.value.append(self.text[self.index : end + 1])
-        self.index = end + 1
+        self.value.append(self.text[self.index : end])
+        self.index = end
 
     def begin(self) -> None:
         if self.start is None:

@@ -56,7 +56,7 @@ def glob_matches(pattern: str, path: str) -> bool:
         return False
     target = normalize_path(path).lower()
     if not anchored:
-        target = target.rsplit("/", 1)[-1]
+        target = target.rpartition("/")[2]
     return _compile(normal_pattern.lower()).fullmatch(target) is not None
 
 
@@ -71,7 +71,7 @@ def _compile(pattern: str) -> re.Pattern[str]:
             index += 3
         elif pattern.startswith("/**", index) and index + 3 == len(pattern):
             out.append("(?:/.*)?")
-            index += 3
+            break  # the pattern's end
         elif pattern.startswith("**", index):
             out.append(".*")
             index += 2

@@ -1,0 +1,136 @@
+"""The permission configuration's values: defaults, refusals naming the argument, rule texts, mode changes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from helikon_fc.core.permissions import (
+    BashRule,
+    EditRule,
+    Guard,
+    GuardAction,
+    PermissionConfig,
+    PermissionMode,
+    PolicyAllow,
+    PolicyRule,
+    ReadRule,
+    ToolEffect,
+    ToolInfo,
+    ToolRule,
+)
+
+
+def test_the_defaults_of_a_config() -> None:
+    config = PermissionConfig()
+    assert config.mode is PermissionMode.DEFAULT
+    assert (config.deny, config.allow, config.guards, config.policy) == ((), (), (), ())
+    assert config.builtin_guards is True and config.external_policy is False
+
+
+def test_the_defaults_of_a_guard_and_a_tool() -> None:
+    guard = Guard("g", ToolRule("x"))
+    assert guard.action is GuardAction.ASK and guard.prompt == ""
+    tool = ToolInfo("t")
+    assert tool.effect is ToolEffect.SIDE_EFFECT and tool.known is True
+
+
+def test_rules_print_as_their_rule_text() -> None:
+    assert [str(rule) for rule in (ToolRule("x"), BashRule("rm"), ReadRule("*.env"), EditRule(""))] == [
+        "tool(x)",
+        "bash(rm)",
+        "read(*.env)",
+        "edit()",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda: ToolRule(""), "ToolRule: name must be a non-empty string, got ''"),
+        (
+            lambda: ToolRule(3),  # type: ignore[arg-type]
+            "ToolRule: name must be a non-empty string, got 3",
+        ),
+        (lambda: BashRule(""), "BashRule: program must be a non-empty string, got ''"),
+        (lambda: Guard("", ToolRule("x")), "Guard: name must be a non-empty string, got ''"),
+    ],
+)
+def test_empty_names_are_refused_naming_the_field(make: object, message: str) -> None:
+    with pytest.raises(ValueError) as raised:
+        make()  # type: ignore[operator]
+    assert str(raised.value) == message
+
+
+def test_a_glob_rule_needs_a_string() -> None:
+    with pytest.raises(TypeError) as raised:
+        ReadRule(3)  # type: ignore[arg-type]
+    assert str(raised.value) == "ReadRule: pattern must be a string, got int"
+    with pytest.raises(TypeError, match="EditRule: pattern must be a string, got NoneType"):
+        EditRule(None)  # type: ignore[arg-type]
+
+
+def test_a_guard_needs_a_rule() -> None:
+    with pytest.raises(TypeError, match=r"Guard: when must be a permission rule \(ToolRule, BashRule, ...\), got 'rm'"):
+        Guard("g", "rm")  # type: ignore[arg-type]
+    for rule in (ToolRule("x"), BashRule("rm"), ReadRule("a"), EditRule("b")):
+        assert Guard("g", rule).when == rule
+
+
+def _with(field: str, value: Any) -> PermissionConfig:
+    arguments: dict[str, Any] = {field: value}
+    return PermissionConfig(**arguments)
+
+
+@pytest.mark.parametrize("field", ["deny", "allow"])
+def test_rule_lists_refuse_strings_non_sequences_and_foreign_items(field: str) -> None:
+    with pytest.raises(TypeError) as raised:
+        _with(field, "rm")
+    assert str(raised.value) == f"PermissionConfig: {field} must be a sequence, got str"
+    with pytest.raises(TypeError, match=f"PermissionConfig: {field} must be a sequence, got int"):
+        _with(field, 3)
+    with pytest.raises(TypeError) as raised:
+        _with(field, [ToolRule("x"), "rm"])
+    assert str(raised.value) == (
+        f"PermissionConfig: {field} holds 'rm'; allowed: ToolRule, BashRule, ReadRule, EditRule"
+    )
+    assert getattr(_with(field, [ToolRule("x"), BashRule("rm")]), field) == (
+        ToolRule("x"),
+        BashRule("rm"),
+    )
+
+
+def test_guards_and_policy_lists_take_only_their_own_kind() -> None:
+    with pytest.raises(TypeError, match="PermissionConfig: guards holds ToolRule"):
+        PermissionConfig(guards=[ToolRule("x")])  # type: ignore[list-item]
+    with pytest.raises(TypeError, match="allowed: PolicyRule"):
+        PermissionConfig(policy=[ToolRule("x")])  # type: ignore[list-item]
+    with pytest.raises(TypeError, match="guards must be a sequence, got bytes"):
+        PermissionConfig(guards=b"x")  # type: ignore[arg-type]
+    line = PolicyRule(ToolRule("x"), PolicyAllow())
+    assert PermissionConfig(policy=iter([line])).policy == (line,)
+
+
+def test_the_mode_must_be_a_permission_mode() -> None:
+    with pytest.raises(TypeError) as raised:
+        PermissionConfig(mode="plan")  # type: ignore[arg-type]
+    assert str(raised.value) == (
+        "PermissionConfig: mode must be a PermissionMode (DEFAULT, ACCEPT_EDITS, PLAN, BYPASS, DONT_ASK), got 'plan'"
+    )
+
+
+@pytest.mark.parametrize("start", list(PermissionMode))
+@pytest.mark.parametrize("target", list(PermissionMode))
+def test_mode_changes(start: PermissionMode, target: PermissionMode) -> None:
+    """From DONT_ASK nothing changes; from BYPASS only DONT_ASK; from the others every change."""
+    config = PermissionConfig(mode=start, deny=[BashRule("rm")])
+    expected: PermissionMode
+    if start is PermissionMode.DONT_ASK:
+        expected = start
+    elif start is PermissionMode.BYPASS:
+        expected = target if target is PermissionMode.DONT_ASK else start
+    else:
+        expected = target
+    changed = config.with_mode(target)
+    assert changed.mode is expected and changed.deny == (BashRule("rm"),)
