@@ -119,3 +119,10 @@ def test_plain_containers_are_read_as_plain_json() -> None:
     """A bare `dict` or `tuple` (not a core value, not an enum) is read as the JSON data it holds."""
     assert from_json(dict, '{"a": 1}') == {"a": 1}
     assert from_json(tuple, "[1]") == (1,)
+
+
+def test_a_value_that_is_not_an_object_is_refused_for_a_class() -> None:
+    """A class (tagged or not) is read from a JSON object only: a list or a string is refused at its path."""
+    assert problems(Usage, "[1]") == ("$: expected object, got list",)
+    assert problems(ToolDef, '"x"') == ("$: expected object, got str",)
+    assert problems(tuple[Usage, ...], "[null]") == ("$[0]: expected object, got null",)
