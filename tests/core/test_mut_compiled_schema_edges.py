@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import enum
+import json
 import pickle
 
 import pytest
@@ -185,3 +186,12 @@ def test_the_fast_path_takes_values_of_exact_json_types_within_the_depth(value: 
 def test_the_fast_path_leaves_subclasses_non_finite_numbers_and_deep_values_to_the_walk(value: object) -> None:
     """`_plain_json` answers False for anything else: the slower walk then accepts subclasses and names faults."""
     assert _plain_json(value) is False
+
+
+def test_a_string_the_checker_cannot_read_gets_a_message_not_an_exception() -> None:
+    """``json.loads`` accepts a lone surrogate escape, which the native checker cannot encode: `errors` says the
+    value cannot be checked, and why, instead of raising."""
+    value = json.loads('"\\ud800"')
+    assert validate(value, {"type": "integer"}) == [
+        "$: cannot be checked ('utf-8' codec can't encode character '\\ud800' in position 0: surrogates not allowed)"
+    ]
