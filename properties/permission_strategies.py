@@ -7,6 +7,7 @@ line runs often enough for "deny beats allow" to be tested, not assumed.
 
 from __future__ import annotations
 
+import functools
 import json
 
 from hypothesis import strategies as st
@@ -39,11 +40,13 @@ WRAPPERS = ("", "sudo ", "timeout 5 ", "env FOO=1 ", "nice -n 5 ", "nohup ", "xa
 SEPARATORS = (" && ", " || ", "; ", " | ", "\n", " & ")
 
 
+@functools.cache
 def tool_effects() -> st.SearchStrategy[ToolEffect]:
     """Any tool effect."""
     return st.sampled_from(ToolEffect)
 
 
+@functools.cache
 def permission_modes() -> st.SearchStrategy[PermissionMode]:
     """Any permission mode."""
     return st.sampled_from(PermissionMode)
@@ -58,11 +61,13 @@ ALL_RULES: tuple[PermissionRule, ...] = (
 """Every rule over the vocabulary: drawing from a fixed tuple is cheap and shrinks towards the first."""
 
 
+@functools.cache
 def permission_rules() -> st.SearchStrategy[PermissionRule]:
     """A rule over the small vocabulary."""
     return st.sampled_from(ALL_RULES)
 
 
+@functools.cache
 def policy_verdicts() -> st.SearchStrategy[PolicyVerdict]:
     """Any policy verdict; replacements carry a command line or a path as their arguments."""
     return st.one_of(
@@ -71,11 +76,13 @@ def policy_verdicts() -> st.SearchStrategy[PolicyVerdict]:
     )
 
 
+@functools.cache
 def guards() -> st.SearchStrategy[Guard]:
     """A user guard."""
     return st.builds(Guard, st.sampled_from(("g1", "g2", "rm-root")), permission_rules(), st.sampled_from(GuardAction))
 
 
+@functools.cache
 def permission_configs() -> st.SearchStrategy[PermissionConfig]:
     """Any permission configuration over the small vocabulary."""
     rules = st.lists(permission_rules(), max_size=2).map(tuple)
@@ -109,6 +116,7 @@ def command_lines(draw: st.DrawFn) -> str:
     return "bash -c " + json.dumps(line) if draw(st.booleans()) else line
 
 
+@functools.cache
 def arguments_texts() -> st.SearchStrategy[str]:
     """Argument JSON for the vocabulary's tools (and some text that is not a JSON object)."""
     return st.one_of(
@@ -118,6 +126,7 @@ def arguments_texts() -> st.SearchStrategy[str]:
     )
 
 
+@functools.cache
 def permission_tool_calls() -> st.SearchStrategy[ToolCall]:
     """A call of one of the vocabulary's tools."""
     return st.builds(ToolCall, st.sampled_from(("c1", "c2")), st.sampled_from(TOOLS), arguments_texts())

@@ -10,6 +10,7 @@ Named as plural nouns of what they generate. Two families:
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable
 
@@ -141,26 +142,31 @@ from helikon_fc.core.schema import SchemaError, compile_schema
 # Scalars
 
 
+@functools.cache
 def texts() -> st.SearchStrategy[str]:
     """Short unicode text, the empty string included."""
     return st.text(max_size=12)
 
 
+@functools.cache
 def names() -> st.SearchStrategy[str]:
     """Identifier-like names: agents, tools, call ids, keys."""
     return st.text(alphabet="abcdefghijklmnopqrstuvwxyz_0123456789", min_size=1, max_size=10)
 
 
+@functools.cache
 def counts() -> st.SearchStrategy[int]:
     """Non-negative counts (turns, tokens, limits)."""
     return st.integers(min_value=0, max_value=10_000)
 
 
+@functools.cache
 def finite_floats() -> st.SearchStrategy[float]:
     """Floats JSON can hold: no NaN, no infinity."""
     return st.floats(allow_nan=False, allow_infinity=False)
 
 
+@functools.cache
 def json_values() -> st.SearchStrategy[JsonValue]:
     """Any JSON value: scalars, and arrays and objects of them, a few levels deep."""
     scalars: st.SearchStrategy[JsonValue] = st.none() | st.booleans() | st.integers() | finite_floats() | texts()
@@ -171,11 +177,13 @@ def json_values() -> st.SearchStrategy[JsonValue]:
     )
 
 
+@functools.cache
 def json_objects() -> st.SearchStrategy[JsonObject]:
     """JSON objects, such as schemas or decoded arguments."""
     return st.dictionaries(texts(), json_values(), max_size=3)
 
 
+@functools.cache
 def json_schemas() -> st.SearchStrategy[JsonObject]:
     """JSON Schemas built from the keywords `validate` understands (and some it does not), well formed or not."""
     type_names = st.sampled_from(["null", "boolean", "integer", "number", "string", "array", "object", "bogus"])
@@ -212,6 +220,7 @@ def json_schemas() -> st.SearchStrategy[JsonObject]:
     return st.recursive(st.builds(dict) | st.builds(lambda t: {"type": t}, type_names), compound, max_leaves=6)
 
 
+@functools.cache
 def usages() -> st.SearchStrategy[Usage]:
     """Any usage, with any provider-reported request count."""
     return st.builds(
@@ -228,16 +237,19 @@ def usages() -> st.SearchStrategy[Usage]:
 # Items
 
 
+@functools.cache
 def tool_calls() -> st.SearchStrategy[ToolCall]:
     """Tool calls with any name and any argument text (valid JSON or not)."""
     return st.builds(ToolCall, names(), names(), texts() | json_objects().map(json.dumps))
 
 
+@functools.cache
 def tool_results() -> st.SearchStrategy[ToolResult]:
     """Tool results, errors included."""
     return st.builds(ToolResult, names(), texts(), st.booleans())
 
 
+@functools.cache
 def items() -> st.SearchStrategy[Item]:
     """Any conversation item."""
     return st.one_of(
@@ -251,11 +263,13 @@ def items() -> st.SearchStrategy[Item]:
     )
 
 
+@functools.cache
 def compaction_markers() -> st.SearchStrategy[Compacted]:
     """Compaction markers, blank summaries (skips) included, keeping any number of items."""
     return st.builds(Compacted, texts(), st.integers(min_value=0, max_value=8))
 
 
+@functools.cache
 def compaction_policies(most_tokens: int = 400) -> st.SearchStrategy[CompactionPolicy]:
     """Compaction budgets from the least allowed up to `most_tokens`, each with a summary budget below it."""
     return st.integers(min_value=17, max_value=most_tokens).flatmap(
@@ -273,6 +287,7 @@ def conversations(item_strategy: st.SearchStrategy[Item] | None = None) -> st.Se
     return st.lists(items() if item_strategy is None else item_strategy, max_size=5).map(Conversation)
 
 
+@functools.cache
 def messages() -> st.SearchStrategy[Item]:
     """Items with no tool call in them: a conversation of these has nothing unanswered."""
     return st.one_of(
@@ -285,6 +300,7 @@ def messages() -> st.SearchStrategy[Item]:
 # Model carriers
 
 
+@functools.cache
 def model_settings() -> st.SearchStrategy[ModelSettings]:
     """Any model settings."""
     return st.builds(
@@ -298,6 +314,7 @@ def model_settings() -> st.SearchStrategy[ModelSettings]:
     )
 
 
+@functools.cache
 def valid_schemas() -> st.SearchStrategy[JsonObject]:
     """Schemas that compile: arbitrary JSON objects (mostly unknown keywords) and keyword schemas."""
     return (json_objects() | json_schemas()).filter(_compiles)
@@ -311,16 +328,19 @@ def _compiles(schema: JsonObject) -> bool:
     return True
 
 
+@functools.cache
 def tool_defs() -> st.SearchStrategy[ToolDef]:
     """Tool definitions with arbitrary schemas that compile (ToolDef refuses the others)."""
     return st.builds(ToolDef, names(), texts(), valid_schemas(), st.booleans())
 
 
+@functools.cache
 def output_schemas() -> st.SearchStrategy[OutputSchema]:
     """Output schemas with arbitrary schemas that compile (OutputSchema refuses the others)."""
     return st.builds(OutputSchema, names(), valid_schemas(), st.booleans())
 
 
+@functools.cache
 def model_requests() -> st.SearchStrategy[ModelRequest]:
     """Any model request."""
     return st.builds(
@@ -333,11 +353,13 @@ def model_requests() -> st.SearchStrategy[ModelRequest]:
     )
 
 
+@functools.cache
 def finish_reasons() -> st.SearchStrategy[FinishReason]:
     """Every finish reason."""
     return st.sampled_from(FinishReason)
 
 
+@functools.cache
 def model_events() -> st.SearchStrategy[ModelEvent]:
     """Any provider-neutral model stream event."""
     return st.one_of(
@@ -349,6 +371,7 @@ def model_events() -> st.SearchStrategy[ModelEvent]:
     )
 
 
+@functools.cache
 def model_responses() -> st.SearchStrategy[ModelResponse]:
     """Any aggregated model response: arbitrary text, reasoning and tool calls."""
     return st.builds(
@@ -364,6 +387,7 @@ def model_responses() -> st.SearchStrategy[ModelResponse]:
 # Errors and events
 
 
+@functools.cache
 def _leaf_errors() -> st.SearchStrategy[AgentError]:
     return st.one_of(
         st.builds(MaxTurnsExceeded, counts()),
@@ -387,6 +411,7 @@ def _leaf_errors() -> st.SearchStrategy[AgentError]:
     )
 
 
+@functools.cache
 def agent_errors() -> st.SearchStrategy[AgentError]:
     """Any failure, workflow failures nesting other failures (`BranchFailure`) included."""
 
@@ -399,6 +424,7 @@ def agent_errors() -> st.SearchStrategy[AgentError]:
     return st.recursive(_leaf_errors(), nest, max_leaves=4)
 
 
+@functools.cache
 def agent_events() -> st.SearchStrategy[AgentEvent]:
     """Any agent event."""
     return st.one_of(
@@ -430,16 +456,19 @@ def agent_events() -> st.SearchStrategy[AgentEvent]:
 # States, inputs, actions, outcomes
 
 
+@functools.cache
 def final_outputs() -> st.SearchStrategy[FinalOutput]:
     """Plain and structured final outputs."""
     return st.builds(FinalOutput, texts(), json_values(), st.booleans())
 
 
+@functools.cache
 def terminal_states() -> st.SearchStrategy[LoopState]:
     """`Done` and `Failed` states."""
     return st.builds(Done, final_outputs(), usages()) | st.builds(Failed, agent_errors(), usages())
 
 
+@functools.cache
 def loop_states() -> st.SearchStrategy[LoopState]:
     """Any loop state, with arbitrary (not necessarily reachable) contents."""
     calls = st.lists(tool_calls(), max_size=3).map(tuple)
@@ -455,6 +484,7 @@ def loop_states() -> st.SearchStrategy[LoopState]:
     )
 
 
+@functools.cache
 def transition_inputs() -> st.SearchStrategy[TransitionInput]:
     """Any transition input."""
     return st.one_of(
@@ -465,6 +495,7 @@ def transition_inputs() -> st.SearchStrategy[TransitionInput]:
     )
 
 
+@functools.cache
 def next_actions() -> st.SearchStrategy[NextAction]:
     """Any next action."""
     return st.one_of(
@@ -475,11 +506,13 @@ def next_actions() -> st.SearchStrategy[NextAction]:
     )
 
 
+@functools.cache
 def handoff_targets() -> st.SearchStrategy[HandoffTarget]:
     """Handoff targets."""
     return st.builds(HandoffTarget, names().map(lambda slug: f"transfer_to_{slug}"), names(), texts())
 
 
+@functools.cache
 def transition_ctxs() -> st.SearchStrategy[TransitionCtx]:
     """Any transition context: arbitrary tools, schemas, handoffs and budgets."""
     return st.builds(
@@ -498,6 +531,7 @@ def transition_ctxs() -> st.SearchStrategy[TransitionCtx]:
     )
 
 
+@functools.cache
 def transition_outcomes() -> st.SearchStrategy[TransitionOutcome]:
     """Any transition outcome."""
     return st.builds(
@@ -509,6 +543,7 @@ def transition_outcomes() -> st.SearchStrategy[TransitionOutcome]:
     )
 
 
+@functools.cache
 def boundaries() -> st.SearchStrategy[Boundary]:
     """Any boundary record."""
     return st.builds(
@@ -520,6 +555,7 @@ def boundaries() -> st.SearchStrategy[Boundary]:
     )
 
 
+@functools.cache
 def run_records() -> st.SearchStrategy[RunRecordBody]:
     """Any durable run record."""
     return st.one_of(
@@ -541,6 +577,7 @@ def run_records() -> st.SearchStrategy[RunRecordBody]:
 # Runs: a context in the small world, and a script of model behaviour
 
 
+@functools.cache
 def scenario_ctxs() -> st.SearchStrategy[TransitionCtx]:
     """Contexts of the reference world: some of its tools and handoffs, maybe the output schema, small budgets."""
     return st.builds(
@@ -555,6 +592,7 @@ def scenario_ctxs() -> st.SearchStrategy[TransitionCtx]:
     ).flatmap(lambda ctx: st.builds(attrs.evolve, st.just(ctx), compaction=st.none() | compaction_policies(60)))
 
 
+@functools.cache
 def _fitting_arguments(name: str) -> st.SearchStrategy[str]:
     """Argument text that fits the schema of `name` (one of the reference tools)."""
     if name == "get_weather":
@@ -609,6 +647,7 @@ def call_batches(draw: st.DrawFn, prefix: str) -> tuple[ToolCall, ...]:
     return tuple(draw(tool_call_shapes(call_id)) for call_id in ids)
 
 
+@functools.cache
 def structured_answers() -> st.SearchStrategy[str]:
     """Answer text for a structured-output turn: fitting `ANSWER`, off-schema, fenced, or not JSON at all."""
     fitting = st.builds(lambda answer, score: {"answer": answer, "score": score}, texts(), st.integers())
@@ -676,6 +715,7 @@ def tool_calling_scripts(draw: st.DrawFn, length: int) -> tuple[ModelResponse, .
     return tuple(responses)
 
 
+@functools.cache
 def permission_decisions() -> st.SearchStrategy[PermissionDecision]:
     """Any permission decision."""
     return st.one_of(
@@ -686,6 +726,7 @@ def permission_decisions() -> st.SearchStrategy[PermissionDecision]:
     )
 
 
+@functools.cache
 def tool_infos() -> st.SearchStrategy[ToolInfo]:
     """Any tool description."""
     return st.builds(ToolInfo, names(), tool_effects(), st.booleans())

@@ -119,6 +119,7 @@ if TYPE_CHECKING:
         RunStartError as RunStartError,
     )
     from .shell.runner import Runner as Runner
+    from .shell.session_compaction import CompactingSession as CompactingSession
     from .shell.tool import Tool as Tool, ToolContext as ToolContext, ToolError as ToolError, ToolOutput as ToolOutput
     from .shell.tracing import Tracer as Tracer
 
@@ -136,6 +137,7 @@ _EXPORTS: dict[str, str] = {
     "CancelToken": ".shell.context",
     "Cancelled": ".core",
     "Compacted": ".core",
+    "CompactingSession": ".shell.session_compaction",
     "Compaction": ".shell.compaction",
     "CompactionSkipped": ".core",
     "ConversationCompacted": ".core",
@@ -252,6 +254,7 @@ __all__ = [
     "CancelToken",
     "Cancelled",
     "Compacted",
+    "CompactingSession",
     "Compaction",
     "CompactionSkipped",
     "ConversationCompacted",

@@ -151,6 +151,24 @@ async def test_replaced_arguments_that_ask_again_are_what_the_approver_is_asked_
     assert "echo bye > /etc/issue" in commands_run(log)
 
 
+async def test_replaced_arguments_that_the_same_guard_stops_ask_that_guard_again(tmp_path: Path) -> None:
+    """A yes to a guard's question is about the arguments it was asked about: a replacement that the same guard
+    stops asks again (with its own arguments), and only the next yes runs it."""
+    log = tmp_path / "log"
+    replacement = json.dumps({"command": "echo bye > /etc/issue"})
+    async with MemoryStore() as store:
+        await start(store, ops(log), "r")
+        decisions: dict[str, Approve | Reject] = {"cmd0": Approve(), "cmd2": Reject("no"), "cmd3": Approve(replacement)}
+        again = await resume(store, ops(log), "r", decisions)
+        assert again.paused and pending_ids(again) == ["cmd3"]
+        assert [request.args for request in again.pending] == [replacement]
+        assert "echo bye > /etc/issue" not in commands_run(log)
+        done = await resume(store, ops(log), "r", {"cmd3": Approve()})
+    assert not done.paused
+    assert "echo hi > /etc/motd" not in commands_run(log)
+    assert "echo bye > /etc/issue" in commands_run(log)
+
+
 async def test_an_approval_handler_is_asked_about_the_replacement_it_gave(tmp_path: Path) -> None:
     """In process, the handler's second question is about its own replacement (its prompt and arguments)."""
     log = tmp_path / "log"

@@ -182,18 +182,20 @@ async def test_a_raising_policy_or_handler_refuses_the_call() -> None:
 
 
 async def test_an_approver_that_keeps_rewriting_is_cut_off(autojump_clock: trio.testing.MockClock) -> None:
-    """An approval with new arguments clears the guard it answered for the new call; any other guard asks again,
-    and an approver that keeps rewriting into another guarded command is stopped after a bounded number of rounds."""
+    """An approval with new arguments answers nothing about them: every guard judges them afresh, the one just
+    answered included, and an approver that keeps rewriting into a guarded command is stopped after a bounded
+    number of rounds."""
     lines = ["echo x > /etc/motd", "rm -rf /"] * 10
     rewrites = [Approve(json.dumps({"command": line})) for line in lines]
     approver = Approver(*rewrites)
     resolution = await resolve_permission(Permissions(approval_handler=approver), bash("rm -rf /"))
     assert resolution.decision == Deny("more than 8 approval rounds for one call")
     assert len(approver.asked) == 8
-    once = await resolve_permission(
-        Permissions(approval_handler=Approver(Approve(json.dumps({"command": "rm -rf ~"})))), bash("rm -rf /")
-    )
-    assert once.decision == Allow("no policy: allowed", arguments=json.dumps({"command": "rm -rf ~"}), approved=True)
+    home = json.dumps({"command": "rm -rf ~"})
+    twice = Approver(Approve(home), Approve())
+    once = await resolve_permission(Permissions(approval_handler=twice), bash("rm -rf /"))
+    assert once.decision == Allow("no policy: allowed", arguments=home, approved=True)
+    assert [request.call.arguments for request in twice.asked] == [json.dumps({"command": "rm -rf /"}), home]
 
 
 async def test_cancellation_propagates_through_a_waiting_approval(autojump_clock: trio.testing.MockClock) -> None:

@@ -4,13 +4,17 @@ Nothing here does IO, reads a clock, draws a random number, or imports trio, htt
 """
 
 from .compaction import (
+    BLANK_SUMMARY as BLANK_SUMMARY,
     CompactionPlan as CompactionPlan,
     CompactionPolicy as CompactionPolicy,
     ResumePhase as ResumePhase,
+    compaction_report as compaction_report,
     estimate_tokens as estimate_tokens,
+    failed_summary as failed_summary,
     item_tokens as item_tokens,
     last_turn_start as last_turn_start,
     plan_compaction as plan_compaction,
+    rebase as rebase,
     skipped_marker as skipped_marker,
     splice as splice,
     summary_request as summary_request,

@@ -13,7 +13,10 @@ marker's summary in place of the items it replaced:
 - `summary_request`: the request that asks a model for the summary (the replaced items as a
   transcript, no tools);
 - `splice`: the marker a summary becomes (the summary cut to ``policy.summary_tokens``);
-  `skipped_marker`: the marker of a compaction that was skipped, which leaves the view as it was.
+  `skipped_marker`: the marker of a compaction that was skipped, which leaves the view as it was;
+- `rebase`: the marker moved past items appended while its summary was being written (a session
+  compacts while other appends land), and `compaction_report`: the event that tells of a splice;
+- `BLANK_SUMMARY`, `failed_summary`: why a compaction was skipped (`CompactionSkipped.reason`).
 
 Consecutive compactions chain: an earlier summary is in view as a `SystemMessage`, so a later
 compaction summarises it with the rest, and the later marker replaces everything before it.
@@ -22,11 +25,13 @@ compaction summarises it with the rest, and the later marker replaces everything
 from __future__ import annotations
 
 import enum
+from collections.abc import Sequence
 from typing import TypeAlias, cast
 
 import attrs
 
 from .conversation import Conversation
+from .events import ConversationCompacted
 from .items import AssistantMessage, Compacted, Item, Reasoning, SystemMessage, ToolCall, ToolResult, UserMessage
 from .model import ModelRequest, ModelSettings
 
@@ -41,6 +46,9 @@ DEFAULT_SUMMARY_INSTRUCTIONS = (
     "decisions made and what remains to be done. Reply with the summary only."
 )
 """The instructions a summary request carries unless the policy gives others."""
+
+BLANK_SUMMARY = "the summary came back blank"
+"""The reason a compaction whose summary was blank is skipped."""
 
 
 @attrs.frozen(kw_only=True)
@@ -259,3 +267,23 @@ def skipped_marker(conversation: Conversation) -> Compacted:
     summary = previous.summary if type(previous) is Compacted else ""
     shown = len(visible(conversation)) - (1 if summary.strip() else 0)
     return Compacted(summary, _log_suffix(conversation, shown))
+
+
+def rebase(marker: Compacted, later: Sequence[Item]) -> Compacted:
+    """`marker`, planned on a log that has since grown by `later`, for appending after them.
+
+    The marker keeps `later` in view as well, so the view after it is the planned one with `later`
+    (their own markers aside) at its end: nothing appended meanwhile is hidden or summarised.
+    """
+    return Compacted(marker.summary, marker.kept + len(later))
+
+
+def compaction_report(conversation: Conversation, plan: CompactionPlan, marker: Compacted) -> ConversationCompacted:
+    """The event telling that `marker`, appended to `conversation`, replaced `plan.summarised`."""
+    after = visible(conversation.extend((marker,)))
+    return ConversationCompacted(marker.summary, len(plan.summarised), plan.tokens, estimate_tokens(after))
+
+
+def failed_summary(error: object) -> str:
+    """The reason a compaction whose summary call failed with `error` is skipped."""
+    return f"the summary call failed: {error}"

@@ -18,8 +18,10 @@ from typing import assert_never
 import attrs
 
 from .compaction import (
+    BLANK_SUMMARY,
     ResumePhase,
-    estimate_tokens,
+    compaction_report,
+    failed_summary,
     plan_compaction,
     skipped_marker,
     splice,
@@ -39,7 +41,6 @@ from .events import (
     AgentUpdated,
     ApprovalRequested,
     CompactionSkipped,
-    ConversationCompacted,
     HandoffItem,
     MessageOutput,
     RepairStarted,
@@ -111,7 +112,7 @@ def _step(state: LoopState, input: TransitionInput, ctx: TransitionCtx) -> Trans
                 case ModelResponse():
                     return _on_summary(state, input, ctx)
                 case SummaryFailed(error=error):
-                    return _skip_compaction(state, state.usage, f"the summary call failed: {error}", ctx)
+                    return _skip_compaction(state, state.usage, failed_summary(error), ctx)
                 case ToolResults():
                     return _invalid(state, input, usage)
                 case _:
@@ -575,9 +576,8 @@ def _on_summary(state: Compacting, response: ModelResponse, ctx: TransitionCtx) 
         return _after_compaction(state, usage, (), (), ctx)
     marker = splice(plan, response.text, policy)
     if marker is None:
-        return _skip_compaction(state, usage, "the summary came back blank", ctx)
-    after = visible(ctx.conversation.extend((marker,)))
-    event = ConversationCompacted(marker.summary, len(plan.summarised), plan.tokens, estimate_tokens(after))
+        return _skip_compaction(state, usage, BLANK_SUMMARY, ctx)
+    event = compaction_report(ctx.conversation, plan, marker)
     return _after_compaction(state, usage, (event,), (marker,), ctx)
 
 

@@ -328,11 +328,17 @@ class _Asking:
                 return None
 
     def approve(self, question: Ask, arguments: str | None) -> None:
-        """Record a yes: clear the guard (or the policy's question); new arguments are judged afresh."""
+        """Record a yes: clear the guard (or the policy's question) for these arguments.
+
+        A yes with new arguments answers nothing about them: they are judged afresh by every guard and the
+        policy, the one just answered included, so a replacement the same guard stops asks it again.
+        """
         if arguments is not None and arguments != self.call.arguments:
             self.call = attrs.evolve(self.call, arguments=arguments)
             self.approved.clear()
             self.verdict = None
+            self.policy_approved = False
+            return
         if question.guard is not None:
             self.approved.add(question.guard)
         else:

@@ -3,11 +3,12 @@
 `MemoryStore` keeps them in memory; `SQLiteStore` in a SQLite file (the embedded default);
 `PostgresStore` in PostgreSQL (``pip install helikon_fc[postgres]``). Each implements
 `helikon_fc.shell.storage.Store`; the interfaces and errors are re-exported here, and `store_at(location)` picks a
-store from a path or a DSN.
+store from a path or a DSN. `CompactingSession` wraps any of their sessions to summarise a long history.
 """
 
 from __future__ import annotations
 
+from ..shell.session_compaction import CompactingSession as CompactingSession
 from ..shell.storage import (
     RunNotFound as RunNotFound,
     RunRecord as RunRecord,
@@ -28,6 +29,7 @@ from .postgres import PostgresStore as PostgresStore
 from .sqlite import SQLiteStore as SQLiteStore
 
 __all__ = [
+    "CompactingSession",
     "MemoryStore",
     "PostgresStore",
     "RunNotFound",

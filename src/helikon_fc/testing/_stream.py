@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -36,6 +37,7 @@ from .script import (
 _WORDS = re.compile(r"\s*\S+|\s+")
 
 
+@functools.lru_cache(maxsize=256)
 def split_words(text: str) -> tuple[str, ...]:
     """`text` cut before each word, whitespace kept with the word after it; the parts join back to `text`."""
     return tuple(_WORDS.findall(text))
@@ -188,6 +190,27 @@ class _Events:
         self._closed = True
 
 
+class _Rendered:
+    """The iterator of a well-formed turn's events (no pauses, no failure): each event a cancellation point."""
+
+    __slots__ = ("_events",)
+
+    def __init__(self, events: tuple[ModelEvent, ...]) -> None:
+        self._events = iter(events)
+
+    def __aiter__(self) -> _Rendered:
+        return self
+
+    async def __anext__(self) -> ModelEvent:
+        await trio.lowlevel.checkpoint_if_cancelled()
+        for event in self._events:
+            return event
+        raise StopAsyncIteration
+
+    def close(self) -> None:
+        self._events = iter(())
+
+
 class TurnStream:
     """The async context manager a fake model's `stream` returns.
 
@@ -200,10 +223,11 @@ class TurnStream:
 
     def __init__(self, open_turn: Callable[[], Awaitable[tuple[int, ScriptedTurn]]]) -> None:
         self._open_turn = open_turn
-        self._events: _Events | None = None
+        self._events: _Events | _Rendered | None = None
 
     async def __aenter__(self) -> AsyncIterator[ModelEvent]:
         turn_index, turn = await self._open_turn()
+        events: _Events | _Rendered
         match turn:
             case ScriptedFailure(failure=failure, latency=latency):
                 await _wait(latency)
@@ -212,10 +236,13 @@ class TurnStream:
                 events = _Events(steps, failure)
             case ScriptedReply() | ScriptedToolCalls():
                 latency = turn.latency
-                events = _Events(render(turn, turn_index), None)
+                events = _Rendered(render(turn, turn_index))
             case _:
                 assert_never(turn)
-        await _wait(latency)
+        if latency > 0:
+            await trio.sleep(latency)
+        else:
+            await trio.lowlevel.checkpoint_if_cancelled()
         self._events = events
         return events
 

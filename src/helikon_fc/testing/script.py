@@ -28,6 +28,9 @@ from ..core import (
 )
 from ..models.protocol import ModelError
 
+_ARGUMENTS = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+"""How `call` writes arguments: compact JSON, non-ASCII kept, no NaN (one encoder, not one per call)."""
+
 DEFAULT_USAGE = Usage(input_tokens=10, output_tokens=5)
 """The usage a scripted `reply` or `call_tools` turn reports when none is given: 10 input and 5 output tokens."""
 
@@ -53,7 +56,7 @@ class ScriptedCall:
 
     def with_id(self, call_id: str) -> ScriptedCall:
         """The same call with an explicit call id."""
-        return attrs.evolve(self, call_id=call_id)
+        return ScriptedCall(self.name, self.arguments, call_id)
 
     def with_raw_arguments(self, text: str) -> ScriptedCall:
         """The same call with `text` streamed verbatim as its arguments, valid JSON or not (for bad-input tests)."""
@@ -71,7 +74,7 @@ def call(name: str, /, **arguments: object) -> ScriptedCall:
         TypeError: an argument is not JSON (only ``str``, numbers, ``bool``, ``None``, lists and dicts are).
     """
     try:
-        text = json.dumps(arguments, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+        text = _ARGUMENTS.encode(arguments)
     except (TypeError, ValueError) as exc:
         raise TypeError(f"call({name!r}, ...): arguments must be JSON values: {exc}") from None
     return ScriptedCall(name, text)
