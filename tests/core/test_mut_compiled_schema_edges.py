@@ -195,3 +195,14 @@ def test_a_string_the_checker_cannot_read_gets_a_message_not_an_exception() -> N
     assert validate(value, {"type": "integer"}) == [
         "$: cannot be checked ('utf-8' codec can't encode character '\\ud800' in position 0: surrogates not allowed)"
     ]
+
+
+def test_a_broken_reference_is_refused_without_a_path_in_the_schema() -> None:
+    """A ``$ref`` that does not resolve is reported in the checker's words alone; a keyword of the wrong form is
+    named by its path in the schema."""
+    with pytest.raises(SchemaError) as caught:
+        compile_schema({"$ref": "#/$defs/missing"})
+    assert str(caught.value) == "invalid JSON Schema: Pointer '/$defs/missing' does not exist"
+    with pytest.raises(SchemaError) as caught:
+        compile_schema({"pattern": "("})
+    assert str(caught.value) == 'invalid JSON Schema: schema.pattern: "(" is not a "regex"'
