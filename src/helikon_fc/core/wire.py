@@ -212,7 +212,8 @@ def _is_json_value_type(tp: object) -> bool:
     origin = get_origin(tp)
     if origin is not typing.Union and origin is not types.UnionType:
         return False
-    return {bool, int, float, str, type(None)} <= set(get_args(tp))
+    args = get_args(tp)
+    return {bool, int, float, str, type(None)} <= set(args) and {list, dict} <= {get_origin(arg) for arg in args}
 
 
 def _is_json_object_type(tp: object) -> bool:
