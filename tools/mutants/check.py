@@ -25,16 +25,21 @@ CPU_LIMIT = 60.0
 """CPU seconds a mutant's run may use: past them it loops, and counts as killed (``timeout``)."""
 
 
-def _run(mutant: Mutant, tests: list[str], log: str) -> str:
-    path = ROOT / mutant.path
-    code = mutated_code(mutant, path.read_text(), str(path))
-    module = ".".join(Path(mutant.path).relative_to("src").with_suffix("").parts)
+def _run(mutant: Mutant | None, tests: list[str], log: str) -> str:
+    """Run `tests` in a child with `mutant` swapped in (`None`: the code as it is); "survived" when they pass."""
+    finder = None
+    if mutant is not None:
+        path = ROOT / mutant.path
+        code = mutated_code(mutant, path.read_text(), str(path))
+        module = ".".join(Path(mutant.path).relative_to("src").with_suffix("").parts)
+        finder = MutantFinder(module, str(path), code)
 
     def work() -> int:
         _quiet(log)
         signal.signal(signal.SIGPROF, _timed_out)
         signal.setitimer(signal.ITIMER_PROF, CPU_LIMIT)
-        sys.meta_path.insert(0, MutantFinder(module, str(path), code))  # type: ignore[arg-type]
+        if finder is not None:
+            sys.meta_path.insert(0, finder)  # type: ignore[arg-type]
         return int(pytest.main([*tests, "-x", *PYTEST_FLAGS], plugins=[_Profile()]))
 
     return _status(in_child(work, timeout=600), fresh=True)
@@ -52,9 +57,14 @@ def main(argv: list[str]) -> int:
     chosen = [m for m in mutants(name, (ROOT / name).read_text()) if m.line == int(line) and text in m.description]
     if not chosen:
         raise SystemExit(f"no mutant on {where} whose change contains {text!r}")
+    (ROOT / ".mutants").mkdir(exist_ok=True)
+    log = str(ROOT / ".mutants" / "check.log")
+    baseline = _run(None, tests, log)
+    if baseline != "survived":  # a test that fails (or cannot run) without a mutant kills every mutant: no verdict
+        raise SystemExit(f"the tests do not pass on the unmutated code ({baseline}); see {log}")
     survived = 0
     for mutant in chosen:
-        status = _run(mutant, tests, str(ROOT / ".mutants" / "check.log"))
+        status = _run(mutant, tests, log)
         survived += status == "survived"
         print(f"{status:<9} {mutant.path}:{mutant.line}: {mutant.description}")
     return 1 if survived else 0
