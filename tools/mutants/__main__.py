@@ -1,4 +1,4 @@
-"""Mutation testing of helikon_fc.core: ``python -m tools.mutants [--module NAME] [--diff BASE]``.
+"""Mutation testing of helikon_fc.core: ``python -m tools.mutants [--module NAME] [--diff BASE [--lines]]``.
 
 Every mutant (see `tools.mutants.operators`) of the chosen core modules is run against the tests
 that execute its line, found by one traced run of the suite first (`tools.mutants.coverage_map`):
@@ -80,6 +80,23 @@ def chosen_files(names: list[str], base: str | None) -> list[Path]:
     return sorted(path for path in CORE.rglob("*.py") if path.name != "__init__.py")
 
 
+def changed_lines(base: str, path: Path) -> set[int]:
+    """The line numbers of `path` that `git diff BASE` shows added or changed (the new side of each hunk)."""
+    diff = subprocess.run(
+        ["git", "diff", "-U0", base, "--", str(path.relative_to(ROOT))],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    lines: set[int] = set()
+    for header in diff.splitlines():
+        if header.startswith("@@"):
+            start, _, count = header.split("+", 1)[1].split(" ", 1)[0].partition(",")
+            lines.update(range(int(start), int(start) + (int(count) if count else 1)))
+    return lines
+
+
 def _module_file(name: str) -> Path:
     """A core module's file from ``wire``, ``permissions.paths``, ``helikon_fc.core.wire`` or a path."""
     stem = name.removesuffix(".py").removeprefix("src/").replace("/", ".").removeprefix("helikon_fc.core.")
@@ -145,6 +162,9 @@ def main(argv: Iterable[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tools.mutants", description=__doc__.splitlines()[0])
     parser.add_argument("--module", action="append", default=[], help="a core module (e.g. wire); repeatable")
     parser.add_argument("--diff", metavar="BASE", help="only the core modules changed since BASE (git diff)")
+    parser.add_argument(
+        "--lines", action="store_true", help="with --diff: only the mutants on lines added or changed since BASE"
+    )
     parser.add_argument("--sample", type=int, help="run only N mutants, chosen at random (--seed)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--examples", type=int, default=20, help="Hypothesis examples per property (default 20)")
@@ -178,6 +198,11 @@ def main(argv: Iterable[str] | None = None) -> int:
     WORK.mkdir(exist_ok=True)
     files = chosen_files(args.module, args.diff)
     found = [m for path in files for m in mutants(str(path.relative_to(ROOT)), path.read_text())]
+    if args.lines:
+        if args.diff is None:
+            raise SystemExit("--lines needs --diff BASE")
+        touched = {str(path.relative_to(ROOT)): changed_lines(args.diff, path) for path in files}
+        found = [m for m in found if m.line in touched[m.path]]
     if args.sample is not None:
         found = sorted(random.Random(args.seed).sample(found, min(args.sample, len(found))), key=found.index)
     found = found[args.start - 1 :]
