@@ -37,9 +37,9 @@ def lint(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def typecheck(session: nox.Session) -> None:
-    """mypy --strict over src, tests and properties."""
+    """mypy --strict over src, tests, properties, e2e and tools."""
     session.install("-e", ".[dev]")
-    session.run("mypy", "--strict", "src", "tests", "properties", "e2e")
+    session.run("mypy", "--strict", "src", "tests", "properties", "e2e", "tools")
 
 
 @nox.session(python=PYTHON)

@@ -39,7 +39,7 @@ def _run(mutant: Mutant | None, tests: list[str], log: str) -> str:
         signal.signal(signal.SIGPROF, _timed_out)
         signal.setitimer(signal.ITIMER_PROF, CPU_LIMIT)
         if finder is not None:
-            sys.meta_path.insert(0, finder)  # type: ignore[arg-type]
+            sys.meta_path.insert(0, finder)
         return int(pytest.main([*tests, "-x", *PYTEST_FLAGS], plugins=[_Profile()]))
 
     return _status(in_child(work, timeout=600), fresh=True)

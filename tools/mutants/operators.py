@@ -20,6 +20,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from types import CodeType
 
 COMPARE_FLIPS: dict[type[ast.cmpop], tuple[type[ast.cmpop], ...]] = {
     ast.Eq: (ast.NotEq,),
@@ -239,7 +240,7 @@ def mutants(path: str, source: str) -> list[Mutant]:
     return sorted(found, key=lambda m: (m.line, m.index, m.variant))
 
 
-def mutated_code(mutant: Mutant, source: str, filename: str) -> object:
+def mutated_code(mutant: Mutant, source: str, filename: str) -> CodeType:
     """The module's code object with `mutant` applied (compiled from a fresh tree)."""
     lines = source.splitlines()
     for index, (node, parent, _scope) in enumerate(_walk(ast.parse(source), lines)):

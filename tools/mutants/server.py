@@ -251,7 +251,8 @@ class ForkServer:
         if self.budget is None:
             return ids
         durations: dict[str, float] = self.trace["durations"]
-        kept, spent = [], 0.0
+        kept: list[str] = []
+        spent = 0.0
         for nodeid in ids:
             spent += durations.get(nodeid, 1.0)
             if kept and spent > self.budget:
