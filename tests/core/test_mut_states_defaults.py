@@ -51,6 +51,17 @@ def test_parsed_arguments_take_no_part_in_equality_or_repr() -> None:
     assert ExecuteTools((call,)).arguments == ()
 
 
+def test_call_problems_take_no_part_in_equality_or_repr() -> None:
+    """A call's problem is derived from the calls and the tools: two `ExecuteTools` of the same calls are equal
+    whatever problems were found, the repr shows the calls only, and none are found when none are given."""
+    call = ToolCall("c1", "nope", "{}")
+    found = ExecuteTools((call,), (None,), ("unknown tool: nope",))
+    assert found == ExecuteTools((call,))
+    assert found == ExecuteTools((call,), (None,), ("another problem",))
+    assert repr(found) == f"ExecuteTools(calls=({call!r},))"
+    assert ExecuteTools((call,)).problems == ()
+
+
 def test_optional_fields_of_results_outputs_and_outcomes_default_to_empty() -> None:
     """A round without pending calls or events; a plain-text final output; an outcome that appends nothing."""
     results = ToolResults(())
