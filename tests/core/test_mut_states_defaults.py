@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 from helikon_fc.core import (
+    AwaitApproval,
     CallingModel,
     Conversation,
     ExecuteTools,
@@ -60,6 +61,15 @@ def test_call_problems_take_no_part_in_equality_or_repr() -> None:
     assert found == ExecuteTools((call,), (None,), ("another problem",))
     assert repr(found) == f"ExecuteTools(calls=({call!r},))"
     assert ExecuteTools((call,)).problems == ()
+
+
+def test_problems_of_held_calls_take_no_part_in_equality_or_repr() -> None:
+    """`AwaitApproval.problems` is derived as `ExecuteTools.problems` is: out of equality and repr, empty by default."""
+    call = ToolCall("c1", "Bash", '{"command": 1}')
+    held = AwaitApproval((call,), ("invalid arguments for tool Bash",))
+    assert held == AwaitApproval((call,))
+    assert repr(held) == f"AwaitApproval(pending=({call!r},))"
+    assert AwaitApproval((call,)).problems == ()
 
 
 def test_optional_fields_of_results_outputs_and_outcomes_default_to_empty() -> None:
