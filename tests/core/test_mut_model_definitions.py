@@ -1,4 +1,4 @@
-"""`ToolDef` and `OutputSchema`: their defaults, and the compiled schema each keeps out of its identity.
+"""`ToolDef` and `OutputSchema`: their defaults and the compiled schema they keep out of identity; finish reasons.
 
 `compiled` is derived from the schema when the value is built: it is not an argument, takes no part in equality
 (two equal schemas written in another key order are the same tool) and is not shown in the repr.
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from helikon_fc.core import OutputSchema, ToolDef
+from helikon_fc.core import FinishReason, OutputSchema, ToolDef, from_json, to_json
 from helikon_fc.core.schema import compile_schema
 
 
@@ -41,3 +41,16 @@ def test_the_repr_shows_the_schema_not_its_compiled_form() -> None:
     """The repr lists the declared fields only."""
     assert repr(ToolDef("t", "d", {})) == "ToolDef(name='t', description='d', parameters={}, strict=False)"
     assert repr(OutputSchema("o", {})) == "OutputSchema(name='o', schema={}, strict=True)"
+
+
+def test_finish_reasons_are_the_five_wire_words() -> None:
+    """A finish is one of five reasons, written on the wire (and in stored records) by these exact words."""
+    assert {reason.name: reason.value for reason in FinishReason} == {
+        "STOP": "stop",
+        "LENGTH": "length",
+        "TOOL_CALLS": "tool_calls",
+        "CONTENT_FILTER": "content_filter",
+        "OTHER": "other",
+    }
+    for reason in FinishReason:
+        assert from_json(FinishReason, to_json(reason)) is reason
