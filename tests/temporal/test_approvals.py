@@ -53,11 +53,12 @@ IN_PROCESS_ANSWER = (
 
 
 async def _until_pending(handle: RunHandle, count: int) -> list[str]:
-    """Poll `pending` until it lists `count` calls; their ids."""
+    """Poll `pending` until it lists `count` calls; their ids, sorted (a round's calls run at once, and each is
+    listed as soon as it is held: the order they are listed in is the order their permission checks ended)."""
     for _ in range(600):
         pending = await handle.pending()
         if len(pending) == count:
-            return [request.call_id for request in pending]
+            return sorted(request.call_id for request in pending)
         await asyncio.sleep(0.05)
     raise AssertionError(f"the run never had {count} waiting calls: {await handle.pending()}")
 
@@ -189,7 +190,7 @@ def test_an_agent_as_tool_sub_run_waits_in_its_child_workflow_and_gets_its_decis
     assert seen == [["tool:ask-ops/cmd0", "tool:ask-ops/cmd2", "tool:ask-ops/cmd3"]]
     assert outcome.result.output == f"ops says: {IN_PROCESS_ANSWER}"
     announced = [e.call_id for e in outcome.events if isinstance(e, ApprovalRequested)]
-    assert announced == ["tool:ask-ops/cmd0", "tool:ask-ops/cmd2", "tool:ask-ops/cmd3"]
+    assert sorted(announced) == ["tool:ask-ops/cmd0", "tool:ask-ops/cmd2", "tool:ask-ops/cmd3"]  # each once, as held
     assert len(outcome.histories) == 2  # the sub-run's history replayed too
 
 

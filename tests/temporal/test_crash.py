@@ -12,6 +12,7 @@ import uuid
 from pathlib import Path
 
 import pytest
+from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client
 
 from helikon_fc.core import RunCompleted
@@ -45,6 +46,19 @@ def _wait_for(effects: Path, wanted: set[str]) -> None:
         time.sleep(0.05)
 
 
+async def _until_completed(client: Client, workflow_id: str, count: int) -> None:
+    """Wait until the server has recorded `count` finished activities of the run (a tool's effect line is
+    written before its worker reports the result: a kill in between runs that call again, at-least-once)."""
+    deadline = time.monotonic() + 60
+    while True:
+        history = await client.get_workflow_handle(workflow_id).fetch_history()
+        completed = [e for e in history.events if e.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED]
+        if len(completed) >= count:
+            return
+        assert time.monotonic() < deadline, f"the server recorded {len(completed)} finished activities, not {count}"
+        await asyncio.sleep(0.05)
+
+
 TRIALS = int(os.environ.get("HELIKON_FC_TEMPORAL_CRASH_TRIALS", "5"))
 """Kills per test run: each trial is a fresh run, a worker SIGKILLed mid-round and a second one (a few seconds each)."""
 
@@ -63,6 +77,7 @@ def test_a_killed_worker_mid_round_is_replaced_and_nothing_finished_runs_again(
         first = _worker(temporal_address, queue, effects)
         try:
             await asyncio.to_thread(_wait_for, effects, {"done a", "done b", "start c"})
+            await _until_completed(client, handle.run_id, 3)  # the model call, a and b: recorded before the kill
         finally:
             first.send_signal(signal.SIGKILL)
             first.wait()
