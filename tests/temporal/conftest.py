@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import shutil
 import socket
 import subprocess
@@ -59,9 +60,9 @@ def _wait_healthy(address: str) -> None:
     asyncio.run(connect())
 
 
-@pytest.fixture(scope="session")
-def temporal_address() -> Iterator[str]:
-    """``host:port`` of a dev server on loopback, up for the whole session."""
+@contextlib.contextmanager
+def dev_server() -> Iterator[str]:
+    """A Temporal dev server on loopback while the block runs; its ``host:port``."""
     port = free_port()
     command = [temporal_binary(), "server", "start-dev", "--headless", "--ip", "127.0.0.1", "--port", str(port)]
     command += ["--http-port", str(free_port()), "--metrics-port", str(free_port()), "--log-level", "error"]
@@ -73,3 +74,10 @@ def temporal_address() -> Iterator[str]:
     finally:
         process.terminate()
         process.wait(timeout=30)
+
+
+@pytest.fixture(scope="session")
+def temporal_address() -> Iterator[str]:
+    """``host:port`` of a dev server on loopback, up for the whole session."""
+    with dev_server() as address:
+        yield address

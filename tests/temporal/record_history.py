@@ -9,14 +9,13 @@ itself: `test_history_replay` checks that the present workflow still replays it.
 from __future__ import annotations
 
 import asyncio
-import subprocess
 import sys
 import uuid
 from pathlib import Path
 
 from temporalio.client import Client
 from tests.control.control_fakes import logging_hook, lookup_tool
-from tests.temporal.conftest import _wait_healthy, _wait_listening, free_port, temporal_binary
+from tests.temporal.conftest import dev_server
 
 from helikon_fc import LlmAgent
 from helikon_fc.core import ToolResult
@@ -57,17 +56,8 @@ async def _record(address: str, out: Path) -> None:
 
 def main(out: Path) -> None:
     """Start a dev server, record the scenario's history into `out`, stop the server."""
-    port = free_port()
-    command = [temporal_binary(), "server", "start-dev", "--headless", "--ip", "127.0.0.1", "--port", str(port)]
-    command += ["--http-port", str(free_port()), "--metrics-port", str(free_port()), "--log-level", "error"]
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        _wait_listening(port, process)
-        _wait_healthy(f"127.0.0.1:{port}")
-        asyncio.run(_record(f"127.0.0.1:{port}", out))
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
+    with dev_server() as address:
+        asyncio.run(_record(address, out))
 
 
 if __name__ == "__main__":
