@@ -12,6 +12,7 @@ import typing
 from typing import Any
 
 import pytest
+from tests.core.test_wire import problems
 
 from helikon_fc.core import (
     GuardrailTriggered,
@@ -26,12 +27,6 @@ from helikon_fc.core import (
     to_json,
 )
 from helikon_fc.core.wire import structure_data
-
-
-def problems(tp: object, text: str) -> tuple[str, ...]:
-    with pytest.raises(WireFormatError) as caught:
-        from_json(tp, text)
-    return caught.value.problems
 
 
 def test_a_json_object_field_refuses_anything_but_an_object() -> None:

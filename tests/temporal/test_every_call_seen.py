@@ -9,7 +9,6 @@ workflow, with no activity, as before; with them it goes through the tool activi
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from temporalio.api.enums.v1 import EventType
 from tests.control.control_fakes import logging_hook, lookup_tool
@@ -21,32 +20,17 @@ from helikon_fc.core import (
     PermissionDenied,
     PermissionMode,
     ToolOutputItem,
-    ToolResult,
 )
 from helikon_fc.shell.hooks import HookPoint, PreToolUse, ReplaceInput
 from helikon_fc.shell.permissions import Permissions
 from helikon_fc.temporal._payloads import CALL_TOOL
-from helikon_fc.testing import FunctionModel, call, call_tools, reply, simulate
-from helikon_fc.testing.script import ScriptedTurn
+from helikon_fc.testing import simulate
 
 from .harness import Outcome, on_temporal, without_deltas
+from .record_history import scenario_model
 
 UNKNOWN = "unknown tool: 'teleport' (available tools: lookup)"
 OFF_SCHEMA = "invalid arguments for tool 'lookup': $.key: expected string, got integer"
-
-
-def _model() -> FunctionModel:
-    """A round of two calls that cannot run, then a mixed one, then the answer."""
-
-    def turn(request: Any) -> ScriptedTurn:
-        rounds = sum(1 for item in request.items if isinstance(item, ToolResult)) // 2
-        if rounds == 0:
-            return call_tools(call("teleport").with_id("t1"), call("lookup", key=7).with_id("l1"))
-        if rounds == 1:
-            return call_tools(call("lookup", key="k").with_id("l2"), call("teleport", to="moon").with_id("t2"))
-        return reply("done")
-
-    return FunctionModel(turn)
 
 
 Build = Callable[[list[str], list[str]], LlmAgent[None]]
@@ -99,7 +83,7 @@ def _tool_activities(outcome: Outcome) -> int:
 def test_without_hooks_or_permissions_a_call_that_cannot_run_needs_no_activity(temporal_address: str) -> None:
     """The answers are the problems, and only the one valid call is an activity (histories as before)."""
     outcome, _, calls = _both(
-        temporal_address, lambda log, calls: LlmAgent(name="a", model=_model(), tools=[lookup_tool(calls)])
+        temporal_address, lambda log, calls: LlmAgent(name="a", model=scenario_model(), tools=[lookup_tool(calls)])
     )
     assert _outputs(outcome.events) == [UNKNOWN, OFF_SCHEMA, "value of k", UNKNOWN]
     assert calls == ["k"] and _tool_activities(outcome) == 1
@@ -115,7 +99,7 @@ def test_pre_tool_use_sees_every_call_and_can_repair_bad_arguments(temporal_addr
 
     def build(log: list[str], calls: list[str]) -> LlmAgent[None]:
         hook = logging_hook(log, "h", repair)
-        return LlmAgent(name="a", model=_model(), tools=[lookup_tool(calls)], hooks=[hook])
+        return LlmAgent(name="a", model=scenario_model(), tools=[lookup_tool(calls)], hooks=[hook])
 
     outcome, log, calls = _both(temporal_address, build)
     assert _outputs(outcome.events) == [UNKNOWN, "value of seven", "value of k", UNKNOWN]
@@ -128,7 +112,9 @@ def test_under_plan_an_unknown_tool_is_a_permission_denial(temporal_address: str
     """Authorize comes before the unknown-tool check: PLAN refuses it as a side effect, with its event."""
     plan = PermissionConfig(mode=PermissionMode.PLAN)
     outcome, _, calls = _both(
-        temporal_address, lambda log, calls: LlmAgent(name="a", model=_model(), tools=[lookup_tool(calls)]), plan
+        temporal_address,
+        lambda log, calls: LlmAgent(name="a", model=scenario_model(), tools=[lookup_tool(calls)]),
+        plan,
     )
     denied = [event.tool for event in outcome.events if isinstance(event, PermissionDenied)]
     assert denied == ["teleport", "lookup", "lookup", "teleport"]
