@@ -35,7 +35,7 @@ def _shape(line: str) -> list[tuple[str, tuple[str, ...], tuple[str, ...], int]]
         ("sudo -E FOO=1 BAR+=2 git status", ("sudo",)),
         ("sudo --user root git status", ("sudo",)),
         ("sudo --user=root git status", ("sudo",)),
-        ("sudo -g wheel -D /srv -h host -p pw -T 5 -R /c git status", ("sudo",)),
+        ("sudo -g wheel -D /srv -hhost --host h2 -p pw -T 5 -R /c git status", ("sudo",)),
         ("doas -u root git status", ("doas",)),
         ("timeout 5 git status", ("timeout",)),
         ("timeout -s KILL 5s git status", ("timeout",)),

@@ -99,6 +99,10 @@ class _Wrapper:
 
     short_with_argument: str = ""
     long_with_argument: frozenset[str] = frozenset()
+    short_attached_only: str = ""
+    """Letters whose argument is optional: only the rest of their cluster (``-hHOST``), never the next word."""
+    long_flags: frozenset[str] = frozenset()
+    """The long options that take no argument, for resolving abbreviations as getopt_long does."""
     durations: int = 0
     assignments: bool = False
     lone_dash: bool = False
@@ -107,12 +111,18 @@ class _Wrapper:
 _WRAPPERS: dict[str, _Wrapper] = {
     "env": _Wrapper("uCS", frozenset({"unset", "chdir", "split-string"}), assignments=True, lone_dash=True),
     "sudo": _Wrapper(
-        "ugCDhprtUTR",
+        "ugCDprtUTRac",
         frozenset(
             {"user", "group", "close-from", "chdir", "host", "prompt", "role", "type", "other-user", "chroot"}
-            | {"command-timeout"}
+            | {"command-timeout", "auth-type", "login-class"}
         ),
         assignments=True,
+        short_attached_only="h",  # -h alone is help; -hHOST names a host
+        long_flags=frozenset(
+            {"askpass", "background", "bell", "preserve-env", "edit", "set-home", "help", "login", "list"}
+            | {"remove-timestamp", "reset-timestamp", "non-interactive", "preserve-groups", "stdin", "shell"}
+            | {"version", "validate"}
+        ),
     ),
     "doas": _Wrapper("uC"),
     "timeout": _Wrapper("sk", frozenset({"signal", "kill-after"}), durations=1),
@@ -127,10 +137,19 @@ _WRAPPERS: dict[str, _Wrapper] = {
     "xargs": _Wrapper(
         "IndPLEsa",
         frozenset({"max-args", "max-procs", "delimiter", "arg-file", "max-chars"}) | {"process-slot-var"},
+        short_attached_only="eli",
+        long_flags=frozenset({"null", "interactive", "no-run-if-empty", "open-tty", "show-limits", "verbose", "exit"})
+        | {"eof", "max-lines", "replace"},
     ),
     "ionice": _Wrapper("cnp", frozenset({"class", "classdata", "pid"})),
     "setsid": _Wrapper(),
-    "watch": _Wrapper("n", frozenset({"interval"})),
+    "watch": _Wrapper(
+        "nq",
+        frozenset({"interval", "equexit"}),
+        short_attached_only="d",
+        long_flags=frozenset({"beep", "color", "no-color", "differences", "errexit", "chgexit", "precise", "exec"})
+        | {"no-rerun", "no-title", "no-wrap", "no-linewrap", "help", "version"},
+    ),
 }
 
 
@@ -169,8 +188,12 @@ def _skip_wrapper(spec: _Wrapper, words: Sequence[str], index: int) -> tuple[int
 
 
 def _long_name(spec: _Wrapper, name: str) -> str:
-    """The long option `name` stands for: getopt_long takes an unambiguous prefix (``--uns`` is ``--unset``)."""
-    matches = [option for option in spec.long_with_argument if option.startswith(name)]
+    """The long option `name` stands for: getopt_long takes an unambiguous prefix (``--uns`` is ``--unset``),
+    and an exact name before any longer one it is a prefix of (sudo's ``--login`` is not ``--login-class``)."""
+    known = spec.long_with_argument | spec.long_flags
+    if name in known:
+        return name
+    matches = [option for option in known if option.startswith(name)]
     return matches[0] if len(matches) == 1 else name
 
 
@@ -178,6 +201,8 @@ def _short_options(spec: _Wrapper, words: Sequence[str], index: int) -> tuple[in
     """How many words a cluster of short options (``-u root``, ``-uroot``, ``-oL``) takes, and an ``-S`` payload."""
     cluster = words[index][1:]
     for position, letter in enumerate(cluster):
+        if letter in spec.short_attached_only:
+            return 1, None  # the rest of the cluster, if any, is its argument
         if letter in spec.short_with_argument:
             attached = cluster[position + 1 :]
             argument = attached or _at(words, index + 1)

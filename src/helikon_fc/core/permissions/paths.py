@@ -90,15 +90,17 @@ def _compile(pattern: str) -> re.Pattern[str]:
 
 
 def _char_class(pattern: str, start: int, out: list[str]) -> int:
-    """Translate ``[abc]`` / ``[!abc]`` at `start`; an unclosed ``[`` is a literal."""
-    end = pattern.find("]", start + 2)
+    """Translate ``[abc]`` / ``[!abc]`` at `start`; an unclosed ``[`` is a literal.
+
+    A ``]`` first among the members (``[]a]``, ``[!]a]``) is one of them, as in POSIX globs.
+    """
+    negate = pattern.startswith(("!", "^"), start + 1)
+    first = start + 2 if negate else start + 1
+    end = pattern.find("]", first + 1)
     if end == -1:
         out.append(re.escape("["))
         return start + 1
-    body = pattern[start + 1 : end]
-    negate = body.startswith(("!", "^"))
-    if negate:
-        body = body[1:]
+    body = pattern[first:end]
     escaped = "".join("\\" + c if c in "\\^]" else c for c in body)
     out.append(f"[^/{escaped}]" if negate else f"[{escaped}]")
     return end + 1
