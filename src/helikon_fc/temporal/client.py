@@ -108,6 +108,10 @@ class RunHandle:
         under its deadline, until `decide` answers it. The ids are qualified by the sub-run that asks,
         as for ``runner.resume`` on trio (``tool:CALL/ID`` for a call of an agent-as-tool sub-run,
         ``NODE/ID`` in a graph node); the same requests appear as `ApprovalRequested` events.
+
+        Order: once a round waits, its calls are listed in call order, as on trio. While the round's other
+        calls still run (a sub-run, say), each call is listed as soon as it is held, so the order is the order
+        their permission checks ended in; compare them as a set until the run waits.
         """
         texts: list[str] = await self._handle.query(PENDING, result_type=list[str])
         return tuple(from_json(ApprovalRequested, text) for text in texts)
