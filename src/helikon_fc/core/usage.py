@@ -64,6 +64,22 @@ def one_call(reported: Usage) -> Usage:
     )
 
 
+TOKEN_FIELDS = ("input_tokens", "output_tokens", "cached_input_tokens", "reasoning_tokens")
+"""The fields of `Usage` a model reports (the loop counts `requests` itself)."""
+
+
+def usage_problem(usage: object) -> str | None:
+    """Why `usage` cannot be what a model reports for one call (`None` when it can): it must be a `Usage`
+    whose token counts are ints of at least 0 (not bools, not floats)."""
+    if not isinstance(usage, Usage):
+        return f"usage {usage!r}, which is not a Usage"
+    for name in TOKEN_FIELDS:
+        value = getattr(usage, name)
+        if type(value) is not int or value < 0:
+            return f"usage with {name}={value!r}: token counts are ints of at least 0"
+    return None
+
+
 @attrs.frozen
 class AgentUsage:
     """What one agent's own model calls cost within a run (`RunCompleted.usage_by_agent`)."""

@@ -80,6 +80,7 @@ from ..core import (
     assemble_response,
     initial_state,
     transition,
+    usage_problem,
 )
 from ..core.records import RecordLogError
 from ..core.usage import one_call
@@ -536,7 +537,12 @@ async def call_model(model: Model, request: ModelRequest, send: Send) -> ModelRe
                     await send(ReasoningDelta(event.text))
                 elif isinstance(event, ModelFinish):
                     finished = True
-                elif not isinstance(event, ModelUsage):  # ModelUsage needs no forwarding
+                elif isinstance(event, ModelUsage):  # needs no forwarding; counted into the run's usage
+                    problem = usage_problem(event.usage)
+                    if problem is not None:
+                        message = f"model {model.name!r} reported {problem}"
+                        return RunFailed(ModelFailed(ModelFailureKind.OTHER, message))  # noqa: ASYNC910 - see below
+                else:
                     message = f"model {model.name!r} streamed {type(event).__name__}, which is not a ModelEvent"
                     return RunFailed(ModelFailed(ModelFailureKind.OTHER, message))  # noqa: ASYNC910 - see below
     except Exception as exc:
