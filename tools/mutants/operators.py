@@ -18,8 +18,9 @@ blocks, ``assert_never(...)`` calls, and lines carrying ``# pragma: no mutate``.
 from __future__ import annotations
 
 import ast
+from collections import Counter
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import CodeType
 
 COMPARE_FLIPS: dict[type[ast.cmpop], tuple[type[ast.cmpop], ...]] = {
@@ -56,11 +57,18 @@ class Mutant:
     end_line: int
     scope: str
     description: str
+    occurrence: int = 1
+    """Which of the mutants with the same scope and description this is, counted in file order from 1."""
 
     @property
     def key(self) -> str:
-        """A name that survives edits elsewhere in the file (for the list of equivalent mutants)."""
-        return f"{self.path}::{self.scope}::{self.description}"
+        """A name that survives edits elsewhere in the file (for the list of equivalent mutants).
+
+        The same change can occur more than once in one scope (`False` -> `True` on two arguments of one call):
+        the second and later carry their occurrence (``... #2``), so listing one as equivalent lists no other.
+        """
+        base = f"{self.path}::{self.scope}::{self.description}"
+        return base if self.occurrence == 1 else f"{base} #{self.occurrence}"
 
 
 Change = tuple[str, Callable[[ast.AST], None]]
@@ -237,7 +245,12 @@ def mutants(path: str, source: str) -> list[Mutant]:
             if isinstance(node, ast.If | ast.While):
                 end_line = node.test.end_lineno or line  # the condition, not the whole block
             found.append(Mutant(path, index, variant, line, end_line, scope, description))
-    return sorted(found, key=lambda m: (m.line, m.index, m.variant))
+    found.sort(key=lambda m: (m.line, m.index, m.variant))
+    seen: Counter[tuple[str, str]] = Counter()
+    for position, mutant in enumerate(found):
+        seen[mutant.scope, mutant.description] += 1
+        found[position] = replace(mutant, occurrence=seen[mutant.scope, mutant.description])
+    return found
 
 
 def mutated_code(mutant: Mutant, source: str, filename: str) -> CodeType:
