@@ -34,7 +34,6 @@ import asyncio
 import dataclasses
 import functools
 import json
-from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
@@ -48,7 +47,6 @@ with workflow.unsafe.imports_passed_through():
     from ..core import (
         AgentError,
         AgentEvent,
-        AgentUpdated,
         AgentUsage,
         ApprovalRequested,
         AssistantMessage,
@@ -63,7 +61,6 @@ with workflow.unsafe.imports_passed_through():
         HandoffItem,
         HookFailed,
         Item,
-        JsonValue,
         MaxAgentDepthExceeded,
         MaxHandoffsExceeded,
         MaxIterationsExceeded,
@@ -99,6 +96,7 @@ with workflow.unsafe.imports_passed_through():
     from ..core.records import ModelAnswered, ToolFinished
     from ..core.usage import one_call
     from ..shell.metering import UsageMeter
+    from ._event_flow import ChildForward, Follower, HandoffForward, Interleaving
     from ._loop_controls import LoopControls
     from ._payloads import (
         AUTHORIZE_TOOL,
@@ -125,167 +123,10 @@ with workflow.unsafe.imports_passed_through():
         ToolCallInput,
         ToolCallOutput,
     )
-
-Emit = Callable[[AgentEvent], None]
-State = dict[str, JsonValue]
+    from ._scope import Actions, Emit, Scope, State
 
 EVERY_CALL_SEEN = "helikon-every-call-seen"
 """The patch under which a call that cannot run goes through hooks and permissions (its own activity)."""
-
-
-class _Actions:
-    """A run's escalate signal (`ActionsHandle` as workflow data)."""
-
-    __slots__ = ("escalated",)
-
-    def __init__(self) -> None:
-        self.escalated = False
-
-
-class _ChildForward:
-    """Forwards a child's events by the merge convention and keeps its last answer and terminal."""
-
-    __slots__ = ("_emit", "terminal", "text")
-
-    def __init__(self, emit: Emit) -> None:
-        self._emit = emit
-        self.text = ""
-        self.terminal: TerminalEvent | None = None
-
-    def __call__(self, event: AgentEvent) -> None:
-        if isinstance(event, RunStarted):
-            event = AgentUpdated(event.agent)
-        elif isinstance(event, RunCompleted | RunFailed):
-            self.terminal = event
-            return
-        elif isinstance(event, MessageOutput):
-            self.text = event.item.text
-        self._emit(event)
-
-
-class _HandoffForward:
-    """Forwards a handoff target's events: its `RunStarted` dropped, its terminal kept (the meter counts its usage)."""
-
-    __slots__ = ("_emit", "terminal")
-
-    def __init__(self, emit: Emit) -> None:
-        self._emit = emit
-        self.terminal: TerminalEvent | None = None
-
-    def __call__(self, event: AgentEvent) -> None:
-        if isinstance(event, RunStarted):
-            return
-        if isinstance(event, RunCompleted | RunFailed):
-            self.terminal = event
-        elif self.terminal is None:
-            self._emit(event)
-
-
-class _Interleaving:
-    """Keeps concurrent children's events attributable: re-announces the agent whenever it changes.
-
-    The workflow's own events (`emit`) are announced as its `owner`'s, so its merged message never
-    follows the announcement of one of its children (as `helikon_fc.agents.Interleaving`).
-    """
-
-    __slots__ = ("_announced", "_emit", "_owner")
-
-    def __init__(self, emit: Emit, owner: str) -> None:
-        self._emit = emit
-        self._owner = owner
-        self._announced: str | None = owner  # the workflow's RunStarted announced it
-
-    def emitter(self) -> Emit:
-        active: list[str | None] = [None]
-
-        def send(event: AgentEvent) -> None:
-            if isinstance(event, AgentUpdated):
-                active[0] = event.agent
-                return
-            if active[0] is not None and active[0] != self._announced:
-                self._announced = active[0]
-                self._emit(AgentUpdated(active[0]))
-            self._emit(event)
-
-        return send
-
-    def emit(self, event: AgentEvent) -> None:
-        if self._announced != self._owner:
-            self._announced = self._owner
-            self._emit(AgentUpdated(self._owner))
-        self._emit(event)
-
-
-class _Follower:
-    """What a parent knows of a child workflow while it runs: the events it forwarded, the usage so far,
-    and what its waiting calls ask (under its `scope`, the prefix of their ids).
-
-    A child whose events the parent does not show (an agent-as-tool sub-run) has its new questions
-    announced in the parent's stream instead (`announce`), so a client following the run sees them.
-    """
-
-    __slots__ = ("_announce", "_forward", "pending", "scope", "seen", "usage_json")
-
-    def __init__(self, forward: Emit | None, scope: str, announce: Emit) -> None:
-        self._forward = forward
-        self._announce = announce
-        self.scope = scope
-        self.seen = 0
-        self.usage_json = "[]"
-        self.pending: list[str] = []
-
-    def take(self, batch: ChildBatch) -> bool:
-        """Forward what of `batch` is new; keep its usage and questions (the child's latest); whether those changed."""
-        self.usage_json = batch.usage_json
-        changed = batch.pending != self.pending
-        if changed and self._forward is None:
-            for text in batch.pending:
-                if text not in self.pending:
-                    self._announce(from_json(AgentEvent, text))
-        self.pending = list(batch.pending)
-        if self._forward is not None and batch.start <= self.seen:
-            self.rest(batch.events[self.seen - batch.start :])
-        return changed
-
-    def rest(self, events: list[str]) -> None:
-        """Forward `events`, the next ones after those seen."""
-        for text in events:
-            self.seen += 1
-            if self._forward is not None:
-                self._forward(from_json(AgentEvent, text))
-
-
-@attrs.frozen
-class _Scope:
-    """Where an agent runs in this workflow: the shared state, its depth and bounds, its meter and event sink."""
-
-    state: State
-    depth: int
-    config: RunSettings | None
-    meter: UsageMeter
-    emit: Emit
-    prefix: str = ""
-
-    def under(self, segment: str) -> _Scope:
-        """The same scope for a sub-run at `segment` (its waiting calls' ids qualified by it, as on trio)."""
-        return attrs.evolve(self, prefix=f"{self.prefix}{segment}/")
-
-    def emitting(self, emit: Emit) -> _Scope:
-        """The same scope, its events sent to `emit`."""
-        return attrs.evolve(self, emit=emit)
-
-    def metered(self, meter: UsageMeter) -> _Scope:
-        """The same scope, counting on `meter`."""
-        return attrs.evolve(self, meter=meter)
-
-    def deeper(self) -> _Scope:
-        """The scope of a child one level down (the same state, bounds, meter and sink)."""
-        return attrs.evolve(self, depth=self.depth + 1)
-
-    @property
-    def limit(self) -> int:
-        """The deepest level a child may start at."""
-        return (self.config or RunSettings()).max_agent_depth
 
 
 @workflow.defn(name=WORKFLOW_NAME)
@@ -301,7 +142,7 @@ class RunWorkflow:
         self._user_json: str | None = None
         self._streams: dict[int, Emit] = {}
         self._calls = 0
-        self._followers: dict[str, _Follower] = {}
+        self._followers: dict[str, Follower] = {}
         self._done = False
         self._permissions_json: str | None = None
         self._decisions: dict[str, Decision] = {}
@@ -408,8 +249,8 @@ class RunWorkflow:
         items: tuple[Item, ...] = from_json(tuple[Item, ...], request.input_json)
         timeout = request.config.timeout if request.config is not None else None
         state: State = json.loads(request.state_json)
-        scope = _Scope(state, request.depth, request.config, self._meter, self._record, request.scope)
-        body = self._run_agent(request.path, items, scope, _Actions())
+        scope = Scope(state, request.depth, request.config, self._meter, self._record, request.scope)
+        body = self._run_agent(request.path, items, scope, Actions())
         parent = workflow.info().parent
         forwarding = None
         if parent is not None:
@@ -438,7 +279,7 @@ class RunWorkflow:
             self._output = event.item.text
         self._events.append(to_json(event))
 
-    async def _run_agent(self, path: str, items: tuple[Item, ...], scope: _Scope, actions: _Actions) -> TerminalEvent:
+    async def _run_agent(self, path: str, items: tuple[Item, ...], scope: Scope, actions: Actions) -> TerminalEvent:
         """Run the agent at `path`: `RunStarted`, its events, then its terminal (also returned).
 
         The run counts its model calls and its children's on a meter of its own below the scope's,
@@ -489,7 +330,7 @@ class RunWorkflow:
             await controls.run_completed()
         return terminal
 
-    def _controls(self, path: str, plan: AgentPlan, scope: _Scope) -> LoopControls | None:
+    def _controls(self, path: str, plan: AgentPlan, scope: Scope) -> LoopControls | None:
         """The hooks and guardrails of the model loop `plan` describes, or `None` when it has none."""
         if not (plan.hooked or plan.input_guarded or plan.output_guarded):
             return None
@@ -505,16 +346,16 @@ class RunWorkflow:
         )
 
     async def _run_child(
-        self, path: str, items: tuple[Item, ...], scope: _Scope, segment: str
-    ) -> tuple[_ChildForward, _Actions]:
+        self, path: str, items: tuple[Item, ...], scope: Scope, segment: str
+    ) -> tuple[ChildForward, Actions]:
         """Run the agent at `path` one level below `scope` (at `segment`), its events forwarded by the merge
         convention."""
-        forward = _ChildForward(scope.emit)
-        actions = _Actions()
+        forward = ChildForward(scope.emit)
+        actions = Actions()
         await self._run_agent(path, items, scope.deeper().under(segment).emitting(forward), actions)
         return forward, actions
 
-    async def _run_steps(self, plan: AgentPlan, items: tuple[Item, ...], scope: _Scope) -> TerminalEvent:
+    async def _run_steps(self, plan: AgentPlan, items: tuple[Item, ...], scope: Scope) -> TerminalEvent:
         """A sequential agent (one pass, fail fast) or a loop agent (passes until a step escalates)."""
         passes = plan.max_iterations if plan.kind == "loop" else 1
         for iteration in range(passes):
@@ -530,14 +371,14 @@ class RunWorkflow:
             return RunFailed(MaxIterationsExceeded(plan.max_iterations))
         return _METERED
 
-    async def _run_parallel(self, plan: AgentPlan, items: tuple[Item, ...], scope: _Scope) -> TerminalEvent:
+    async def _run_parallel(self, plan: AgentPlan, items: tuple[Item, ...], scope: Scope) -> TerminalEvent:
         """A parallel agent: every branch at once, answers merged as sorted JSON, failures collected."""
         keys = [child.key for child in plan.children]
         duplicates = sorted({key for key in keys if keys.count(key) > 1})
         if duplicates:
             return RunFailed(OtherError(f"duplicate parallel branch key(s): {', '.join(duplicates)}"))
-        merged = _Interleaving(scope.emit, plan.name)
-        outcomes: dict[str, _ChildForward] = {}
+        merged = Interleaving(scope.emit, plan.name)
+        outcomes: dict[str, ChildForward] = {}
 
         async def branch(key: str, path: str) -> None:
             forward, _ = await self._run_child(path, items, scope.emitting(merged.emitter()), key)
@@ -560,7 +401,7 @@ class RunWorkflow:
         merged.emit(MessageOutput(AssistantMessage(text, agent=plan.name)))
         return _METERED
 
-    async def _run_swarm(self, plan: AgentPlan, items: tuple[Item, ...], scope: _Scope) -> TerminalEvent:
+    async def _run_swarm(self, plan: AgentPlan, items: tuple[Item, ...], scope: Scope) -> TerminalEvent:
         """A swarm: the entry member's loop, its mesh of handoffs nesting; over the handoff budget it is cancelled."""
         limit = plan.max_iterations if plan.max_iterations >= 0 else None
         seen = 0
@@ -591,7 +432,7 @@ class RunWorkflow:
             return _METERED
         return _failed(forward.terminal, entry.path)
 
-    async def _run_graph(self, plan: AgentPlan, items: tuple[Item, ...], scope: _Scope) -> TerminalEvent:
+    async def _run_graph(self, plan: AgentPlan, items: tuple[Item, ...], scope: Scope) -> TerminalEvent:
         """A graph: the `Wavefront` as workflow state, each node a child workflow started once its predecessors end.
 
         A node's events reach the stream as the node runs (its child workflow forwards them in batches,
@@ -599,14 +440,14 @@ class RunWorkflow:
         """
         wave = Wavefront.of([node.key for node in plan.children], [(e.before, e.after) for e in plan.edges])
         paths = {node.key: node.path for node in plan.children}
-        merged = _Interleaving(scope.emit, plan.name)
-        reports: list[tuple[str, _ChildForward]] = []
+        merged = Interleaving(scope.emit, plan.name)
+        reports: list[tuple[str, ChildForward]] = []
         texts: dict[str, str] = {}
         failures: dict[str, AgentError] = {}
         running: list[asyncio.Task[None]] = []
 
         async def node(key: str, node_items: tuple[Item, ...]) -> None:
-            forward = _ChildForward(merged.emitter())
+            forward = ChildForward(merged.emitter())
             outcome = await self._child_run(paths[key], node_items, scope.deeper().under(key), follow=forward)
             if isinstance(outcome, RunOutcome):
                 if isinstance(forward.terminal, RunCompleted):
@@ -644,7 +485,7 @@ class RunWorkflow:
         return _METERED
 
     async def _child_run(
-        self, path: str, items: tuple[Item, ...], scope: _Scope, *, follow: Emit | None = None
+        self, path: str, items: tuple[Item, ...], scope: Scope, *, follow: Emit | None = None
     ) -> RunOutcome | RunFailed:
         """Run the agent at `path` in `scope` as a child workflow (durable on its own); failing to run it, `RunFailed`.
 
@@ -668,7 +509,7 @@ class RunWorkflow:
             scope=scope.prefix,
         )
         child_id = f"{workflow.info().workflow_id}.{self._children}"
-        follower = self._followers[child_id] = _Follower(follow, scope.prefix, scope.emit)
+        follower = self._followers[child_id] = Follower(follow, scope.prefix, scope.emit)
         try:
             outcome: RunOutcome = await workflow.execute_child_workflow(
                 WORKFLOW_NAME, request, id=child_id, result_type=RunOutcome
@@ -688,8 +529,8 @@ class RunWorkflow:
         path: str,
         plan: AgentPlan,
         items: tuple[Item, ...],
-        scope: _Scope,
-        actions: _Actions,
+        scope: Scope,
+        actions: Actions,
         controls: LoopControls | None,
     ) -> TerminalEvent:
         """A model loop: `transition` step by step, each action an activity, a child workflow or a handoff.
@@ -764,7 +605,7 @@ class RunWorkflow:
             elif isinstance(action, PerformHandoff):
                 if controls is not None:
                     controls.handed_off()
-                forward = _HandoffForward(emit)
+                forward = HandoffForward(emit)
                 target_path = f"{path}/handoff:{action.target}"
                 transcript = tuple(action.transcript)
                 target_scope = scope.deeper().under(f"handoff:{action.target}").emitting(forward)
@@ -812,8 +653,8 @@ class RunWorkflow:
         path: str,
         plan: AgentPlan,
         calls: tuple[ToolCall, ...],
-        scope: _Scope,
-        actions: _Actions,
+        scope: Scope,
+        actions: Actions,
         answers: dict[str, Decision] | None = None,
         problems: dict[str, str] | None = None,
     ) -> ToolResults | HookFailed:
@@ -876,8 +717,8 @@ class RunWorkflow:
         path: str,
         plan: AgentPlan,
         pending: tuple[ToolCall, ...],
-        scope: _Scope,
-        actions: _Actions,
+        scope: Scope,
+        actions: Actions,
         problems: dict[str, str] | None = None,
     ) -> ToolResults | HookFailed:
         """`AwaitApproval`: wait (durably, under the run's deadline) for a decision on some waiting call,
@@ -920,7 +761,7 @@ class RunWorkflow:
         ref: AgentToolRef | None,
         call: ToolCall,
         snapshot: str,
-        scope: _Scope,
+        scope: Scope,
         answer: Decision | None = None,
         guarded: bool = False,
         problem: str | None = None,
@@ -934,7 +775,7 @@ class RunWorkflow:
             return await self._guarded_agent_tool(path, ref, request, scope)
         return await self._tool_activity(CALL_TOOL, request, scope)
 
-    async def _guarded_agent_tool(self, path: str, ref: AgentToolRef, request: ToolCallInput, scope: _Scope) -> _Called:
+    async def _guarded_agent_tool(self, path: str, ref: AgentToolRef, request: ToolCallInput, scope: Scope) -> _Called:
         """An `AgentAsTool` call through the per-call pipeline: `PreToolUse` and the permission decision
         (an activity), the sub-run (a child workflow) on the call they allow (or the call's problem, on the
         arguments it was found with), `PostToolUse` and redaction."""
@@ -951,7 +792,7 @@ class RunWorkflow:
         finished = await self._tool_activity(FINISH_TOOL, finishing, scope)
         return attrs.evolve(finished, events=allowed.events)
 
-    async def _tool_activity(self, name: str, request: ToolCallInput, scope: _Scope) -> _Called:
+    async def _tool_activity(self, name: str, request: ToolCallInput, scope: Scope) -> _Called:
         """One of the tool activities (`name`) for the call of `request`; how it went."""
         call: ToolCall = from_json(ToolCall, request.call_json)
         policy = self._policy
@@ -982,7 +823,7 @@ class RunWorkflow:
         finished: ToolFinished = from_json(ToolFinished, output.finished_json)
         return _Called(finished.result, finished.events, after=after, escalated=finished.escalated)
 
-    async def _agent_tool(self, path: str, ref: AgentToolRef, call: ToolCall, scope: _Scope) -> ToolResult:
+    async def _agent_tool(self, path: str, ref: AgentToolRef, call: ToolCall, scope: Scope) -> ToolResult:
         """An `AgentAsTool` call as a child workflow: isolated (fresh state, its own config), one level deeper."""
         try:
             arguments: Any = json.loads(call.arguments or "{}")
