@@ -1,8 +1,8 @@
 """Wrapper options whose argument is optional never take the next word: the wrapped command is still seen.
 
-GNU xargs' ``--eof[=E]`` and ``--max-lines[=N]``, and procps watch's ``-d``/``--differences[=permanent]``, take an
-argument only when it is attached. Reading the next word as their argument would hide the command they run from
-deny rules and guards (``xargs --eof rm -rf /`` runs ``rm``).
+GNU xargs' ``-e``/``--eof[=E]`` and ``--max-lines[=N]``, procps watch's ``-d``/``--differences[=permanent]`` and
+sudo's ``-h[HOST]`` take an argument only when it is attached. Reading the next word as their argument would hide
+the command they run from deny rules and guards (``xargs --eof rm -rf /`` runs ``rm``).
 """
 
 from __future__ import annotations
@@ -32,6 +32,8 @@ BASH = ToolInfo("Bash", ToolEffect.SIDE_EFFECT)
         "xargs --max-lines rm -rf build",
         "watch -d rm -rf build",
         "watch --differences rm -rf build",
+        "sudo -h rm -rf build",
+        "xargs -e rm -rf build",
     ],
 )
 def test_an_option_with_an_optional_argument_does_not_hide_the_wrapped_command(line: str) -> None:
@@ -41,7 +43,14 @@ def test_an_option_with_an_optional_argument_does_not_hide_the_wrapped_command(l
 
 
 @pytest.mark.parametrize(
-    "line", ["xargs --eof=END rm x", "xargs --max-lines=2 rm x", "watch --differences=permanent rm x"]
+    "line",
+    [
+        "xargs --eof=END rm x",
+        "xargs -eEND rm x",
+        "xargs --max-lines=2 rm x",
+        "watch --differences=permanent rm x",
+        "sudo -hbuild rm x",
+    ],
 )
 def test_an_attached_optional_argument_is_the_options_own(line: str) -> None:
     assert command_programs(line) == ("rm",)

@@ -36,6 +36,9 @@ def _shape(line: str) -> list[tuple[str, tuple[str, ...], tuple[str, ...], int]]
         ("sudo --user root git status", ("sudo",)),
         ("sudo --user=root git status", ("sudo",)),
         ("sudo -g wheel -D /srv -hhost --host h2 -p pw -T 5 -R /c git status", ("sudo",)),
+        ("sudo -a pam -apam --auth-type pam git status", ("sudo",)),
+        ("sudo -c staff --login-class staff --login-c staff git status", ("sudo",)),
+        ("sudo --login git status", ("sudo",)),  # -i exactly, not an abbreviation of --login-class
         ("doas -u root git status", ("doas",)),
         ("timeout 5 git status", ("timeout",)),
         ("timeout -s KILL 5s git status", ("timeout",)),
@@ -60,6 +63,7 @@ def _shape(line: str) -> list[tuple[str, tuple[str, ...], tuple[str, ...], int]]
         ("ionice -c 3 git status", ("ionice",)),
         ("setsid -w git status", ("setsid",)),
         ("watch -n 1 git status", ("watch",)),
+        ("watch -q 3 --equexit 3 --equexit=3 git status", ("watch",)),
         ("/usr/bin/sudo git status", ("sudo",)),
         ("sudo timeout 5 nice -n 1 git status", ("sudo", "timeout", "nice")),
     ],

@@ -61,6 +61,12 @@ CASES: tuple[tuple[str, str, bool], ...] = (
     ("a/[]x]", "a/]", True),
     ("a/[]x]", "a/x", True),
     ("a/[]x]", "a/y", False),
+    ("a/[!]x]", "a/y", True),  # a "]" first after "!" (or "^") is a member too
+    ("a/[!]x]", "a/]", False),
+    ("a/[!]x]", "a/x", False),
+    ("a/[^]x]", "a/]", False),
+    ("a/[!]]", "a/b", True),
+    ("a/[!]", "a/[!]", True),  # no member before the closing bracket: not a class, a literal
     ("a/[x^]", "a/^", True),
     ("a/[x^]", "a/y", False),
     ("a/[!x]b", "a/yb", True),
