@@ -102,7 +102,7 @@ class _Wrapper:
     short_attached_only: str = ""
     """Letters whose argument is optional: only the rest of their cluster (``-hHOST``), never the next word."""
     long_flags: frozenset[str] = frozenset()
-    """The long options that take no argument, for resolving abbreviations as getopt_long does."""
+    """The other long options (none takes the next word), so that abbreviations resolve as getopt_long resolves them."""
     durations: int = 0
     assignments: bool = False
     lone_dash: bool = False
