@@ -1,5 +1,6 @@
 """Models: the `Model` protocol providers implement, and wrappers that work for any model."""
 
+from .fallback import FallbackAttempt as FallbackAttempt, FallbackModel as FallbackModel
 from .protocol import Model as Model, ModelError as ModelError, ModelStream as ModelStream
 from .retry import (
     RETRYABLE as RETRYABLE,
