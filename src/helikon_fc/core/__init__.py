@@ -128,6 +128,7 @@ from .permissions import (
 from .redaction import (
     RedactionConfig as RedactionConfig,
     redact_json as redact_json,
+    redact_output as redact_output,
     redact_text as redact_text,
     secrets_from_environment as secrets_from_environment,
 )
