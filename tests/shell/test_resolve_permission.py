@@ -106,11 +106,11 @@ async def test_a_guard_question_goes_to_the_handler_and_an_approval_clears_it(
     call = bash("rm -rf ~ && echo x > /etc/motd")
     resolution = await resolve_permission(Permissions(approval_handler=approver), call, BASH)
     assert [request.guard for request in approver.asked] == ["rm-root", "system-path"]
-    assert resolution.decision == Allow("no policy: allowed", approved=True)
+    assert resolution.decision == Allow("no policy: allowed", approved=True, arguments=call.arguments)
     assert resolution.events == (
         ApprovalRequested("call_1", "Bash", call.arguments),
         ApprovalRequested("call_1", "Bash", call.arguments),
-        PermissionGranted("call_1", "Bash", "no policy: allowed", None, True, None),
+        PermissionGranted("call_1", "Bash", "no policy: allowed", None, True, call.arguments),
     )
 
 
@@ -138,7 +138,9 @@ async def test_a_policy_question_approved_allows_the_call(autojump_clock: trio.t
     resolution = await resolve_permission(
         Permissions(policy=Policy(PolicyAsk("Run ls?")), approval_handler=approver), bash("ls")
     )
-    assert resolution.decision == Allow("approved by the approval handler", approved=True)
+    assert resolution.decision == Allow(
+        "approved by the approval handler", approved=True, arguments=bash("ls").arguments
+    )
     assert approver.asked[0].prompt == "Run ls?" and approver.asked[0].guard is None
 
 
