@@ -79,7 +79,8 @@ class Allow:
     Attributes:
         reason: What allowed it (``allowed by allow rule: bash(git)``, ``bypass mode``, ...).
         rule: The rule that matched, when one did.
-        arguments: Replacement argument JSON (from the policy or the approver), or `None`.
+        arguments: The argument JSON the call runs with when the policy or an approver replaced it (or,
+            from `resolve_permission`, a human approved it); `None`: the model's own.
         approved: A human said yes.
     """
 
