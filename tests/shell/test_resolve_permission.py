@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import attrs
 import pytest
 import trio
 import trio.testing
@@ -255,5 +256,36 @@ def test_tools_carry_an_effect() -> None:
     assert tool_effect(act) is ToolEffect.SIDE_EFFECT
     assert tool_effect(sub) is ToolEffect.SIDE_EFFECT
     assert tool_effect(AgentAsTool(sub.agent, effect=ToolEffect.READ_ONLY)) is ToolEffect.READ_ONLY
-    with pytest.raises(TypeError, match=r"effect must be one of ToolEffect\.READ_ONLY, ToolEffect\.WRITE"):
-        function_tool(effect="read_only")(act.fn)  # type: ignore[call-overload]
+    assert tool_effect(function_tool(effect="read_only")(act.fn)) is ToolEffect.READ_ONLY
+    with pytest.raises(ValueError) as raised:
+        function_tool(effect="readonly")(act.fn)
+    assert str(raised.value) == (
+        "tool 'act': effect must be a ToolEffect or one of 'read_only', 'write', 'side_effect', got 'readonly' (str)"
+    )
+    with pytest.raises(TypeError, match=r"^tool 'act': effect must be a ToolEffect or one of .*, got None"):
+        function_tool(effect=None)(act.fn)  # type: ignore[call-overload]
+    assert tool_effect(AgentAsTool(sub.agent, effect="write")) is ToolEffect.WRITE
+    with pytest.raises(ValueError, match=r"^AgentAsTool: effect must be a ToolEffect or one of .*, got 'WRITE'"):
+        AgentAsTool(sub.agent, effect="WRITE")
+
+
+@attrs.define
+class _Declared:
+    """A hand-written tool's declared effect, as `tool_effect` reads it."""
+
+    effect: object
+
+
+@pytest.mark.parametrize(
+    ("declared", "read"),
+    [
+        ("read_only", ToolEffect.READ_ONLY),
+        ("write", ToolEffect.WRITE),
+        (ToolEffect.WRITE, ToolEffect.WRITE),
+        ("READ_ONLY", ToolEffect.SIDE_EFFECT),
+        (3, ToolEffect.SIDE_EFFECT),
+    ],
+)
+def test_a_hand_written_tool_may_declare_its_effect_by_value(declared: object, read: ToolEffect) -> None:
+    """A value string is the effect it names; anything that is no effect counts as a side effect (the safe side)."""
+    assert tool_effect(_Declared(declared)) is read  # type: ignore[arg-type]
