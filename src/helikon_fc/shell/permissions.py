@@ -132,9 +132,7 @@ def _require_config(owner: str, argument: str, value: object) -> None:
 def is_async_callable(value: object) -> bool:
     """Whether calling `value` gives a coroutine: an ``async def`` function, or an object with an async ``__call__``."""
     return inspect.iscoroutinefunction(value) or (
-        callable(value)
-        and not isinstance(value, type)
-        and inspect.iscoroutinefunction(type(value).__call__)
+        callable(value) and not isinstance(value, type) and inspect.iscoroutinefunction(type(value).__call__)
     )
 
 
