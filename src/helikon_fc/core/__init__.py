@@ -124,6 +124,7 @@ from .permissions import (
     decision_events as decision_events,
     parse_command as parse_command,
     refuse_unanswered as refuse_unanswered,
+    replacement_problem as replacement_problem,
 )
 from .redaction import (
     RedactionConfig as RedactionConfig,

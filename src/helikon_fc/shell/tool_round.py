@@ -88,7 +88,9 @@ CallOutcome: TypeAlias = CallDone | CallHeld
 
 
 def _info(call: ToolCall, tool: Tool[Any] | None) -> ToolInfo:
-    return ToolInfo(call.name, tool_effect(tool), known=True) if tool is not None else ToolInfo(call.name, known=False)
+    if tool is None:
+        return ToolInfo(call.name, known=False)
+    return ToolInfo(call.name, tool_effect(tool), known=True, parameters=tool.parameters)
 
 
 def approval_key(ctx: RunContext[Any], call_id: str) -> str:

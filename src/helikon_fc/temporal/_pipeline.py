@@ -93,7 +93,9 @@ def _tripped(ctx: RunContext[Any], tripped: Tripped | None) -> ControlOutput:
 
 
 def _info(call: ToolCall, tool: Tool[Any] | None) -> ToolInfo:
-    return ToolInfo(call.name, tool_effect(tool), known=True) if tool is not None else ToolInfo(call.name, known=False)
+    if tool is None:
+        return ToolInfo(call.name, known=False)
+    return ToolInfo(call.name, tool_effect(tool), known=True, parameters=tool.parameters)
 
 
 async def authorize(
