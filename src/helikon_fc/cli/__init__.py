@@ -80,13 +80,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return command.execute(args, sub)
     except KeyboardInterrupt:
-        return EXIT_CANCELLED
+        return _interrupted(command.name)
     except BrokenPipeError:  # the reader went away (`helikon demo | head`): stop quietly
         return _reader_gone()
-    except BaseExceptionGroup as group:  # the same, raised inside a nursery (a live run, a cancel scenario)
-        if group.split(BrokenPipeError)[1] is not None:
+    except BaseExceptionGroup as group:  # the same, raised inside a nursery (a live run, a demo scenario)
+        interrupts, rest = group.split(KeyboardInterrupt)
+        if rest is not None and rest.split(BrokenPipeError)[1] is not None:
             raise
-        return _reader_gone()
+        return _interrupted(command.name) if interrupts is not None else _reader_gone()
+
+
+def _interrupted(command: str) -> int:
+    """Ctrl-C stopped the command: one line on stderr (never a traceback), and the status of SIGINT."""
+    sys.stderr.write(f"\nhelikon {command}: interrupted (Ctrl-C)\n")
+    sys.stderr.flush()
+    return EXIT_CANCELLED
 
 
 def _reader_gone() -> int:
