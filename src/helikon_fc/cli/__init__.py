@@ -1,13 +1,13 @@
 """The ``helikon`` command line (also ``python -m helikon_fc``).
 
 - ``helikon run MODULE:ATTRIBUTE "prompt"`` runs any agent with a live view (or ``--json`` events);
-- ``helikon replay events.jsonl`` renders a recorded run;
+- ``helikon replay events.jsonl`` renders a recorded run; ``helikon runs list|show`` a store's runs;
 - ``helikon demo`` runs personal-finance agent systems on the simulator (no key, no network).
 
 Each subcommand is a `Command` in a module of ``helikon_fc.cli.commands``, registered in its `COMMANDS`.
 Building the parsers imports none of the library: a command imports what it runs when it runs, so
 ``helikon --version`` and ``--help`` cost little more than Python's start-up (tests/cli/test_imports.py).
-Exit statuses: 0 completed, 1 failed, 2 bad arguments, 130 cancelled (Ctrl-C).
+Exit statuses: 0 completed, 1 failed, 2 bad arguments, 3 paused for approval, 130 cancelled (Ctrl-C).
 """
 
 from __future__ import annotations
