@@ -44,6 +44,18 @@ chatty = LlmAgent(name="chatty", model=ScriptedModel([call_tools(call("get_spend
 stuck = LlmAgent(name="stuck", model=ScriptedModel([call_tools(call("wait_forever"))]), tools=[wait_forever])
 """Waits in a tool until it is cancelled."""
 
+
+@function_tool
+async def finish_first() -> str:
+    """A lookup that does not let the first Ctrl-C stop it (the second one stops the process)."""
+    with trio.CancelScope(shield=True):
+        await trio.sleep(60)
+    return "late"
+
+
+stubborn = LlmAgent(name="stubborn", model=ScriptedModel([call_tools(call("finish_first"))]), tools=[finish_first])
+"""Ignores the cancel of the first Ctrl-C in its tool."""
+
 fan_out: ParallelAgent[None] = (
     ParallelAgent[None]("fan-out")
     .add(LlmAgent(name="left", model=ScriptedModel([reply("left answer")])))

@@ -86,7 +86,7 @@ def test_a_session_carries_the_conversation_across_runs(tmp_path: Path) -> None:
 
 
 def test_resume_errors_name_what_is_wrong(tmp_path: Path) -> None:
-    """An unknown run id exits 1 naming it; a run of another agent exits 1 saying it cannot continue it;
+    """An unknown run id exits 1 naming it; a run of another agent exits 1 saying what differs (its name);
     ``--resume``/``--session`` without ``--store``, or ``--resume`` with a prompt, are usage errors (exit 2)."""
     store = str(tmp_path / "runs.db")
     done = helikon("run", f"{AGENTS}:budget", "How much on dining?", "--store", store)
@@ -98,7 +98,7 @@ def test_resume_errors_name_what_is_wrong(tmp_path: Path) -> None:
     assert "no run 'nope' is recorded in" in unknown.stderr and "Traceback" not in unknown.stderr
     other = helikon("run", f"{AGENTS}:remembering", "--resume", found.group(1), "--store", store)
     assert other.returncode == 1 and "Traceback" not in other.stderr
-    assert "budget" in other.stderr
+    assert "recorded by agent 'budget', not 'remembering': the agent's name differs" in other.stderr
     for args, message in (
         (("--resume", "r1"), "--resume needs --store"),
         (("--session", "alice"), "--session needs --store"),

@@ -116,7 +116,7 @@ async def test_a_changed_agent_is_refused(autojump_clock: object) -> None:
     with pytest.raises(IncompatibleRunError, match=r"'r'.*tools, handoffs, output type or structure changed"):
         await _collect(Runner(store=store).resume("r", changed, RunContext.ephemeral(None)))
     renamed = _agent([], name="someone-else")
-    with pytest.raises(IncompatibleRunError):
+    with pytest.raises(IncompatibleRunError, match=r"recorded by agent '\w+', not 'someone-else': the agent's name"):
         await _collect(Runner(store=store).resume("r", renamed, RunContext.ephemeral(None)))
 
 

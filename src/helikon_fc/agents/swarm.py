@@ -15,7 +15,7 @@ from ..core.events import AgentEvent
 from ..shell import _checks
 from ..shell.context import RunContext
 from ..shell.durable import child_context
-from ..shell.input import AgentInput
+from ..shell.input import AgentInput, as_input
 from ._workflow import (
     COMPLETED,
     ChildFailed,
@@ -154,8 +154,9 @@ class SwarmAgent(Generic[Ctx]):
         """
         return self._meshed[name]
 
-    def run(self, ctx: RunContext[Ctx], input: AgentInput) -> RunStream:
+    def run(self, ctx: RunContext[Ctx], input: AgentInput | str) -> RunStream:
         """Run the entry member with full-mesh handoffs; see `SwarmAgent`."""
+        input = as_input("SwarmAgent.run", input)
         limit = self.max_handoffs
         entry = self._meshed[self.entry] if limit is None else _mesh(self.members, _Budget(limit))[self.entry]
 

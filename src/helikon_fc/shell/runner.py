@@ -32,7 +32,7 @@ from . import _checks
 from .config import RunConfig
 from .context import RunContext
 from .durable import Durability, ReplayMarks, check_compatible, paused_run, read_opened, records_under
-from .input import AgentInput
+from .input import AgentInput, as_input
 from .permissions import ApprovalAnswer, Approvals
 from .protocol import Agent, RunStream
 from .run_stream import Send, forward_run, open_run_stream, sender
@@ -67,14 +67,14 @@ class Runner:
     store: RunStore | None = attrs.field(default=None, validator=_checks.field(_checks.optional(require_run_store)))
 
     def run(
-        self, agent: Agent[Ctx], ctx: RunContext[Ctx], input: AgentInput, *, run_id: str | None = None
+        self, agent: Agent[Ctx], ctx: RunContext[Ctx], input: AgentInput | str, *, run_id: str | None = None
     ) -> RunStream:
         """Start `agent` on `input` under this runner's config; see the class docstring.
 
         Args:
             agent: any `Agent` (``LlmAgent``, a workflow, a swarm, ...).
             ctx: the run context; the runner installs its config on a copy.
-            input: the new input; the session history goes before it.
+            input: the new input (a string is one user message); the session history goes before it.
             run_id: the id to record the run under (only with a store); a new UUID when `None`.
                 It is on the run's `RunStarted` (and `RunResult.run_id`).
 
@@ -83,8 +83,10 @@ class Runner:
 
         Raises:
             ValueError: `run_id` was given to a runner without a store, or is empty.
+            TypeError: `input` is neither an `AgentInput` nor a string.
             RunRecordConflict: on entering the stream, when a run is recorded under `run_id` already.
         """
+        input = as_input("Runner.run", input)
         run_ctx = ctx.with_run_config(self.config)
         if self.store is None:
             if run_id is not None:
