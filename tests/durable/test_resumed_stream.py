@@ -23,6 +23,7 @@ from helikon_fc import (
     Runner,
     RunResultStreaming,
     SequentialAgent,
+    SwarmAgent,
     ToolContext,
     function_tool,
 )
@@ -91,7 +92,13 @@ def handoff_in_a_branch(asked: Asked) -> tuple[Agent[None], str]:
     return ParallelAgent("desk").add(router).add(_worker("notes", asked)), "handoff:billing"
 
 
-BUILDS = [handoff, nested_handoffs, handoff_in_a_sequence, handoff_in_a_branch]
+def handoff_in_a_swarm(asked: Asked) -> tuple[Agent[None], str]:
+    billing = _worker("billing", asked)
+    triage = _worker("triage", asked, handoff_to=billing)
+    return SwarmAgent.builder().name("desk").member(triage).member(billing).entry("triage").build(), "handoff:billing"
+
+
+BUILDS = [handoff, nested_handoffs, handoff_in_a_sequence, handoff_in_a_branch, handoff_in_a_swarm]
 
 
 async def _run(store: MemoryStore, agent: Agent[None], *, resume: bool) -> list[AgentEvent]:

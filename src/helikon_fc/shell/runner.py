@@ -114,14 +114,15 @@ class Runner:
         Nothing that finished is done again: a recorded model call or tool call is not made again,
         a finished sub-run gives back its recorded outcome; the call in flight at the crash is made
         again with the same ``(run_id, call_id)`` idempotency key. A finished run gives back its
-        terminal event.
+        answer (its last `MessageOutput`) and terminal event.
 
         Args:
             run_id: the recorded run.
             agent: the agent that ran it (its definition must match the recorded one).
             ctx: the run context (the session's history is not prepended again: the recorded input has it).
             replay: also deliver the events recorded before the crash, so the stream is the whole run's;
-                by default only what was not delivered yet comes (after a fresh `RunStarted`).
+                by default only what was not delivered yet comes (after a fresh `RunStarted`), each event
+                after an `AgentUpdated` naming its agent when the one announced last was dropped.
             approvals: for a run that paused (`RunPaused`), a decision per waiting call id: `Approve()`
                 (optionally ``Approve(arguments=...)``, checked again) runs the call, `Reject(reason)`
                 answers it with ``permission denied: reason``; calls left out wait on, and the run
