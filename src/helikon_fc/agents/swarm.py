@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from functools import partial
 from typing import Any, Generic
 
@@ -38,12 +37,11 @@ class SwarmBuildError(ValueError):
     name), an entry that is not a member, or a negative `max_handoffs`."""
 
 
-def _mesh(members: tuple[LlmAgent[Any], ...], budget: _Budget | None = None) -> dict[str, LlmAgent[Any]]:
+def _mesh(members: tuple[LlmAgent[Any], ...]) -> dict[str, LlmAgent[Any]]:
     """Copies of `members`, each with a handoff to every other member that it does not already have.
 
     The handoffs resolve lazily to the *copies*, so a handoff lands on a member that can hand off
-    again: the mesh is cyclic, built from immutable values. With a `budget` (one run's), every
-    handoff of every member, its own ones included, takes from it as it happens.
+    again: the mesh is cyclic, built from immutable values.
     """
     meshed: dict[str, LlmAgent[Any]] = {}
     for member in members:
@@ -55,20 +53,18 @@ def _mesh(members: tuple[LlmAgent[Any], ...], budget: _Budget | None = None) -> 
             for other in members
             if other.name != member.name and other.name not in present
         )
-        if budget is None:
-            meshed[member.name] = member.with_handoffs(*added)
-        else:
-            counted = tuple(budget.counted(handoff) for handoff in (*member.handoffs, *added))
-            meshed[member.name] = attrs.evolve(member, handoffs=counted)
+        meshed[member.name] = member.with_handoffs(*added)
     return meshed
 
 
 class _Budget:
     """One run's handoff budget, taken where each handoff is decided: when its target is resolved.
 
-    Past the limit the target is not run: the handoff resolves to an agent that fails at once with
-    `MaxHandoffsExceeded`, so no model or tool is called beyond the budget, however far the run is
-    ahead of its consumer (its events wait in stream buffers; the handoffs do not).
+    `counting` gives an agent whose handoffs take from the budget, and so on down: every target a
+    handoff resolves to (a member or not) is counting too. Past the limit the target is not run: the
+    handoff resolves to an agent that fails at once with `MaxHandoffsExceeded`, so no model or tool
+    is called beyond the budget, however far the run is ahead of its consumer (its events wait in
+    stream buffers; the handoffs do not).
     """
 
     __slots__ = ("limit", "taken")
@@ -77,15 +73,17 @@ class _Budget:
         self.limit = limit
         self.taken = 0
 
-    def counted(self, handoff: Handoff[Any]) -> Handoff[Any]:
-        """`handoff`, taking one handoff from this budget each time it resolves its target."""
-        return attrs.evolve(handoff, resolve=partial(self._resolve, handoff.resolve, handoff.agent_name))
+    def counting(self, agent: LlmAgent[Any]) -> LlmAgent[Any]:
+        """`agent` with each handoff taking one from this budget as it resolves its target."""
+        handoffs = tuple(attrs.evolve(handoff, resolve=partial(self._resolve, handoff)) for handoff in agent.handoffs)
+        return attrs.evolve(agent, handoffs=handoffs)
 
-    def _resolve(self, resolve: Callable[[], Agent[Any]], target: str) -> Agent[Any]:
+    def _resolve(self, handoff: Handoff[Any]) -> Agent[Any]:
         self.taken += 1
         if self.taken > self.limit:
-            return _OverBudget(target, self.limit)
-        return resolve()
+            return _OverBudget(handoff.agent_name, self.limit)
+        target = handoff.resolve()
+        return self.counting(target) if isinstance(target, LlmAgent) else target
 
 
 @attrs.frozen
@@ -117,8 +115,8 @@ class SwarmAgent(Generic[Ctx]):
     ``AgentUpdated`` show who is active); the entry member's `RunStarted` becomes `AgentUpdated`.
 
     Convergence: every handoff nests one level deeper, so a ping-pong that never ends is bounded by
-    ``max_agent_depth`` (`MaxAgentDepthExceeded`). With `max_handoffs` set, each run counts its
-    members' handoffs where they are decided (as a handoff's target is resolved), not on its stream:
+    ``max_agent_depth`` (`MaxAgentDepthExceeded`). With `max_handoffs` set, each run counts every
+    handoff below it where it is decided (as the handoff's target is resolved), not on its stream:
     the first handoff beyond the budget is delivered, its target never runs, and the run fails with
     `MaxHandoffsExceeded(limit)`; no model or tool is called past the budget, however far behind
     the consumer is.
@@ -157,7 +155,9 @@ class SwarmAgent(Generic[Ctx]):
     def run(self, ctx: RunContext[Ctx], input: AgentInput) -> RunStream:
         """Run the entry member with full-mesh handoffs; see `SwarmAgent`."""
         limit = self.max_handoffs
-        entry = self._meshed[self.entry] if limit is None else _mesh(self.members, _Budget(limit))[self.entry]
+        entry = self._meshed[self.entry]
+        if limit is not None:
+            entry = _Budget(limit).counting(entry)
 
         async def body(emit: Emit, ctx: RunContext[Ctx]) -> TerminalEvent:
             child = child_context(ctx.subagent_child(), ctx, "entry")
