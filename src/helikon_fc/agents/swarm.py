@@ -9,7 +9,7 @@ import attrs
 import trio
 from typing_extensions import TypeVar
 
-from ..core import HandoffItem, MaxHandoffsExceeded, RunFailed, RunPaused, TerminalEvent
+from ..core import AgentUpdated, MaxHandoffsExceeded, RunFailed, RunPaused, TerminalEvent
 from ..core.events import AgentEvent
 from ..shell import _checks
 from ..shell.context import RunContext
@@ -73,6 +73,11 @@ class _Budget:
         self.limit = limit
         self.taken = 0
 
+    @property
+    def spent(self) -> bool:
+        """Whether a handoff beyond the limit was taken (the run is failing)."""
+        return self.taken > self.limit
+
     def counting(self, agent: LlmAgent[Any]) -> LlmAgent[Any]:
         """`agent` with each handoff taking one from this budget as it resolves its target."""
         handoffs = tuple(attrs.evolve(handoff, resolve=partial(self._resolve, handoff)) for handoff in agent.handoffs)
@@ -115,8 +120,9 @@ class SwarmAgent(Generic[Ctx]):
     ``AgentUpdated`` show who is active); the entry member's `RunStarted` becomes `AgentUpdated`.
 
     Convergence: every handoff nests one level deeper, so a ping-pong that never ends is bounded by
-    ``max_agent_depth`` (`MaxAgentDepthExceeded`). With `max_handoffs` set, each run counts every
-    handoff below it where it is decided (as the handoff's target is resolved), not on its stream:
+    ``max_agent_depth`` (`MaxAgentDepthExceeded`). With `max_handoffs` set, each run counts the
+    handoffs of its members, and of every agent they hand off to, where each is decided (as its
+    target is resolved), not on its stream:
     the first handoff beyond the budget is delivered, its target never runs, and the run fails with
     `MaxHandoffsExceeded(limit)`; no model or tool is called past the budget, however far behind
     the consumer is.
@@ -155,19 +161,23 @@ class SwarmAgent(Generic[Ctx]):
     def run(self, ctx: RunContext[Ctx], input: AgentInput) -> RunStream:
         """Run the entry member with full-mesh handoffs; see `SwarmAgent`."""
         limit = self.max_handoffs
-        entry = self._meshed[self.entry]
-        if limit is not None:
-            entry = _Budget(limit).counting(entry)
 
         async def body(emit: Emit, ctx: RunContext[Ctx]) -> TerminalEvent:
+            budget = _Budget(limit) if limit is not None else None
+            entry = self._meshed[self.entry] if budget is None else budget.counting(self._meshed[self.entry])
+            shown = _Shown(emit, budget)
             child = child_context(ctx.subagent_child(), ctx, "entry")
-            outcome = await run_child(entry, child, input, _ShownUpTo(emit, limit))
+            outcome = await run_child(entry, child, input, shown)
             match outcome:
                 case ChildSucceeded():
+                    await shown.flush()
                     return COMPLETED
                 case ChildFailed(error=error):
+                    if not isinstance(error, MaxHandoffsExceeded):
+                        await shown.flush()
                     return RunFailed(error)
                 case ChildPaused(pending=pending):
+                    await shown.flush()
                     return RunPaused(pending)
 
         return open_workflow_stream(
@@ -180,25 +190,38 @@ class SwarmAgent(Generic[Ctx]):
         return workflow_fingerprint("swarm", self.name, members, entry=self.entry)
 
 
-class _ShownUpTo:
-    """Passes the entry member's events on up to the first handoff beyond `limit`, then nothing more (the
-    target's announcement included: that handoff was never carried out)."""
+class _Shown:
+    """Passes the entry member's events on; once the budget is spent, each announcement waits for the next event.
 
-    __slots__ = ("_emit", "_limit", "_seen")
+    The handoff beyond the budget is delivered, but its target never runs, so the `AgentUpdated`
+    naming that target, the last event before the run fails, is not: the body drops what is held
+    when the run fails with `MaxHandoffsExceeded` and flushes it otherwise.
+    """
 
-    def __init__(self, emit: Emit, limit: int | None) -> None:
+    __slots__ = ("_budget", "_emit", "_held")
+
+    def __init__(self, emit: Emit, budget: _Budget | None) -> None:
         self._emit = emit
-        self._limit = limit
-        self._seen = 0
+        self._budget = budget
+        self._held: AgentUpdated | None = None
 
     async def __call__(self, event: AgentEvent) -> None:
-        limit = self._limit
-        if limit is not None and self._seen > limit:
+        held, self._held = self._held, None
+        if held is not None:
+            await self._emit(held)
+        if isinstance(event, AgentUpdated) and self._budget is not None and self._budget.spent:
+            self._held = event
             await trio.lowlevel.checkpoint()
             return
-        if isinstance(event, HandoffItem):
-            self._seen += 1
         await self._emit(event)
+
+    async def flush(self) -> None:
+        """Send the announcement held back, if any."""
+        held, self._held = self._held, None
+        if held is None:
+            await trio.lowlevel.checkpoint()
+        else:
+            await self._emit(held)
 
 
 @attrs.frozen
