@@ -182,6 +182,7 @@ async def test_no_model_is_called_past_the_handoff_budget_however_slow_the_consu
     swarm = SwarmAgent[None].builder().member(ping).member(pong).max_handoffs(limit).build()
     events = await slowly(swarm.run(RunContext.ephemeral(None), INPUT))
     assert len([e for e in events if isinstance(e, HandoffItem)]) == limit + 1
+    assert isinstance(events[-2], HandoffItem)  # the target that never runs is not announced
     assert events[-1] == RunFailed(MaxHandoffsExceeded(limit))
     assert len(calls) == limit + 1
 
@@ -215,3 +216,21 @@ async def test_concurrent_runs_of_one_swarm_have_a_budget_each(autojump_clock: t
     assert [events[-1] for events in results] == [RunFailed(MaxHandoffsExceeded(2))] * 2
     assert [len([e for e in events if isinstance(e, HandoffItem)]) for events in results] == [3, 3]
     assert len(calls) == 6
+
+
+async def test_a_handoff_beyond_the_members_counts_against_the_budget(autojump_clock: trio.testing.MockClock) -> None:
+    """A member's handoff to an agent outside the swarm, and that agent's own handoffs, take from the budget too."""
+    calls: list[str] = []
+    outside = counting_member("outside", "further", calls).with_handoffs(
+        Handoff.to(counting_member("further", "x", calls))
+    )
+    ping = counting_member("ping", "outside", calls).with_handoffs(Handoff.to(outside))
+    pong = counting_member("pong", "ping", calls)
+    swarm = SwarmAgent[None].builder().member(ping).member(pong).max_handoffs(1).build()
+    events = await slowly(swarm.run(RunContext.ephemeral(None), INPUT))
+    assert [e for e in events if isinstance(e, HandoffItem)] == [
+        HandoffItem("ping", "outside"),
+        HandoffItem("outside", "further"),
+    ]
+    assert events[-1] == RunFailed(MaxHandoffsExceeded(1))
+    assert calls == ["ping", "outside"]

@@ -55,7 +55,7 @@ def test_an_unreachable_server_is_one_line_and_exit_1() -> None:
 
 
 def test_the_client_raises_run_not_found_naming_the_id(temporal_address: str) -> None:
-    """`RunHandle.pending`, `decide`, `cancel` and `result` on an unknown id raise `RunNotFound` naming it."""
+    """`RunHandle.pending`, `decide`, `cancel`, `result` and `events` on an unknown id raise `RunNotFound` naming it."""
 
     async def main() -> None:
         client = await Client.connect(temporal_address)
@@ -63,5 +63,7 @@ def test_the_client_raises_run_not_found_naming_the_id(temporal_address: str) ->
         for call in (handle.pending, lambda: handle.decide({}), handle.cancel, handle.result):
             with pytest.raises(RunNotFound, match="'no-such-run'"):
                 await call()
+        with pytest.raises(RunNotFound, match="'no-such-run'"):
+            await anext(aiter(handle.events()))
 
     asyncio.run(main())

@@ -179,6 +179,26 @@ def test_a_swarm_over_its_handoff_budget_fails(temporal_address: str) -> None:
     assert outcome.events[-1] == RunFailed(MaxHandoffsExceeded(2))
 
 
+def test_a_swarm_calls_no_model_past_its_handoff_budget_on_either_runner(temporal_address: str) -> None:
+    """A swarm that hands off forever with a budget of 3 asks its members' models 4 times, on Temporal and on trio."""
+    calls: list[str] = []
+
+    def member(name: str, other: str) -> LlmAgent[None]:
+        def turn(request: ModelRequest) -> ScriptedTurn:
+            calls.append(name)
+            return call_tools(call(f"transfer_to_{other}"))
+
+        return LlmAgent(name=name, model=FunctionModel(turn))
+
+    swarm = SwarmAgent.builder().name("forever").member(member("ping", "pong")).member(member("pong", "ping"))
+    built = swarm.max_handoffs(3).build()
+    outcome = on_temporal(temporal_address, [built], "forever", "go")
+    on_temporal_calls = len(calls)
+    assert outcome.events == trio_events(built, "go")
+    assert outcome.events[-1] == RunFailed(MaxHandoffsExceeded(3))
+    assert (on_temporal_calls, len(calls)) == (4, 8)
+
+
 def test_a_graph_runs_its_wavefront_with_nodes_as_child_workflows(temporal_address: str) -> None:
     seen: list[ModelRequest] = []
 

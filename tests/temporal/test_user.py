@@ -93,3 +93,12 @@ def test_a_user_value_that_does_not_encode_is_refused_at_start(temporal_address:
             await runs.start("asker", "who?", user=Customer("ada", 2))
 
     asyncio.run(main())
+
+
+def test_the_default_codec_keeps_a_dict_as_it_is() -> None:
+    """JSON values pass as they are: a dict's keys keep their order, on the wire and back."""
+    user = {"zeta": 1, "alpha": {"b": 2, "a": 1}}
+    codec = UserCodec()
+    text = codec.to_text(user)
+    assert text == '{"zeta": 1, "alpha": {"b": 2, "a": 1}}'
+    assert list(codec.from_text(text)) == ["zeta", "alpha"]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from functools import partial
 from typing import Any, Generic
 
@@ -10,7 +9,7 @@ import attrs
 import trio
 from typing_extensions import TypeVar
 
-from ..core import HandoffItem, MaxHandoffsExceeded, RunFailed, RunPaused, TerminalEvent
+from ..core import AgentUpdated, MaxHandoffsExceeded, RunFailed, RunPaused, TerminalEvent
 from ..core.events import AgentEvent
 from ..shell import _checks
 from ..shell.context import RunContext
@@ -38,12 +37,11 @@ class SwarmBuildError(ValueError):
     name), an entry that is not a member, or a negative `max_handoffs`."""
 
 
-def _mesh(members: tuple[LlmAgent[Any], ...], budget: _Budget | None = None) -> dict[str, LlmAgent[Any]]:
+def _mesh(members: tuple[LlmAgent[Any], ...]) -> dict[str, LlmAgent[Any]]:
     """Copies of `members`, each with a handoff to every other member that it does not already have.
 
     The handoffs resolve lazily to the *copies*, so a handoff lands on a member that can hand off
-    again: the mesh is cyclic, built from immutable values. With a `budget` (one run's), every
-    handoff of every member, its own ones included, takes from it as it happens.
+    again: the mesh is cyclic, built from immutable values.
     """
     meshed: dict[str, LlmAgent[Any]] = {}
     for member in members:
@@ -55,20 +53,18 @@ def _mesh(members: tuple[LlmAgent[Any], ...], budget: _Budget | None = None) -> 
             for other in members
             if other.name != member.name and other.name not in present
         )
-        if budget is None:
-            meshed[member.name] = member.with_handoffs(*added)
-        else:
-            counted = tuple(budget.counted(handoff) for handoff in (*member.handoffs, *added))
-            meshed[member.name] = attrs.evolve(member, handoffs=counted)
+        meshed[member.name] = member.with_handoffs(*added)
     return meshed
 
 
 class _Budget:
     """One run's handoff budget, taken where each handoff is decided: when its target is resolved.
 
-    Past the limit the target is not run: the handoff resolves to an agent that fails at once with
-    `MaxHandoffsExceeded`, so no model or tool is called beyond the budget, however far the run is
-    ahead of its consumer (its events wait in stream buffers; the handoffs do not).
+    `counting` gives an agent whose handoffs take from the budget, and so on down: every target a
+    handoff resolves to (a member or not) is counting too. Past the limit the target is not run: the
+    handoff resolves to an agent that fails at once with `MaxHandoffsExceeded`, so no model or tool
+    is called beyond the budget, however far the run is ahead of its consumer (its events wait in
+    stream buffers; the handoffs do not).
     """
 
     __slots__ = ("limit", "taken")
@@ -77,15 +73,22 @@ class _Budget:
         self.limit = limit
         self.taken = 0
 
-    def counted(self, handoff: Handoff[Any]) -> Handoff[Any]:
-        """`handoff`, taking one handoff from this budget each time it resolves its target."""
-        return attrs.evolve(handoff, resolve=partial(self._resolve, handoff.resolve, handoff.agent_name))
+    @property
+    def spent(self) -> bool:
+        """Whether a handoff beyond the limit was taken (the run is failing)."""
+        return self.taken > self.limit
 
-    def _resolve(self, resolve: Callable[[], Agent[Any]], target: str) -> Agent[Any]:
+    def counting(self, agent: LlmAgent[Any]) -> LlmAgent[Any]:
+        """`agent` with each handoff taking one from this budget as it resolves its target."""
+        handoffs = tuple(attrs.evolve(handoff, resolve=partial(self._resolve, handoff)) for handoff in agent.handoffs)
+        return attrs.evolve(agent, handoffs=handoffs)
+
+    def _resolve(self, handoff: Handoff[Any]) -> Agent[Any]:
         self.taken += 1
         if self.taken > self.limit:
-            return _OverBudget(target, self.limit)
-        return resolve()
+            return _OverBudget(handoff.agent_name, self.limit)
+        target = handoff.resolve()
+        return self.counting(target) if isinstance(target, LlmAgent) else target
 
 
 @attrs.frozen
@@ -117,8 +120,9 @@ class SwarmAgent(Generic[Ctx]):
     ``AgentUpdated`` show who is active); the entry member's `RunStarted` becomes `AgentUpdated`.
 
     Convergence: every handoff nests one level deeper, so a ping-pong that never ends is bounded by
-    ``max_agent_depth`` (`MaxAgentDepthExceeded`). With `max_handoffs` set, each run counts its
-    members' handoffs where they are decided (as a handoff's target is resolved), not on its stream:
+    ``max_agent_depth`` (`MaxAgentDepthExceeded`). With `max_handoffs` set, each run counts the
+    handoffs of its members, and of every agent they hand off to, where each is decided (as its
+    target is resolved), not on its stream:
     the first handoff beyond the budget is delivered, its target never runs, and the run fails with
     `MaxHandoffsExceeded(limit)`; no model or tool is called past the budget, however far behind
     the consumer is.
@@ -158,17 +162,23 @@ class SwarmAgent(Generic[Ctx]):
         """Run the entry member with full-mesh handoffs; see `SwarmAgent`."""
         input = as_input("SwarmAgent.run", input)
         limit = self.max_handoffs
-        entry = self._meshed[self.entry] if limit is None else _mesh(self.members, _Budget(limit))[self.entry]
 
         async def body(emit: Emit, ctx: RunContext[Ctx]) -> TerminalEvent:
+            budget = _Budget(limit) if limit is not None else None
+            entry = self._meshed[self.entry] if budget is None else budget.counting(self._meshed[self.entry])
+            shown = _Shown(emit, budget)
             child = child_context(ctx.subagent_child(), ctx, "entry")
-            outcome = await run_child(entry, child, input, _ShownUpTo(emit, limit))
+            outcome = await run_child(entry, child, input, shown)
             match outcome:
                 case ChildSucceeded():
+                    await shown.flush()
                     return COMPLETED
                 case ChildFailed(error=error):
+                    if not isinstance(error, MaxHandoffsExceeded):
+                        await shown.flush()
                     return RunFailed(error)
                 case ChildPaused(pending=pending):
+                    await shown.flush()
                     return RunPaused(pending)
 
         return open_workflow_stream(
@@ -181,25 +191,38 @@ class SwarmAgent(Generic[Ctx]):
         return workflow_fingerprint("swarm", self.name, members, entry=self.entry)
 
 
-class _ShownUpTo:
-    """Passes the entry member's events on up to the first handoff beyond `limit`, then nothing more (the
-    target's announcement included: that handoff was never carried out)."""
+class _Shown:
+    """Passes the entry member's events on; once the budget is spent, each announcement waits for the next event.
 
-    __slots__ = ("_emit", "_limit", "_seen")
+    The handoff beyond the budget is delivered, but its target never runs, so the `AgentUpdated`
+    naming that target, the last event before the run fails, is not: the body drops what is held
+    when the run fails with `MaxHandoffsExceeded` and flushes it otherwise.
+    """
 
-    def __init__(self, emit: Emit, limit: int | None) -> None:
+    __slots__ = ("_budget", "_emit", "_held")
+
+    def __init__(self, emit: Emit, budget: _Budget | None) -> None:
         self._emit = emit
-        self._limit = limit
-        self._seen = 0
+        self._budget = budget
+        self._held: AgentUpdated | None = None
 
     async def __call__(self, event: AgentEvent) -> None:
-        limit = self._limit
-        if limit is not None and self._seen > limit:
+        held, self._held = self._held, None
+        if held is not None:
+            await self._emit(held)
+        if isinstance(event, AgentUpdated) and self._budget is not None and self._budget.spent:
+            self._held = event
             await trio.lowlevel.checkpoint()
             return
-        if isinstance(event, HandoffItem):
-            self._seen += 1
         await self._emit(event)
+
+    async def flush(self) -> None:
+        """Send the announcement held back, if any."""
+        held, self._held = self._held, None
+        if held is None:
+            await trio.lowlevel.checkpoint()
+        else:
+            await self._emit(held)
 
 
 @attrs.frozen

@@ -11,7 +11,7 @@ on any worker that registered the same root.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from ..agents.agent_as_tool import AgentAsTool
@@ -29,7 +29,12 @@ class UnknownAgentPath(LookupError):
 
 
 class AgentRegistry:
-    """The root agents a worker runs, by name, and every agent below them, by path (resolved once, then cached)."""
+    """The root agents a worker runs, by name, and every agent below them, by path (resolved once, then cached).
+
+    Raises:
+        ValueError: no agents, two with one name, or a name with ``/``.
+        TypeError: an agent, a root or any agent below one, is not one of `RUNNABLE`.
+    """
 
     def __init__(self, agents: Iterable[Agent[Any]]) -> None:
         roots: dict[str, Agent[Any]] = {}
@@ -41,6 +46,8 @@ class AgentRegistry:
             roots[agent.name] = agent
         if not roots:
             raise ValueError("agents: register at least one agent")
+        for root in roots.values():
+            _check_runnable(root)
         self._cache: dict[str, Agent[Any]] = dict(roots)
         self._lock = threading.Lock()
 
@@ -97,3 +104,55 @@ def _indexed(children: tuple[tuple[str, Agent[Any]], ...], index: str) -> Agent[
     if index.isdigit() and int(index) < len(children):
         return children[int(index)][1]
     raise UnknownAgentPath(f"no child {index!r} among {len(children)}")
+
+
+RUNNABLE = (LlmAgent, SequentialAgent, LoopAgent, ParallelAgent, SwarmAgent, GraphAgent)
+"""The agents a worker can run: the workflow plans each of these; an agent class of one's own it cannot."""
+
+_DEEPEST = 64
+"""How many levels below a root `_check_runnable` looks (handoff targets built afresh on each resolve never end)."""
+
+
+def _check_runnable(root: Agent[Any]) -> None:
+    """Refuse `root` if it, or any agent below it, is not one of `RUNNABLE`.
+
+    Raises:
+        TypeError: naming the first such agent by its path, its class and its name.
+    """
+    seen: set[int] = set()
+    stack: list[tuple[str, Agent[Any], int]] = [(root.name, root, 0)]
+    while stack:
+        path, agent, depth = stack.pop()
+        if id(agent) in seen or depth > _DEEPEST:
+            continue
+        seen.add(id(agent))
+        if not isinstance(agent, RUNNABLE):
+            kinds = ", ".join(kind.__name__ for kind in RUNNABLE)
+            raise TypeError(
+                f"agents: {path!r} is an {type(agent).__name__} ({agent.name!r}), which cannot run on Temporal: "
+                f"a worker runs the library's agents only: {kinds} (and AgentAsTool around any of them)"
+            )
+        stack.extend((f"{path}/{segment}", child, depth + 1) for segment, child in _below(agent))
+
+
+def _below(agent: Agent[Any]) -> Iterator[tuple[str, Agent[Any]]]:
+    """Each agent one level below `agent`, with the path segment that finds it (`_child`'s, in reverse)."""
+    if isinstance(agent, LlmAgent):
+        definition = agent.definition
+        for name, resolve in definition.resolvers.items():
+            try:
+                target = resolve()
+            except Exception:
+                continue
+            yield f"handoff:{name}", target
+        for tool in definition.tools:
+            if isinstance(tool, AgentAsTool):
+                yield f"tool:{tool.name}", tool.agent
+    elif isinstance(agent, SequentialAgent | LoopAgent):
+        yield from ((f"step:{i}", child) for i, (_, child) in enumerate(agent.steps))
+    elif isinstance(agent, ParallelAgent):
+        yield from ((f"branch:{i}", child) for i, (_, child) in enumerate(agent.branches))
+    elif isinstance(agent, SwarmAgent):
+        yield from ((f"member:{member.name}", agent.member(member.name)) for member in agent.members)
+    elif isinstance(agent, GraphAgent):
+        yield from ((f"node:{key}", child) for key, child in agent.nodes)

@@ -49,7 +49,7 @@ class UserCodec:
         """
         try:
             value = self.encode(user)
-            return json.dumps(value, ensure_ascii=False, allow_nan=False, sort_keys=True)
+            return json.dumps(value, ensure_ascii=False, allow_nan=False)
         except Exception as exc:  # the application's encoder may raise anything: the run is refused
             raise TypeError(
                 f"user: a run on Temporal carries its user value to the workers as JSON, and "

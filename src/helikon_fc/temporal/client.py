@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import uuid
-from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Mapping
 from datetime import timedelta
 from typing import Any
 
@@ -68,6 +68,59 @@ def _found(run_id: str) -> Iterator[None]:
         raise RunNotFound(f"no run {run_id!r} on Temporal ({exc.message})") from None
 
 
+_NO_ANSWER = frozenset(
+    {
+        RPCStatusCode.FAILED_PRECONDITION,  # "no poller seen for task queue recently, worker may be down"
+        RPCStatusCode.DEADLINE_EXCEEDED,
+        RPCStatusCode.UNAVAILABLE,  # the server itself is restarting
+        RPCStatusCode.CANCELLED,  # the client's own deadline for the query, below
+    }
+)
+"""The query failures that mean nobody could answer yet, not that the question was wrong."""
+
+
+class _Outage:
+    """Rides out a stretch of queries no worker answers, for at most `limit` seconds (`None`: no limit).
+
+    The stretch starts when its first unanswered query was sent (the server holds such a query for
+    about 30 s before it fails) and ends with the next answer. Each query is given the time left
+    (all of `limit` outside a stretch), so the follower gives up at its deadline, not a server
+    timeout later.
+    """
+
+    __slots__ = ("_limit", "_since")
+
+    def __init__(self, limit: float | None) -> None:
+        self._limit = limit
+        self._since: float | None = None
+
+    async def ask(self, query: Callable[[int, timedelta | None], Awaitable[list[str]]], after: int) -> list[str]:
+        """`query` from `after`, asked again while no worker answers and time is left."""
+        loop = asyncio.get_running_loop()
+        while True:
+            asked = loop.time()
+            left = self._limit
+            if left is not None and self._since is not None:
+                left = self._since + left - asked
+            try:
+                batch = await query(after, None if left is None else timedelta(seconds=max(left, 0.1)))
+            except RPCError as exc:
+                if exc.status not in _NO_ANSWER:
+                    raise
+                if self._since is None:
+                    self._since = asked
+                if self._limit is not None and loop.time() >= self._since + self._limit:
+                    raise
+                await asyncio.sleep(_RETRY_EVERY)
+                continue
+            self._since = None
+            return batch
+
+
+_RETRY_EVERY = 0.5
+"""Seconds between a query that found no worker and the next."""
+
+
 class RunHandle:
     """One run on Temporal, by id.
 
@@ -87,7 +140,9 @@ class RunHandle:
         """The underlying temporalio handle (histories, describe, terminate)."""
         return self._handle
 
-    async def events(self, *, after: int = 0, poll_every: float = 0.05) -> AsyncIterator[AgentEvent]:
+    async def events(
+        self, *, after: int = 0, poll_every: float = 0.05, outage: float | None = 300.0
+    ) -> AsyncIterator[AgentEvent]:
         """The run's events from the `after`-th on, as they happen, up to and including its terminal event.
 
         Polls the ``events`` query every `poll_every` seconds while nothing new has come. The events
@@ -95,12 +150,22 @@ class RunHandle:
         batches with adjacent fragments joined (`ActivityPolicy.delta_interval`). A workflow closed
         without a terminal event (terminated from outside, say) ends the iteration once its last
         events are read (its status is checked about once a second).
+
+        A query needs a worker to answer it. While none does (the workers are down or restarting, or
+        the server is unreachable), the follower waits and asks again from the last event it gave,
+        so nothing is lost or repeated, for at most `outage` seconds at a stretch (`None`: as long as
+        it takes); then the last error is raised.
+
+        Raises:
+            RunNotFound: Temporal has no run with this id.
+            temporalio.service.RPCError: no worker answered for `outage` seconds, or another failure.
         """
         seen = after
         idle = 0
         closed = False
+        riding = _Outage(outage)
         while True:
-            batch: list[str] = await self._handle.query("events", seen, result_type=list[str])
+            batch = await riding.ask(self._query_events, seen)
             for text in batch:
                 event: AgentEvent = from_json(AgentEvent, text)
                 yield event
@@ -115,8 +180,15 @@ class RunHandle:
             idle += 1
             if idle * poll_every >= 1.0:
                 idle = 0
-                closed = (await self._handle.describe()).status != WorkflowExecutionStatus.RUNNING
+                with _found(self.run_id):
+                    closed = (await self._handle.describe()).status != WorkflowExecutionStatus.RUNNING
             await asyncio.sleep(poll_every)
+
+    async def _query_events(self, after: int, rpc_timeout: timedelta | None) -> list[str]:
+        """The run's events from the `after`-th on, as the ``events`` query has them now."""
+        with _found(self.run_id):
+            batch: list[str] = await self._handle.query("events", after, result_type=list[str], rpc_timeout=rpc_timeout)
+        return batch
 
     async def pending(self) -> tuple[ApprovalRequested, ...]:
         """What the run's waiting calls ask now, its sub-runs' included, each under the id to decide it by.

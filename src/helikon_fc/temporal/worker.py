@@ -57,7 +57,8 @@ class HelikonWorker:
 
     Raises:
         ValueError: `permissions` has an approval handler.
-        TypeError: `permissions` is not a `Permissions`.
+        TypeError: `permissions` is not a `Permissions`, or an agent (a root, or any agent below one) is
+            not one of the library's agents, which are the only ones a worker can run.
     """
 
     def __init__(
