@@ -125,3 +125,6 @@ HTTP_ERRORS: dict[str, Expected] = {
 
 PARKED = ("held_open", "held_open_after_stop")
 """Fixtures that hold the stream open (the cancellation tests and the conformance suite serve them)."""
+
+END_TO_END = ("e2e_triage_weather", "e2e_triage_handoff", "e2e_reporter_report", "e2e_reporter_incomplete")
+"""Fixtures the end-to-end agent runs serve (``test_gemini_end_to_end.py`` checks what they lead to)."""

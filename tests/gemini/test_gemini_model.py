@@ -8,7 +8,7 @@ import re
 import pytest
 import trio
 from tests.gemini.conftest import API_KEY
-from tests.gemini.gemini_expectations import HTTP_ERRORS, PARKED, STREAMED, WHOLE, Expected
+from tests.gemini.gemini_expectations import END_TO_END, HTTP_ERRORS, PARKED, STREAMED, WHOLE, Expected
 from tests.gemini.gemini_wire import GeminiServer, all_fixtures, wait_for
 
 from helikon_fc.core import (
@@ -64,7 +64,7 @@ def check(events: list[ModelEvent], error: ModelError | None, expected: Expected
 
 def test_every_fixture_has_an_expectation() -> None:
     """A fixture nobody checks proves nothing: each is in exactly one expectation table (or parked)."""
-    tables = [*STREAMED, *WHOLE, *HTTP_ERRORS, *PARKED]
+    tables = [*STREAMED, *WHOLE, *HTTP_ERRORS, *PARKED, *END_TO_END]
     assert sorted(tables) == all_fixtures()
 
 
