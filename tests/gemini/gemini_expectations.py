@@ -77,6 +77,8 @@ STREAMED: dict[str, Expected] = {
             STOP,
         )
     ),
+    "signature_carrier": Expected((ModelTextDelta("Sunny"), ModelTextDelta(" all day."), U, STOP)),
+    "signed_thought": Expected((ModelReasoningDelta("Checking the sky."), ModelTextDelta("Sunny."), U, STOP)),
     "max_tokens": Expected((ModelTextDelta("The first part of a long"), U, ModelFinish(FinishReason.LENGTH))),
     "safety_blocked": Expected((usage(9, 0),), ModelFailureKind.REFUSED, "blocked (SAFETY)"),
     "safety_after_text": Expected(

@@ -117,6 +117,8 @@ TWO_TURNS: dict[str, Callable[[GeminiServer], Awaitable[None]]] = {
     "signatures_parallel_calls": lambda server: second_turn(server, "parallel_tool_calls"),
     "signatures_calls_with_ids": lambda server: second_turn(server, "tool_calls_with_ids"),
     "signatures_thoughts_and_text": lambda server: second_turn(server, "reasoning", include_thoughts=True),
+    "signatures_empty_text_carrier": lambda server: second_turn(server, "signature_carrier"),
+    "signatures_on_a_thought": lambda server: second_turn(server, "signed_thought", include_thoughts=True),
 }
 """The second request after a first turn that brought function calls, ids, thoughts and signatures."""
 

@@ -17,6 +17,8 @@ from helikon_fc.core import (
     ModelRequest,
     ModelTextDelta,
     ModelToolCallDelta,
+    ToolCall,
+    ToolResult,
     UserMessage,
 )
 from helikon_fc.core.conversation import Conversation
@@ -160,11 +162,13 @@ async def test_the_key_comes_from_the_environment(
     assert error is None and events
 
 
-def test_google_api_key_wins_over_gemini_api_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    """With both set, ``GOOGLE_API_KEY`` is used, as Google's own SDK does."""
-    monkeypatch.setenv("GOOGLE_API_KEY", "google")
-    monkeypatch.setenv("GEMINI_API_KEY", "gemini")
-    assert GeminiModel("gemini-2.5-flash")._headers["x-goog-api-key"] == "google"
+async def test_google_api_key_wins_over_gemini_api_key(gemini: GeminiServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With both set, ``GOOGLE_API_KEY`` is sent, as Google's own SDK does (the server refuses the other)."""
+    monkeypatch.setenv("GOOGLE_API_KEY", API_KEY)
+    monkeypatch.setenv("GEMINI_API_KEY", "not-the-key")
+    gemini.enqueue("text_stream")
+    _, error = await drain(GeminiModel("gemini-2.5-flash", base_url=gemini.base_url))
+    assert error is None and gemini.requests[0].headers["x-goog-api-key"] == API_KEY
 
 
 async def test_a_bare_host_gets_the_api_version(gemini: GeminiServer) -> None:
@@ -231,3 +235,17 @@ async def test_calls_in_one_run_share_a_connection_and_aclose_ends_it(gemini: Ge
     await drain(model)
     ports = [request.client_port for request in gemini.requests]
     assert ports[0] == ports[1] != ports[2]
+
+
+async def test_another_model_object_sends_back_the_signatures_one_received(gemini: GeminiServer) -> None:
+    """Agents may each have their own `GeminiModel`: the one that continues a conversation sends back the
+    signature another one received (Gemini 3 refuses a function call without it)."""
+    gemini.enqueue("parallel_tool_calls")
+    gemini.enqueue("text_stream")
+    events, _ = await drain(model_for(gemini))
+    calls = [ToolCall(e.call_id, e.name or "", e.args_delta) for e in events if isinstance(e, ModelToolCallDelta)]
+    results = [ToolResult(call.call_id, "ok") for call in calls]
+    follow_up = ModelRequest(instructions=None, items=Conversation([UserMessage("hi"), *calls, *results]))
+    await drain(model_for(gemini), follow_up)
+    model_turn = gemini.requests[1].body["contents"][1]  # type: ignore[index]
+    assert [part.get("thoughtSignature") for part in model_turn["parts"]] == ["c2lnLXBhcmFsbGVsLTE=", None]

@@ -26,7 +26,7 @@ from ._client import RunClients, close_shielded
 from ._errors import error_from_exception, error_from_status
 from ._json import decode_map
 from ._request import request_body
-from ._signatures import ThoughtSignatures
+from ._signatures import SHARED
 from ._sse import SseData
 from ._stream import GeminiStreamTranslator
 
@@ -133,7 +133,7 @@ class GeminiModel:
         self._stream_mode = stream
         self._include_thoughts = include_thoughts
         self._timeout = timeout if timeout is not None else _DEFAULT_TIMEOUT
-        self._signatures = ThoughtSignatures()
+        self._signatures = SHARED
         self._clients = RunClients(self._build_client)
         self._depth = 0
 

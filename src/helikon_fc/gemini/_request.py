@@ -3,14 +3,15 @@
 - ``systemInstruction``: the instructions, then any `SystemMessage` items that open the
   conversation (a later `SystemMessage` is sent in place, as ``user`` text: Gemini has no
   system role inside ``contents``).
-- ``contents``: `UserMessage` and `ToolResult` items as ``user`` parts; `AssistantMessage`,
-  `Reasoning` (a ``thought: true`` text part) and `ToolCall` (a ``functionCall`` part) items as
-  ``model`` parts. Consecutive items of one role share one content, so a turn's parallel calls
-  travel together and so do their results; the results are put in the order of their calls.
-  A call keeps the ``id`` the API gave it; an id this provider made up (older models give none,
-  see `synthetic_call_id`) is not sent; each result carries its call's name (and id, when sent) and
-  takes its call's place.
-  Each part that came with a thought signature gets it back (`ThoughtSignatures`).
+- ``contents``: `UserMessage` and `ToolResult` items as ``user`` parts; `AssistantMessage` and
+  `ToolCall` (a ``functionCall`` part) items as ``model`` parts. `Reasoning` items are not sent:
+  thought summaries are the model's own output, not input it reads back (the signatures carry
+  its reasoning from turn to turn), as for the OpenAI providers. Consecutive items of one role
+  share one content, so a turn's parallel calls travel together and so do their results; the
+  results are put in the order of their calls. A call keeps the ``id`` the API gave it; an id
+  this provider made up (older models give none, see `synthetic_call_id`) is not sent; each
+  result carries its call's name (and id, when sent) and takes its call's place. Each call, and
+  each answer text, that came with a thought signature gets it back (`ThoughtSignatures`).
 - A `ToolResult` becomes ``functionResponse.response``: ``{"output": text}``, or
   ``{"error": text}`` when it is an error (the two keys the API reference names).
 - ``tools``: one ``functionDeclarations`` list, each tool's JSON Schema as
@@ -143,8 +144,8 @@ def contents_of(items: Iterable[Item], signatures: ThoughtSignatures) -> tuple[l
                 builder.add("user", {"text": text})
             case AssistantMessage(text=text):
                 builder.add("model", _signed({"text": text}, signatures.get("text", text)))
-            case Reasoning(text=text):
-                builder.add("model", _signed({"text": text, "thought": True}, signatures.get("reasoning", text)))
+            case Reasoning():
+                pass  # see the module docstring
             case ToolCall() as call:
                 builder.call(call, signatures.get("call", call.call_id))
             case ToolResult() as result:

@@ -4,7 +4,8 @@ A streamed answer (``streamGenerateContent?alt=sse``) is a series of SSE frames,
 ``GenerateContentResponse``; a non-streamed one (``generateContent``) is one such response. Each
 carries parts of ``candidates[0].content``: ``text`` (the answer), ``text`` with ``thought: true``
 (the model's thought summary, read as reasoning), and ``functionCall`` (a whole call: name and
-``args`` object), any of them possibly with a ``thoughtSignature``. The last chunk has the
+``args`` object), any of them possibly with a ``thoughtSignature`` (noted in `ThoughtSignatures`
+under the call's id, or under the turn's answer text, for the next request). The last chunk has the
 candidate's ``finishReason`` and ``usageMetadata``; ``promptFeedback.blockReason`` says the prompt
 itself was blocked (no candidates follow). There is no end marker: the body just ends.
 
@@ -109,7 +110,7 @@ class GeminiStreamTranslator:
     _text: list[str] = attrs.Factory(list)
     _reasoning: list[str] = attrs.Factory(list)
     _text_signature: str | None = None
-    _reasoning_signature: str | None = None
+    _thought_signature: str | None = None
     _usage: ModelUsage | None = None
     _usage_sent: ModelUsage | None = None
 
@@ -172,7 +173,7 @@ class GeminiStreamTranslator:
             return [self._call(get_map(part, "functionCall"), signature)]
         text = get_str(part, "text") or ""
         if part.get("thought") is True:
-            self._reasoning_signature = signature or self._reasoning_signature
+            self._thought_signature = signature or self._thought_signature
             self._reasoning.append(text)
             return [ModelReasoningDelta(text)] if text else []
         self._text_signature = signature or self._text_signature
@@ -192,10 +193,11 @@ class GeminiStreamTranslator:
         return ModelToolCallDelta(call_id, get_str(function, "name") or "", arguments)
 
     def _keep_signatures(self) -> None:
-        if self._text_signature is not None:
-            self.signatures.note("text", "".join(self._text), self._text_signature)
-        if self._reasoning_signature is not None:
-            self.signatures.note("reasoning", "".join(self._reasoning), self._reasoning_signature)
+        """Note the answer's signature (a thought part's, when the text had none of its own: thoughts are not
+        sent back, so their signature travels on the answer)."""
+        signature = self._text_signature or self._thought_signature
+        if signature is not None and any(self._text):
+            self.signatures.note("text", "".join(self._text), signature)
 
     def _finish(self, reason: str) -> ModelFinish:
         answered = any(self._text) or bool(self._calls)
