@@ -99,3 +99,10 @@ def test_the_cli_lists_the_same_providers() -> None:
     """``helikon run --model`` takes exactly the providers `model_from_name` knows (the CLI spells them out so
     that building its parser loads none of the library)."""
     assert tuple(sorted(PROVIDERS)) == CLI_PROVIDERS
+
+
+def test_the_gemini_entry_reads_the_keys_the_model_reads() -> None:
+    """The CLI's "no API key" check and `GeminiModel` look at the same variables, in the same order."""
+    from helikon_fc.gemini._model import KEY_VARIABLES
+
+    assert PROVIDERS["gemini"].key_variables == KEY_VARIABLES

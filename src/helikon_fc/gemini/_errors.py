@@ -32,6 +32,7 @@ _UNAVAILABLE = frozenset({500, 502, 503, 504})
 _UNAVAILABLE_STATUSES = frozenset({"INTERNAL", "UNAVAILABLE", "DEADLINE_EXCEEDED"})
 _CONTEXT_PHRASES = ("exceeds the maximum number of tokens", "input token count", "context window", "too many tokens")
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)s\s*$")
+_RETRY_INFO = "type.googleapis.com/google.rpc.RetryInfo"
 _BODY_SHOWN = 300
 """How many characters of an error body without a Google-style message a `ModelError` shows."""
 
@@ -45,13 +46,7 @@ def duration_seconds(text: str | None) -> float | None:
 def retry_after(error: JsonMap, headers: Mapping[str, str]) -> float | None:
     """The server's hint of how long to wait: ``RetryInfo.retryDelay`` in the details, else ``Retry-After``."""
     for detail in get_list(error, "details"):
-        if (
-            get_str(
-                detail,
-                "@type",
-            )
-            == "type.googleapis.com/google.rpc.RetryInfo"
-        ):
+        if get_str(detail, "@type") == _RETRY_INFO:
             seconds = duration_seconds(get_str(detail, "retryDelay"))
             if seconds is not None:
                 return seconds
