@@ -183,13 +183,29 @@ async def test_a_bare_host_gets_the_api_version(gemini: GeminiServer) -> None:
 @pytest.mark.parametrize(
     ("kwargs", "exception", "words"),
     [
-        ({"model": ""}, ValueError, "model must be a model's name"),
-        ({"model": "gemini-2.5-flash", "base_url": "ftp://x"}, ValueError, "base_url must be an http(s) URL"),
-        ({"model": "gemini-2.5-flash", "stream": "yes"}, TypeError, "stream must be True or False, got 'yes'"),
-        ({"model": "gemini-2.5-flash", "timeout": 0}, ValueError, "timeout must be > 0 seconds"),
-        ({"model": "gemini-2.5-flash"}, ValueError, "set GOOGLE_API_KEY or GEMINI_API_KEY"),
+        ({"model": ""}, ValueError, "model must be a model's name such as 'gemini-2.5-flash', got '' (str)"),
+        ({"model": 3}, TypeError, "model must be a model's name such as 'gemini-2.5-flash', got 3 (int)"),
+        ({"base_url": "ftp://x"}, ValueError, "base_url must be an http(s) URL such as"),
+        ({"base_url": 8000}, TypeError, "base_url must be a string or None, got 8000 (int)"),
+        ({"api_key": b"k"}, TypeError, "api_key must be a string or None, got b'k' (bytes)"),
+        ({"stream": "yes"}, TypeError, "stream must be True or False, got 'yes' (str)"),
+        ({"timeout": 0}, ValueError, "timeout must be > 0 seconds (or None for 600), got 0 (int)"),
+        ({"timeout": "5"}, TypeError, "timeout must be a number of seconds or None, got '5' (str)"),
+        ({"headers": {"x": 1}}, TypeError, "headers must be a mapping of strings to strings or None"),
+        ({}, ValueError, "no Gemini API key: pass api_key=, set GOOGLE_API_KEY or GEMINI_API_KEY"),
     ],
-    ids=["empty name", "bad base url", "stream not bool", "zero timeout", "no key"],
+    ids=[
+        "empty name",
+        "name not a string",
+        "bad base url",
+        "base url not a string",
+        "key not a string",
+        "stream not bool",
+        "zero timeout",
+        "timeout a string",
+        "header not a string",
+        "no key",
+    ],
 )
 def test_bad_arguments_are_named(
     kwargs: dict[str, object], exception: type[Exception], words: str, monkeypatch: pytest.MonkeyPatch
@@ -197,8 +213,9 @@ def test_bad_arguments_are_named(
     """Each bad argument is a clear error naming it and what it got."""
     for name in ("GOOGLE_API_KEY", "GEMINI_API_KEY"):
         monkeypatch.delenv(name, raising=False)
-    with pytest.raises(exception, match=re.escape(words)):
-        GeminiModel(**kwargs)  # type: ignore[arg-type]
+    arguments: dict[str, object] = {"model": "gemini-2.5-flash", **kwargs}
+    with pytest.raises(exception, match="^GeminiModel: " + re.escape(words)):
+        GeminiModel(**arguments)  # type: ignore[arg-type]
 
 
 async def test_retrying_model_waits_the_retry_delay_then_succeeds(gemini: GeminiServer) -> None:

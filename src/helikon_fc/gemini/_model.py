@@ -44,13 +44,42 @@ _DEFAULT_TIMEOUT = 600.0
 _CONNECT_TIMEOUT = 10.0
 
 
+def _bad(argument: str, got: object, allowed: str) -> str:
+    """The one shape of a bad-argument message: ``GeminiModel: <argument> must be <allowed>, got <got> (<type>)``."""
+    text = repr(got)
+    shown = text if len(text) <= 60 else text[:57] + "..."
+    return f"GeminiModel: {argument} must be {allowed}, got {shown} ({type(got).__name__})"
+
+
+def _checked(model: object, stream: object, include_thoughts: object, timeout: object, headers: object) -> str:
+    """The model's name (a ``models/`` prefix dropped), once every argument but the connection ones is checked."""
+    name = model.removeprefix("models/") if isinstance(model, str) else ""
+    if not name:
+        raise (TypeError if not isinstance(model, str) else ValueError)(
+            _bad("model", model, "a model's name such as 'gemini-2.5-flash'")
+        )
+    for argument, value in (("stream", stream), ("include_thoughts", include_thoughts)):
+        if not isinstance(value, bool):
+            raise TypeError(_bad(argument, value, "True or False"))
+    if timeout is not None:
+        if not isinstance(timeout, int | float) or isinstance(timeout, bool):
+            raise TypeError(_bad("timeout", timeout, "a number of seconds or None"))
+        if not timeout > 0:
+            raise ValueError(_bad("timeout", timeout, "> 0 seconds (or None for 600)"))
+    if headers is not None and not (
+        isinstance(headers, Mapping) and all(isinstance(k, str) and isinstance(v, str) for k, v in headers.items())
+    ):
+        raise TypeError(_bad("headers", headers, "a mapping of strings to strings or None"))
+    return name
+
+
 def api_root(base_url: str | None) -> str:
     """The URL the ``models/...`` paths go under: `base_url` as given, a bare host getting ``/v1beta``."""
     if base_url is None:
         return DEFAULT_BASE_URL
     url = httpx2.URL(base_url)
     if url.scheme not in ("http", "https") or not url.host:
-        raise ValueError(f"base_url must be an http(s) URL such as {DEFAULT_BASE_URL!r}, got {base_url!r}")
+        raise ValueError(_bad("base_url", base_url, f"an http(s) URL such as {DEFAULT_BASE_URL!r}"))
     root = base_url.rstrip("/")
     return root if url.path.strip("/") else f"{root}/{DEFAULT_VERSION}"
 
@@ -77,9 +106,9 @@ class GeminiModel:
         headers: Extra headers sent with every request.
 
     Raises:
-        ValueError: an empty model name, a base URL that is not http(s), or no API key and no
-            custom base URL.
-        TypeError: `stream` or `include_thoughts` is not a bool.
+        ValueError: an empty model name, a base URL that is not http(s), a timeout of 0 or less,
+            or no API key and no custom base URL.
+        TypeError: an argument of the wrong kind (a bool that is not one, a key that is not a string...).
 
     Example:
         ```python
@@ -111,18 +140,14 @@ class GeminiModel:
         timeout: float | None = None,
         headers: Mapping[str, str] | None = None,
     ) -> None:
-        name = model.removeprefix("models/") if isinstance(model, str) else ""
-        if not name:
-            raise ValueError(f"model must be a model's name such as 'gemini-2.5-flash', got {model!r}")
-        for argument, value in (("stream", stream), ("include_thoughts", include_thoughts)):
-            if not isinstance(value, bool):
-                raise TypeError(f"{argument} must be True or False, got {value!r}")
-        if timeout is not None and not timeout > 0:
-            raise ValueError(f"timeout must be > 0 seconds (or None for 600), got {timeout!r}")
+        name = _checked(model, stream, include_thoughts, timeout, headers)
+        for argument, value in (("api_key", api_key), ("base_url", base_url)):
+            if value is not None and not isinstance(value, str):
+                raise TypeError(_bad(argument, value, "a string or None"))
         key = api_key or next((os.environ[v] for v in KEY_VARIABLES if os.environ.get(v)), None)
         if key is None and base_url is None:
             raise ValueError(
-                "no Gemini API key: pass api_key=, set GOOGLE_API_KEY or GEMINI_API_KEY, "
+                "GeminiModel: no Gemini API key: pass api_key=, set GOOGLE_API_KEY or GEMINI_API_KEY, "
                 "or pass base_url= for a server that needs none"
             )
         self._model = name
