@@ -23,7 +23,8 @@ non-blank line is one event's line, and these directives stand on lines of their
 
 The server checks what the API checks first: the path (model and method, ``alt=sse`` for a
 stream), and, when `GeminiServer.api_key` is set, the ``x-goog-api-key`` header (HTTP 403
-``PERMISSION_DENIED`` otherwise). Requests are recorded (`GeminiServer.requests`).
+``PERMISSION_DENIED`` otherwise). Requests are recorded (`GeminiServer.requests`), and the
+connections open right now are counted (`GeminiServer.open_connections`).
 """
 
 from __future__ import annotations
@@ -124,9 +125,16 @@ class _Handler(BaseHTTPRequestHandler):
         """Quiet: tests read the recorded requests instead."""
 
     def handle(self) -> None:
-        """Serve the connection; a client that hangs up between requests is not an error."""
-        with contextlib.suppress(ConnectionResetError, BrokenPipeError):
-            super().handle()
+        """Serve the connection (counted while open); a client that hangs up between requests is not an error."""
+        gemini = self.server.gemini
+        with gemini._lock:
+            gemini.open_connections += 1
+        try:
+            with contextlib.suppress(ConnectionResetError, BrokenPipeError):
+                super().handle()
+        finally:
+            with gemini._lock:
+                gemini.open_connections -= 1
 
     def do_POST(self) -> None:
         gemini = self.server.gemini
@@ -227,6 +235,8 @@ class GeminiServer:
 
     def __init__(self, api_key: str | None = None) -> None:
         self.api_key = api_key
+        self.open_connections = 0
+        """How many client connections are open right now (a test can see a client close its connections)."""
         self._server = _Server(("127.0.0.1", 0), _Handler)
         self._server.gemini = self
         self._queue: deque[Exchange] = deque()

@@ -3,7 +3,11 @@ connecting, keys, cancellation and retries."""
 
 from __future__ import annotations
 
+import gc
 import re
+import time
+import warnings
+from collections.abc import Callable
 
 import pytest
 import trio
@@ -241,17 +245,61 @@ async def test_retrying_model_does_not_retry_an_invalid_request(gemini: GeminiSe
     assert info.value.kind is ModelFailureKind.OTHER and len(gemini.requests) == 1
 
 
+async def wait_until(condition: Callable[[], bool], timeout: float = 10.0) -> None:
+    with trio.fail_after(timeout):
+        while not condition():
+            await trio.sleep(0.005)
+
+
 async def test_calls_in_one_run_share_a_connection_and_aclose_ends_it(gemini: GeminiServer) -> None:
-    """The model builds one client per run: two calls go over one connection; after ``aclose`` a new one opens."""
+    """The model builds one client per run: two calls go over one connection; leaving ``async with`` closes it,
+    and a later call opens another."""
     for _ in range(3):
         gemini.enqueue("text_stream")
     model = model_for(gemini)
     async with model:
         await drain(model)
         await drain(model)
+        assert gemini.open_connections == 1
+    await wait_until(lambda: gemini.open_connections == 0)
     await drain(model)
     ports = [request.client_port for request in gemini.requests]
     assert ports[0] == ports[1] != ports[2]
+    await model.aclose()
+    await wait_until(lambda: gemini.open_connections == 0)
+
+
+def test_the_client_is_closed_when_the_trio_run_ends(gemini: GeminiServer) -> None:
+    """Used bare in two trio runs, a model builds a client per run and each run closes its own (no ResourceWarning)."""
+    model = model_for(gemini)
+
+    async def one_run() -> int:
+        gemini.enqueue("text_stream")
+        await drain(model)
+        return gemini.open_connections
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        during = [trio.run(one_run), trio.run(one_run)]
+        deadline = time.monotonic() + 10
+        while gemini.open_connections and time.monotonic() < deadline:
+            time.sleep(0.01)
+        gc.collect()
+    assert during == [1, 1]
+    assert gemini.open_connections == 0
+    assert len({request.client_port for request in gemini.requests}) == 2
+    assert [w for w in caught if issubclass(w.category, ResourceWarning)] == []
+
+
+async def test_a_model_dropped_mid_run_closes_its_client_at_once(gemini: GeminiServer) -> None:
+    """A run that makes a model per request and drops it does not keep one open client per model until it ends."""
+    model = model_for(gemini)
+    gemini.enqueue("text_stream")
+    await drain(model)
+    assert gemini.open_connections == 1
+    del model
+    gc.collect()
+    await wait_until(lambda: gemini.open_connections == 0)
 
 
 async def test_another_model_object_sends_back_the_signatures_one_received(gemini: GeminiServer) -> None:
