@@ -10,6 +10,7 @@ over ``httpx2`` (the HTTP client the ``openai`` SDK already brings, which runs o
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import os
@@ -71,6 +72,11 @@ def _checked(model: object, stream: object, include_thoughts: object, timeout: o
     ):
         raise TypeError(_bad("headers", headers, "a mapping of strings to strings or None"))
     return name
+
+
+def _build_client(headers: Mapping[str, str], timeout: float) -> httpx2.AsyncClient:
+    """A new HTTP client sending `headers`; a module function, so the clients never hold their model alive."""
+    return httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(timeout, connect=min(_CONNECT_TIMEOUT, timeout)))
 
 
 def api_root(base_url: str | None) -> str:
@@ -159,13 +165,8 @@ class GeminiModel:
         self._include_thoughts = include_thoughts
         self._timeout = timeout if timeout is not None else _DEFAULT_TIMEOUT
         self._signatures = SHARED
-        self._clients = RunClients(self._build_client)
+        self._clients = RunClients(functools.partial(_build_client, dict(self._headers), self._timeout))
         self._depth = 0
-
-    def _build_client(self) -> httpx2.AsyncClient:
-        return httpx2.AsyncClient(
-            headers=self._headers, timeout=httpx2.Timeout(self._timeout, connect=min(_CONNECT_TIMEOUT, self._timeout))
-        )
 
     @property
     def name(self) -> str:
