@@ -13,7 +13,8 @@ import argparse
 import functools
 import os
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import trio
@@ -61,6 +62,26 @@ def run_example(main: Callable[[], Awaitable[None]]) -> None:
         raise SystemExit(1) from None
     except KeyboardInterrupt:
         raise SystemExit(130) from None
+
+
+@contextmanager
+def needs(install: str) -> Iterator[None]:
+    """Around an example's imports of optional packages: when one is missing, say what to install.
+
+    Run as a script, the example then exits 1 with one line on stderr (never a traceback); imported by
+    another program, it raises `ImportError` with the same advice.
+
+    Args:
+        install: the command that installs what is missing (``pip install 'helikon_fc[otel]'``).
+    """
+    try:
+        yield
+    except ImportError as exc:
+        advice = f"{Path(sys.argv[0]).name if _run_as_example() else 'this example'} needs {exc.name or exc}: {install}"
+        if _run_as_example():
+            print(advice, file=sys.stderr)
+            raise SystemExit(1) from None
+        raise ImportError(advice) from exc
 
 
 def _run_as_example() -> bool:

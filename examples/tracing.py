@@ -11,14 +11,17 @@ from __future__ import annotations
 
 import os
 
-from _support import pick_model, run_example
-from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from _support import needs, pick_model, run_example
 
 from helikon_fc import AgentAsTool, AgentInput, LlmAgent, RunContext, RunResultStreaming, function_tool
-from helikon_fc.otel import OpenTelemetryTracer
 from helikon_fc.testing import ScriptedModel, call, call_tools, reply
+
+with needs("pip install 'helikon_fc[otel]' opentelemetry-sdk"):
+    from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    from helikon_fc.otel import OpenTelemetryTracer
 
 SPENDING = {"dining": 412, "groceries": 388}
 

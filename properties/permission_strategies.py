@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import functools
 import json
+from typing import Any
 
+import attrs
 from hypothesis import strategies as st
 
 from helikon_fc.core import (
@@ -69,10 +71,10 @@ def permission_rules() -> st.SearchStrategy[PermissionRule]:
 
 @functools.cache
 def policy_verdicts() -> st.SearchStrategy[PolicyVerdict]:
-    """Any policy verdict; replacements carry a command line or a path as their arguments."""
+    """Any policy verdict; replacements carry a command line or a path as their arguments (a JSON object)."""
     return st.one_of(
         st.sampled_from((PolicyAllow(), PolicyDeny("no"), PolicyDeny(""), PolicyAsk("sure?"))),
-        st.builds(PolicyReplace, arguments_texts()),
+        st.builds(PolicyReplace, object_arguments_texts()),
     )
 
 
@@ -117,16 +119,42 @@ def command_lines(draw: st.DrawFn) -> str:
 
 
 @functools.cache
-def arguments_texts() -> st.SearchStrategy[str]:
-    """Argument JSON for the vocabulary's tools (and some text that is not a JSON object)."""
+def object_arguments_texts() -> st.SearchStrategy[str]:
+    """Argument JSON objects for the vocabulary's tools: what a policy or an approver may put in a call's place."""
     return st.one_of(
         command_lines().map(lambda line: json.dumps({"command": line})),
         st.sampled_from(PATHS).map(lambda path: json.dumps({"path": path})),
-        st.sampled_from(("{}", "", "not json", "[1, 2]", '{"command": 7}')),
+        st.sampled_from(("{}", '{"command": 7}')),
     )
+
+
+@functools.cache
+def arguments_texts() -> st.SearchStrategy[str]:
+    """Argument JSON for the vocabulary's tools (and some text that is not a JSON object)."""
+    return st.one_of(object_arguments_texts(), st.sampled_from(("", "not json", "[1, 2]")))
 
 
 @functools.cache
 def permission_tool_calls() -> st.SearchStrategy[ToolCall]:
     """A call of one of the vocabulary's tools."""
     return st.builds(ToolCall, st.sampled_from(("c1", "c2")), st.sampled_from(TOOLS), arguments_texts())
+
+
+def _spelled(value: GuardAction | PermissionMode, as_text: bool) -> Any:
+    """An enum member, or its value string when `as_text`: the two spellings the permission API accepts."""
+    return value.value if as_text else value
+
+
+@st.composite
+def spelled_configs(draw: st.DrawFn) -> tuple[PermissionConfig, PermissionConfig]:
+    """A configuration, and the same configuration with some of its enum values spelled as their value strings
+    (``action="deny"``, ``mode="plan"``); deny guards are drawn often."""
+    config = draw(permission_configs())
+    deny_guards = st.builds(Guard, st.sampled_from(("d1", "d2")), permission_rules(), st.just(GuardAction.DENY))
+    config = attrs.evolve(config, guards=(*config.guards, *draw(st.lists(deny_guards, max_size=2))))
+    guards = tuple(
+        Guard(guard.name, guard.when, _spelled(guard.action, draw(st.booleans())), guard.prompt)
+        for guard in config.guards
+    )
+    spelled = attrs.evolve(config, mode=_spelled(config.mode, draw(st.booleans())), guards=guards)
+    return config, spelled

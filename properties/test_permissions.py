@@ -8,8 +8,8 @@ import json
 import trio
 from hypothesis import assume, given, strategies as st
 from properties.permission_strategies import (
-    arguments_texts,
     command_lines,
+    object_arguments_texts,
     permission_configs,
     permission_tool_calls,
     policy_verdicts,
@@ -242,7 +242,7 @@ def test_decide_never_raises_on_any_argument_text(arguments: str, config: Permis
 
 
 ANSWERS = st.lists(
-    st.sampled_from((Approve(), Reject("no"))) | arguments_texts().map(lambda text: Approve(text)), max_size=4
+    st.sampled_from((Approve(), Reject("no"))) | object_arguments_texts().map(lambda text: Approve(text)), max_size=4
 )
 
 

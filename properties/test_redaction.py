@@ -1,12 +1,16 @@
-"""Law: no configured secret ever survives redaction, in text or in any JSON value; redaction is idempotent."""
+"""Law: no configured secret ever survives redaction, in text or in any JSON value, nor the value of a
+secret-named key at any depth; JSON text stays JSON of the same shape; redaction is idempotent."""
 
 from __future__ import annotations
 
+import json
+
 from hypothesis import given, strategies as st
+from properties.redaction_strategies import json_values_with_secrets
 from properties.strategies import json_values
 
-from helikon_fc.core import JsonValue, redact_json, redact_text
-from helikon_fc.core.redaction import is_secret_value
+from helikon_fc.core import JsonValue, redact_json, redact_output, redact_text
+from helikon_fc.core.redaction import MASK, is_secret_name, is_secret_value
 
 SECRET_ALPHABET = st.sampled_from("ab*=: _\n\"'é🔑0123456789XYZ")
 SECRETS = st.lists(st.text(SECRET_ALPHABET, min_size=1, max_size=14), min_size=1, max_size=4)
@@ -77,3 +81,49 @@ def test_overlapping_secrets_leak_no_part_of_either(inner: str, prefix: str, dat
     text = "".join(data.draw(FILLER) + piece for piece in pieces) + data.draw(FILLER)
     left = redact_text(text, secrets).replace("***", "")
     assert set(left) <= set(" -.,\n")
+
+
+def _shape(value: JsonValue) -> object:
+    """The containers of `value` and where its leaves are, without the leaves or the keys."""
+    if isinstance(value, dict):
+        return {"object": [_shape(item) for item in value.values()]}
+    if isinstance(value, list):
+        return {"array": [_shape(item) for item in value]}
+    return "leaf"
+
+
+def _hidden_leaves(original: JsonValue, redacted: JsonValue, hidden: bool = False) -> list[JsonValue]:
+    """The leaves of `redacted` that stand where `original` has a value under a secret-named key."""
+    if isinstance(original, dict) and isinstance(redacted, dict):
+        pairs = zip(original.items(), redacted.values(), strict=True)
+        return [leaf for (key, a), b in pairs for leaf in _hidden_leaves(a, b, hidden or is_secret_name(key))]
+    if isinstance(original, list) and isinstance(redacted, list):
+        return [leaf for a, b in zip(original, redacted, strict=True) for leaf in _hidden_leaves(a, b, hidden)]
+    return [redacted] if hidden and original is not None and original != "" and str(original).strip() else []
+
+
+def _render(value: JsonValue) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+@given(case=json_values_with_secrets())
+def test_redacted_json_text_is_json_of_the_same_shape(case: tuple[JsonValue, list[str]]) -> None:
+    """For any JSON value with secrets planted at any depth, its rendered text redacted is JSON again, with the
+    same containers, as many keys and items in the same order, and a leaf wherever there was a leaf."""
+    value, secrets = case
+    redacted = json.loads(redact_output(_render(value), secrets))
+    assert _shape(redacted) == _shape(value)
+
+
+@given(case=json_values_with_secrets())
+def test_no_secret_nor_secret_named_value_survives_in_json_text(case: tuple[JsonValue, list[str]]) -> None:
+    """No secret that counts is in the redacted text, nor in any key or string leaf once decoded; every leaf under
+    a secret-named key, at any depth, is the mask (unless it was null or blank); redacting again changes nothing."""
+    value, secrets = case
+    text = redact_output(_render(value), secrets)
+    redacted = json.loads(text)
+    counting = [secret for secret in secrets if is_secret_value(secret)]
+    assert not any(secret in text for secret in counting)
+    assert not any(secret in leaf for leaf in _leaves(redacted) for secret in counting)
+    assert all(leaf == MASK for leaf in _hidden_leaves(value, redacted))
+    assert redact_output(text, secrets) == text

@@ -8,8 +8,10 @@ from tests.agents.workflow_fakes import FakeAgent, completed_usage, drain
 
 from helikon_fc.agents.handoff import Handoff
 from helikon_fc.agents.llm_agent import LlmAgent
+from helikon_fc.agents.protocol import RunStream
 from helikon_fc.agents.swarm import SwarmAgent, SwarmBuildError
 from helikon_fc.core import (
+    AgentEvent,
     AgentUpdated,
     HandoffItem,
     MaxAgentDepthExceeded,
@@ -23,7 +25,7 @@ from helikon_fc.core import (
 from helikon_fc.shell.config import RunConfig
 from helikon_fc.shell.context import RunContext
 from helikon_fc.shell.input import AgentInput
-from helikon_fc.testing import ScriptedModel, ScriptedTurn, call, call_tools, reply
+from helikon_fc.testing import FunctionModel, ScriptedModel, ScriptedTurn, call, call_tools, reply
 
 INPUT = AgentInput.from_user_text("How should I start investing $5,000?")
 U = Usage(input_tokens=10, output_tokens=5, requests=1)
@@ -147,3 +149,69 @@ async def test_without_a_budget_a_ping_pong_hits_the_depth_guard() -> None:
     assert isinstance(last, RunFailed)
     assert isinstance(last.error, MaxAgentDepthExceeded)
     assert last.error.limit == 4
+
+
+def counting_member(name: str, other: str, calls: list[str]) -> LlmAgent[None]:
+    """A member whose model hands off to `other` every time it is asked, noting each call in `calls`."""
+
+    def turn(request: object) -> ScriptedTurn:
+        calls.append(name)
+        return call_tools(call(f"transfer_to_{other}"))
+
+    return LlmAgent(name=name, model=FunctionModel(turn, name=name), description=f"The {name}.")
+
+
+async def slowly(stream: RunStream) -> list[AgentEvent]:
+    """Every event of `stream`, taking each one a second after the last: a consumer far behind its run."""
+    async with stream as events:
+        taken: list[AgentEvent] = []
+        async for event in events:
+            await trio.sleep(1)
+            taken.append(event)
+        return taken
+
+
+@pytest.mark.parametrize("limit", [0, 1, 3])
+async def test_no_model_is_called_past_the_handoff_budget_however_slow_the_consumer(
+    autojump_clock: trio.testing.MockClock, limit: int
+) -> None:
+    """The budget holds where the handoff is decided: the members' models are called once per handoff up to the
+    first one beyond the budget (as on Temporal), never more, though the consumer lags far behind the run."""
+    calls: list[str] = []
+    ping, pong = counting_member("ping", "pong", calls), counting_member("pong", "ping", calls)
+    swarm = SwarmAgent[None].builder().member(ping).member(pong).max_handoffs(limit).build()
+    events = await slowly(swarm.run(RunContext.ephemeral(None), INPUT))
+    assert len([e for e in events if isinstance(e, HandoffItem)]) == limit + 1
+    assert events[-1] == RunFailed(MaxHandoffsExceeded(limit))
+    assert len(calls) == limit + 1
+
+
+async def test_a_handoff_a_member_already_had_counts_against_the_budget(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """A member's own handoff to another member is one of the swarm's handoffs: it is counted like the injected ones."""
+    calls: list[str] = []
+    pong = counting_member("pong", "ping", calls)
+    ping = counting_member("ping", "pong", calls).with_handoffs(Handoff.to(pong))
+    swarm = SwarmAgent[None].builder().member(ping).member(pong).max_handoffs(0).build()
+    events = await slowly(swarm.run(RunContext.ephemeral(None), INPUT))
+    assert events[-1] == RunFailed(MaxHandoffsExceeded(0))
+    assert calls == ["ping"]
+
+
+async def test_concurrent_runs_of_one_swarm_have_a_budget_each(autojump_clock: trio.testing.MockClock) -> None:
+    """The budget is per run: two runs of one swarm at once each get their own handoffs up to the limit."""
+    calls: list[str] = []
+    ping, pong = counting_member("ping", "pong", calls), counting_member("pong", "ping", calls)
+    swarm = SwarmAgent[None].builder().member(ping).member(pong).max_handoffs(2).build()
+    results: list[list[AgentEvent]] = []
+
+    async def one() -> None:
+        results.append(await slowly(swarm.run(RunContext.ephemeral(None), INPUT)))
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(one)
+        nursery.start_soon(one)
+    assert [events[-1] for events in results] == [RunFailed(MaxHandoffsExceeded(2))] * 2
+    assert [len([e for e in events if isinstance(e, HandoffItem)]) for events in results] == [3, 3]
+    assert len(calls) == 6

@@ -6,7 +6,7 @@ import os
 
 import trio
 
-from helikon_fc import LlmAgent, Model, ParallelAgent, SequentialAgent, function_tool
+from helikon_fc import Handoff, LlmAgent, Model, ParallelAgent, SequentialAgent, function_tool
 from helikon_fc.core import ModelRequest, ToolResult
 from helikon_fc.testing import FunctionModel, ScriptedModel, ScriptedTurn, call, call_tools, fail, reply
 
@@ -43,6 +43,18 @@ chatty = LlmAgent(name="chatty", model=ScriptedModel([call_tools(call("get_spend
 
 stuck = LlmAgent(name="stuck", model=ScriptedModel([call_tools(call("wait_forever"))]), tools=[wait_forever])
 """Waits in a tool until it is cancelled."""
+
+
+@function_tool
+async def finish_first() -> str:
+    """A lookup that does not let the first Ctrl-C stop it (the second one stops the process)."""
+    with trio.CancelScope(shield=True):
+        await trio.sleep(60)
+    return "late"
+
+
+stubborn = LlmAgent(name="stubborn", model=ScriptedModel([call_tools(call("finish_first"))]), tools=[finish_first])
+"""Ignores the cancel of the first Ctrl-C in its tool."""
 
 fan_out: ParallelAgent[None] = (
     ParallelAgent[None]("fan-out")
@@ -98,3 +110,20 @@ def _counting_turn(request: ModelRequest) -> ScriptedTurn:
 
 remembering = LlmAgent(name="remembering", model=FunctionModel(_counting_turn))
 """Answers with how many items its request held (a session's history makes it grow run by run)."""
+
+
+def _billing_turn(request: ModelRequest) -> ScriptedTurn:
+    results = [item.output for item in request.items if isinstance(item, ToolResult) and item.call_id == "fetch"]
+    if not results:
+        return call_tools(call("fetch_statement", month="2026-11").with_id("fetch"))
+    return reply(f"From the {results[0]}.")
+
+
+triage = LlmAgent(
+    name="triage",
+    model=ScriptedModel([call_tools(call("transfer_to_billing"))]),
+    handoffs=[
+        Handoff.to(LlmAgent(name="billing", model=FunctionModel(_billing_turn), tools=[fetch_statement])),
+    ],
+)
+"""Hands off to ``billing``, which calls one tool (hanging under HELIKON_TEST_HANG), then answers."""

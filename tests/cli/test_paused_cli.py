@@ -68,12 +68,28 @@ def test_replay_renders_the_pause_and_exits_3(
 def test_runs_show_and_list_say_paused(
     paused_run: tuple[Path, list[AgentEvent]], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """``runs show`` heads the paused run with its status and lists its records; ``runs list`` says paused."""
+    """``runs show --records`` heads the paused run with its status and lists its records; ``runs list`` says paused."""
     db, _ = paused_run
-    assert main(["runs", "show", RUN_ID, "--store", str(db)]) == 0
+    assert main(["runs", "show", RUN_ID, "--records", "--store", str(db)]) == 0
     shown = capsys.readouterr().out
     headline, *records = shown.splitlines()
     assert headline.startswith(f"run {RUN_ID}  agent housekeeping  paused  ")
     assert records and all(line.split()[0].isdigit() for line in records)
     assert main(["runs", "list", "--store", str(db)]) == 0
     assert "paused" in capsys.readouterr().out.splitlines()[1].split()
+
+
+def test_runs_show_renders_the_pause_as_replay_does(
+    paused_run: tuple[Path, list[AgentEvent]], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``runs show`` (without ``--records``) renders the stored paused run as the live view does: the same lines
+    ``helikon replay`` prints for its recorded events."""
+    db, events = paused_run
+    recording = tmp_path / "paused.jsonl"
+    recording.write_text("".join(to_json(event) + "\n" for event in events))
+    main(["replay", str(recording), "--no-color"])
+    replayed = capsys.readouterr().out.splitlines()
+    assert main(["runs", "show", RUN_ID, "--store", str(db), "--no-color"]) == 0
+    headline, *shown = capsys.readouterr().out.splitlines()
+    assert headline.startswith(f"run {RUN_ID}  agent housekeeping  paused  ")
+    assert shown == replayed

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from tests.cli.test_run_cli import AGENTS, ROOT, _env, helikon
 
-from helikon_fc.core import AgentEvent, RunCompleted, RunStarted, ToolCallItem, from_json
+from helikon_fc.core import AgentEvent, AgentUpdated, MessageOutput, RunCompleted, RunStarted, ToolCallItem, from_json
 
 RECORDING = re.compile(r"helikon run: recording run (\S+) in ")
 
@@ -86,7 +86,7 @@ def test_a_session_carries_the_conversation_across_runs(tmp_path: Path) -> None:
 
 
 def test_resume_errors_name_what_is_wrong(tmp_path: Path) -> None:
-    """An unknown run id exits 1 naming it; a run of another agent exits 1 saying it cannot continue it;
+    """An unknown run id exits 1 naming it; a run of another agent exits 1 saying what differs (its name);
     ``--resume``/``--session`` without ``--store``, or ``--resume`` with a prompt, are usage errors (exit 2)."""
     store = str(tmp_path / "runs.db")
     done = helikon("run", f"{AGENTS}:budget", "How much on dining?", "--store", store)
@@ -98,7 +98,7 @@ def test_resume_errors_name_what_is_wrong(tmp_path: Path) -> None:
     assert "no run 'nope' is recorded in" in unknown.stderr and "Traceback" not in unknown.stderr
     other = helikon("run", f"{AGENTS}:remembering", "--resume", found.group(1), "--store", store)
     assert other.returncode == 1 and "Traceback" not in other.stderr
-    assert "budget" in other.stderr
+    assert "recorded by agent 'budget', not 'remembering': the agent's name differs" in other.stderr
     for args, message in (
         (("--resume", "r1"), "--resume needs --store"),
         (("--session", "alice"), "--session needs --store"),
@@ -111,3 +111,42 @@ def test_resume_errors_name_what_is_wrong(tmp_path: Path) -> None:
     assert with_prompt.returncode == 2 and "give no prompt" in with_prompt.stderr
     no_prompt = helikon("run", f"{AGENTS}:budget")
     assert no_prompt.returncode == 2 and "prompt" in no_prompt.stderr
+
+
+def _killed_in_the_tool(store: str, target: str, tool: str) -> str:
+    """Start ``helikon run TARGET --store STORE --json``, SIGKILL it while `tool` runs; the run id."""
+    command = [sys.executable, "-m", "helikon_fc", "run", target, "Was it paid?", "--store", store, "--json"]
+    process = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env(HELIKON_TEST_HANG="1"), cwd=ROOT
+    )
+    assert process.stdout is not None
+    try:
+        for line in process.stdout:  # wait until the tool is running
+            if '"type":"tool_call"' in line and tool in line:
+                break
+        process.send_signal(signal.SIGKILL)
+        _, errors = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:  # pragma: no cover - only when the test fails
+            process.kill()
+    found = RECORDING.search(errors)
+    assert found is not None, errors
+    return found.group(1)
+
+
+def test_a_handoff_killed_in_its_targets_tool_resumes_under_the_target(tmp_path: Path) -> None:
+    """Killed during the handoff target's tool call, ``--resume`` shows the target active before its tool call and
+    answer (the answer printed once, under the target's name); resuming the finished run prints its answer again."""
+    store = str(tmp_path / "runs.db")
+    run_id = _killed_in_the_tool(store, f"{AGENTS}:triage", "fetch_statement")
+    resumed = helikon("run", f"{AGENTS}:triage", "--resume", run_id, "--store", store, "--json")
+    assert resumed.returncode == 0, resumed.stderr
+    events = events_of(resumed.stdout)
+    active = [i for i, event in enumerate(events) if event == AgentUpdated("billing")]
+    calls = [i for i, event in enumerate(events) if isinstance(event, ToolCallItem | MessageOutput)]
+    assert active and calls and active[0] < calls[0], events
+    finished = helikon("run", f"{AGENTS}:triage", "--resume", run_id, "--store", store)
+    assert finished.returncode == 0, finished.stderr
+    answer = "From the statement 2026-11: $688."
+    assert finished.stdout.count(answer) == 1, finished.stdout
+    assert f"billing: {answer}" in finished.stdout

@@ -72,8 +72,12 @@ def test_a_glob_rule_needs_a_string() -> None:
 
 
 def test_a_guard_needs_a_rule() -> None:
-    with pytest.raises(TypeError, match=r"Guard: when must be a permission rule \(ToolRule, BashRule, ...\), got 'rm'"):
+    with pytest.raises(TypeError) as raised:
         Guard("g", "rm")  # type: ignore[arg-type]
+    assert str(raised.value) == (
+        "Guard: when must be a permission rule (ToolRule, BashRule, ReadRule or EditRule), got 'rm' (str); "
+        "wrap the name in a rule: ToolRule('rm') or BashRule('rm')"
+    )
     for rule in (ToolRule("x"), BashRule("rm"), ReadRule("a"), EditRule("b")):
         assert Guard("g", rule).when == rule
 
@@ -112,12 +116,16 @@ def test_guards_and_policy_lists_take_only_their_own_kind() -> None:
     assert PermissionConfig(policy=iter([line])).policy == (line,)
 
 
-def test_the_mode_must_be_a_permission_mode() -> None:
-    with pytest.raises(TypeError) as raised:
-        PermissionConfig(mode="plan")  # type: ignore[arg-type]
+def test_the_mode_is_a_permission_mode_or_its_value() -> None:
+    assert PermissionConfig(mode="plan").mode is PermissionMode.PLAN
+    with pytest.raises(ValueError) as raised:
+        PermissionConfig(mode="PLAN")
     assert str(raised.value) == (
-        "PermissionConfig: mode must be a PermissionMode (DEFAULT, ACCEPT_EDITS, PLAN, BYPASS, DONT_ASK), got 'plan'"
+        "PermissionConfig: mode must be a PermissionMode or one of 'default', 'accept_edits', 'plan', 'bypass', "
+        "'dont_ask', got 'PLAN' (str)"
     )
+    with pytest.raises(TypeError, match=r"PermissionConfig: mode must be a PermissionMode or one of .*, got 3 \(int\)"):
+        PermissionConfig(mode=3)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("start", list(PermissionMode))

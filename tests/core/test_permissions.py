@@ -443,8 +443,8 @@ def test_a_config_and_its_decisions_round_trip() -> None:
 
 def test_bad_configs_are_refused_at_construction() -> None:
     """Bad input gets a clear error naming the argument, what it got and what is allowed."""
-    with pytest.raises(TypeError, match=r"mode must be a PermissionMode \(DEFAULT, .*\), got 'plan'"):
-        PermissionConfig(mode="plan")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"mode must be a PermissionMode or one of 'default', .*, got 'Plan' \(str\)"):
+        PermissionConfig(mode="Plan")
     with pytest.raises(TypeError, match=r"deny holds 'rm'; allowed: ToolRule, BashRule, ReadRule, EditRule"):
         PermissionConfig(deny=["rm"])  # type: ignore[list-item]
     with pytest.raises(TypeError, match="allow must be a sequence, got str"):

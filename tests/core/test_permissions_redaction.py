@@ -78,12 +78,12 @@ def test_secrets_come_from_the_environment_by_name() -> None:
 
 def test_json_output_is_redacted_per_string_leaf() -> None:
     """Rule: "per string leaf"; keys are not scanned for assignments, but known secrets in keys are masked
-    (beyond the original, which never looked at keys)."""
+    (beyond the original, which never looked at keys), and so is the value of a secret-named key."""
     value: JsonValue = {"env": ["API_TOKEN=abc", 7, None], "k-sk-live-123456": "sk-live-123456", "API_TOKEN": "plain"}
     assert redact_json(value, ["sk-live-123456"]) == {
         "env": ["API_TOKEN=***", 7, None],
         "k-***": "***",
-        "API_TOKEN": "plain",
+        "API_TOKEN": "***",
     }
 
 

@@ -70,3 +70,13 @@ def test_the_resume_scenario_prints_the_shown_output() -> None:
     assert done.returncode == 0, done.stderr
     for line in block.group(1).splitlines():
         assert line in done.stdout.splitlines(), (line, done.stdout)
+
+
+def test_the_exit_statuses_listed_are_the_commands_own() -> None:
+    """The page's first paragraph lists every exit status the commands use, and no other."""
+    from helikon_fc.cli import terminal
+
+    first_paragraph = TEXT.split("\n\n")[1]
+    listed = {int(number) for number in re.findall(r"`(\d+)`", first_paragraph)}
+    used = {value for name, value in vars(terminal).items() if name.startswith("EXIT_")}
+    assert listed == used

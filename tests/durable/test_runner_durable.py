@@ -21,7 +21,16 @@ from helikon_fc import (
     function_tool,
 )
 from helikon_fc.agents.protocol import Agent, RunStream
-from helikon_fc.core import AgentEvent, ModelFailureKind, ModelRequest, RunCompleted, RunFailed, ToolResult, TurnStarted
+from helikon_fc.core import (
+    AgentEvent,
+    MessageOutput,
+    ModelFailureKind,
+    ModelRequest,
+    RunCompleted,
+    RunFailed,
+    ToolResult,
+    TurnStarted,
+)
 from helikon_fc.stores import MemoryStore, RunNotFound, RunRecord, RunRecordConflict, RunStatus, RunSummary
 from helikon_fc.testing import FunctionModel, call, call_tools, fail, reply
 from helikon_fc.testing.script import ScriptedTurn
@@ -116,7 +125,7 @@ async def test_a_changed_agent_is_refused(autojump_clock: object) -> None:
     with pytest.raises(IncompatibleRunError, match=r"'r'.*tools, handoffs, output type or structure changed"):
         await _collect(Runner(store=store).resume("r", changed, RunContext.ephemeral(None)))
     renamed = _agent([], name="someone-else")
-    with pytest.raises(IncompatibleRunError):
+    with pytest.raises(IncompatibleRunError, match=r"recorded by agent '\w+', not 'someone-else': the agent's name"):
         await _collect(Runner(store=store).resume("r", renamed, RunContext.ephemeral(None)))
 
 
@@ -140,15 +149,17 @@ async def test_a_crash_mid_round_reruns_only_the_unfinished_calls(autojump_clock
     assert not any(type(event).__name__ == "ToolCallItem" or event == TurnStarted(0) for event in resumed)
 
 
-async def test_resuming_a_finished_run_gives_back_its_terminal(autojump_clock: object) -> None:
-    """A finished run resumes to its terminal event alone, or to all its events with ``replay=True``; nothing runs."""
+async def test_resuming_a_finished_run_gives_back_its_answer_and_terminal(autojump_clock: object) -> None:
+    """A finished run resumes to its answer (its last message) and terminal event, or to all its events with
+    ``replay=True``; nothing runs."""
     store = MemoryStore()
     calls: list[tuple[str, str]] = []
     first = await _collect(
         Runner(store=store).run(_agent(calls), RunContext.ephemeral(None), AgentInput(()), run_id="r")
     )
     again = await _collect(Runner(store=store).resume("r", _agent(calls), RunContext.ephemeral(None)))
-    assert again == [RunStarted("worker", "r"), first[-1]]
+    assert again == [RunStarted("worker", "r"), first[-2], first[-1]]
+    assert isinstance(first[-2], MessageOutput) and first[-2].item.text == "all done"
     replayed = await _collect(Runner(store=store).resume("r", _agent(calls), RunContext.ephemeral(None), replay=True))
     assert replayed == first
     assert len(calls) == 4

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import attrs
 import pytest
 import trio
 import trio.testing
@@ -106,11 +107,11 @@ async def test_a_guard_question_goes_to_the_handler_and_an_approval_clears_it(
     call = bash("rm -rf ~ && echo x > /etc/motd")
     resolution = await resolve_permission(Permissions(approval_handler=approver), call, BASH)
     assert [request.guard for request in approver.asked] == ["rm-root", "system-path"]
-    assert resolution.decision == Allow("no policy: allowed", approved=True)
+    assert resolution.decision == Allow("no policy: allowed", approved=True, arguments=call.arguments)
     assert resolution.events == (
         ApprovalRequested("call_1", "Bash", call.arguments),
         ApprovalRequested("call_1", "Bash", call.arguments),
-        PermissionGranted("call_1", "Bash", "no policy: allowed", None, True, None),
+        PermissionGranted("call_1", "Bash", "no policy: allowed", None, True, call.arguments),
     )
 
 
@@ -138,7 +139,9 @@ async def test_a_policy_question_approved_allows_the_call(autojump_clock: trio.t
     resolution = await resolve_permission(
         Permissions(policy=Policy(PolicyAsk("Run ls?")), approval_handler=approver), bash("ls")
     )
-    assert resolution.decision == Allow("approved by the approval handler", approved=True)
+    assert resolution.decision == Allow(
+        "approved by the approval handler", approved=True, arguments=bash("ls").arguments
+    )
     assert approver.asked[0].prompt == "Run ls?" and approver.asked[0].guard is None
 
 
@@ -253,5 +256,36 @@ def test_tools_carry_an_effect() -> None:
     assert tool_effect(act) is ToolEffect.SIDE_EFFECT
     assert tool_effect(sub) is ToolEffect.SIDE_EFFECT
     assert tool_effect(AgentAsTool(sub.agent, effect=ToolEffect.READ_ONLY)) is ToolEffect.READ_ONLY
-    with pytest.raises(TypeError, match=r"effect must be one of ToolEffect\.READ_ONLY, ToolEffect\.WRITE"):
-        function_tool(effect="read_only")(act.fn)  # type: ignore[call-overload]
+    assert tool_effect(function_tool(effect="read_only")(act.fn)) is ToolEffect.READ_ONLY
+    with pytest.raises(ValueError) as raised:
+        function_tool(effect="readonly")(act.fn)
+    assert str(raised.value) == (
+        "tool 'act': effect must be a ToolEffect or one of 'read_only', 'write', 'side_effect', got 'readonly' (str)"
+    )
+    with pytest.raises(TypeError, match=r"^tool 'act': effect must be a ToolEffect or one of .*, got None"):
+        function_tool(effect=None)(act.fn)  # type: ignore[call-overload]
+    assert tool_effect(AgentAsTool(sub.agent, effect="write")) is ToolEffect.WRITE
+    with pytest.raises(ValueError, match=r"^AgentAsTool: effect must be a ToolEffect or one of .*, got 'WRITE'"):
+        AgentAsTool(sub.agent, effect="WRITE")
+
+
+@attrs.define
+class _Declared:
+    """A hand-written tool's declared effect, as `tool_effect` reads it."""
+
+    effect: object
+
+
+@pytest.mark.parametrize(
+    ("declared", "read"),
+    [
+        ("read_only", ToolEffect.READ_ONLY),
+        ("write", ToolEffect.WRITE),
+        (ToolEffect.WRITE, ToolEffect.WRITE),
+        ("READ_ONLY", ToolEffect.SIDE_EFFECT),
+        (3, ToolEffect.SIDE_EFFECT),
+    ],
+)
+def test_a_hand_written_tool_may_declare_its_effect_by_value(declared: object, read: ToolEffect) -> None:
+    """A value string is the effect it names; anything that is no effect counts as a side effect (the safe side)."""
+    assert tool_effect(_Declared(declared)) is read  # type: ignore[arg-type]

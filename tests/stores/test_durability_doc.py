@@ -1,39 +1,21 @@
-"""Every Python snippet in ``docs/durability.md`` runs, and prints what its comments say it prints
-(the PostgreSQL one against the test session's own server)."""
+"""``docs/durability.md``'s PostgreSQL snippet runs against the test session's own server, and prints what its
+comments say (tests/docs/test_pages.py runs the page's other snippets, and this one without a server)."""
 
 from __future__ import annotations
 
-import contextlib
-import io
-import pathlib
-import re
-
 import pytest
-
-DOC = pathlib.Path(__file__).resolve().parents[2] / "docs" / "durability.md"
-SNIPPETS = re.findall(r"```python\n(.*?)```", DOC.read_text(), flags=re.DOTALL)
-PRINTED = re.compile(r"print\(.*\)\s*# (.+)$")
+from tests.docs.pages import ROOT, blocks, check_printed, fresh_namespace, run_block
 
 
 def test_the_page_has_snippets() -> None:
     """The page shows runnable code: sessions across runs on SQLite and on PostgreSQL, and the protocol."""
-    assert len(SNIPPETS) >= 3
-    assert any("SQLiteStore" in code for code in SNIPPETS) and any("PostgresStore" in code for code in SNIPPETS)
+    code = [block.code for block in blocks(ROOT / "docs" / "durability.md")]
+    assert len(code) >= 3
+    assert any("SQLiteStore" in text for text in code) and any("PostgresStore" in text for text in code)
 
 
-@pytest.mark.parametrize("index", range(len(SNIPPETS)))
-def test_snippet_runs_and_prints_what_it_says(
-    index: int, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The snippet runs in a fresh namespace, and each ``print(...)  # text`` comment appears in its output."""
-    code = SNIPPETS[index]
-    if "HELIKON_POSTGRES_DSN" in code:
-        monkeypatch.setenv("HELIKON_POSTGRES_DSN", request.getfixturevalue("postgres_dsn"))
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        exec(compile(code, f"{DOC.name}[{index}]", "exec"), {"__name__": f"snippet_{index}"})
-    printed = out.getvalue()
-    expected = [match.group(1).strip() for match in map(PRINTED.search, code.splitlines()) if match]
-    assert expected
-    for line in expected:
-        assert line in printed, (line, printed)
+def test_the_postgres_snippet_runs_and_prints_what_it_says(postgres_dsn: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The block that needs ``HELIKON_POSTGRES_DSN`` runs against a fresh database and prints what it says."""
+    (block,) = [block for block in blocks(ROOT / "docs" / "durability.md") if "HELIKON_POSTGRES_DSN" in block.needs]
+    monkeypatch.setenv("HELIKON_POSTGRES_DSN", postgres_dsn)
+    check_printed(block, run_block(block, fresh_namespace(block)))

@@ -39,10 +39,10 @@ def test_list_prints_every_run_newest_first(sql_backend: Backend, capsys: pytest
 def test_show_prints_the_summary_and_each_record_shortened(
     sql_backend: Backend, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """`runs show` prints the run's summary, then each record's seq, kind and compact JSON body, cut to
+    """`runs show --records` prints the run's summary, then each record's seq, kind and compact JSON body, cut to
     100 characters unless `--full`."""
     trio.run(_record_two_runs, sql_backend)
-    assert main(["runs", "show", "run-a", "--store", sql_backend.location]) == 0
+    assert main(["runs", "show", "run-a", "--records", "--store", sql_backend.location]) == 0
     head, first, second = capsys.readouterr().out.splitlines()
     assert head.startswith("run run-a  agent triage  completed  2 records  created ")
     assert first.split(None, 2) == ["0", "started", '{"input":"hi"}']

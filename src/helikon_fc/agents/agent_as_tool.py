@@ -8,6 +8,7 @@ import attrs
 from typing_extensions import TypeVar
 
 from ..core import JsonObject, ToolEffect
+from ..core.permissions.checks import member
 from ..shell import _checks
 from ..shell.config import RunConfig
 from ..shell.context import RunContext
@@ -31,6 +32,10 @@ _PARAMETERS: JsonObject = {
 
 async def _discard(event: object) -> None:
     """The sub-run's events stay inside the tool: the parent sees only the tool result."""
+
+
+def _effect(value: ToolEffect | str) -> ToolEffect:
+    return member(ToolEffect, value, "AgentAsTool", "effect")
 
 
 @attrs.frozen
@@ -78,11 +83,7 @@ class AgentAsTool(Generic[Ctx]):
         kw_only=True,
         validator=_checks.field(_checks.optional(_checks.instance_of(RunConfig, "a RunConfig or None"))),
     )
-    effect: ToolEffect = attrs.field(
-        default=ToolEffect.SIDE_EFFECT,
-        kw_only=True,
-        validator=_checks.field(_checks.instance_of(ToolEffect, "a ToolEffect")),
-    )
+    effect: ToolEffect = attrs.field(default=ToolEffect.SIDE_EFFECT, kw_only=True, converter=_effect)
 
     @property
     def name(self) -> str:

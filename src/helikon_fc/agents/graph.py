@@ -15,7 +15,7 @@ from ..core import AgentError, BranchFailure, GraphFailed, TerminalEvent, UserMe
 from ..core.wavefront import Wavefront, find_cycle
 from ..shell import _checks
 from ..shell.context import RunContext
-from ..shell.input import AgentInput
+from ..shell.input import AgentInput, as_input
 from ._children import Outcomes, run_keyed
 from ._workflow import (
     ChildOutcome,
@@ -92,8 +92,9 @@ class GraphAgent(Generic[Ctx]):
         """A builder with no name, nodes or edges yet."""
         return GraphBuilder()
 
-    def run(self, ctx: RunContext[Ctx], input: AgentInput) -> RunStream:
+    def run(self, ctx: RunContext[Ctx], input: AgentInput | str) -> RunStream:
         """Run the wavefront; see `GraphAgent`."""
+        input = as_input("GraphAgent.run", input)
         agents = dict(self.nodes)
 
         async def body(emit: Emit, ctx: RunContext[Ctx]) -> TerminalEvent:

@@ -18,7 +18,7 @@ from ..shell.driver import open_loop_run
 from ..shell.durable_llm import llm_fingerprint
 from ..shell.guardrails import Guardrail, guardrail_tuple
 from ..shell.hooks import Hook, Hooks, as_hooks
-from ..shell.input import AgentInput
+from ..shell.input import AgentInput, as_input
 from ..shell.protocol import RunStream
 from ..shell.tool import Tool
 from .handoff import Handoff
@@ -142,13 +142,14 @@ class LlmAgent(Generic[Ctx]):
         """What the driver runs: this agent as one frozen `LoopDefinition`."""
         return self._definition
 
-    def run(self, ctx: RunContext[Ctx], input: AgentInput) -> RunStream:
+    def run(self, ctx: RunContext[Ctx], input: AgentInput | str) -> RunStream:
         """Start a run: ``async with agent.run(ctx, input) as events: async for event in events: ...``.
 
         `RunStarted` comes first, deltas stream live, exactly one terminal event comes last. A
         failure mid-run is a `RunFailed` event; a failure to start (`HandoffCollisionError`) is
         raised when the block is entered.
         """
+        input = as_input("LlmAgent.run", input)
         return open_loop_run(self._definition, ctx, input)
 
     def durable_fingerprint(self) -> str:

@@ -11,7 +11,7 @@ from ..core import MaxIterationsExceeded, RunFailed, TerminalEvent
 from ..shell import _checks
 from ..shell.context import RunContext
 from ..shell.durable import child_context
-from ..shell.input import AgentInput
+from ..shell.input import AgentInput, as_input
 from ._children import Steps, nothing_to_run, step_end
 from ._workflow import COMPLETED, Emit, open_workflow_stream, run_child, workflow_fingerprint
 from .protocol import Agent, RunStream
@@ -50,8 +50,9 @@ class LoopAgent(Steps[Ctx], Generic[Ctx]):
         default=(), kw_only=True, validator=_checks.field(_checks.keyed_agents)
     )
 
-    def run(self, ctx: RunContext[Ctx], input: AgentInput) -> RunStream:
+    def run(self, ctx: RunContext[Ctx], input: AgentInput | str) -> RunStream:
         """Run the passes; see `LoopAgent`."""
+        input = as_input("LoopAgent.run", input)
 
         async def body(emit: Emit, ctx: RunContext[Ctx]) -> TerminalEvent:
             if not self.steps:

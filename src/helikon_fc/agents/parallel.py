@@ -12,7 +12,7 @@ from typing_extensions import TypeVar
 from ..core import OtherError, ParallelFailed, RunFailed, TerminalEvent
 from ..shell import _checks
 from ..shell.context import RunContext
-from ..shell.input import AgentInput
+from ..shell.input import AgentInput, as_input
 from ._children import Outcomes, nothing_to_run, run_keyed
 from ._workflow import Emit, Interleaving, compact_json, open_workflow_stream, workflow_fingerprint
 from .protocol import Agent, RunStream
@@ -63,8 +63,9 @@ class ParallelAgent(Generic[Ctx]):
         _checks.require_agent("ParallelAgent.branch", "agent", agent)
         return attrs.evolve(self, branches=(*self.branches, (key, agent)))
 
-    def run(self, ctx: RunContext[Ctx], input: AgentInput) -> RunStream:
+    def run(self, ctx: RunContext[Ctx], input: AgentInput | str) -> RunStream:
         """Run the branches concurrently; see `ParallelAgent`."""
+        input = as_input("ParallelAgent.run", input)
 
         async def body(emit: Emit, ctx: RunContext[Ctx]) -> TerminalEvent:
             if not self.branches:

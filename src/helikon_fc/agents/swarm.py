@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 from typing import Any, Generic
 
@@ -14,11 +15,10 @@ from ..core.events import AgentEvent
 from ..shell import _checks
 from ..shell.context import RunContext
 from ..shell.durable import child_context
-from ..shell.input import AgentInput
+from ..shell.input import AgentInput, as_input
 from ._workflow import (
     COMPLETED,
     ChildFailed,
-    ChildOutcome,
     ChildPaused,
     ChildSucceeded,
     Emit,
@@ -28,7 +28,7 @@ from ._workflow import (
 )
 from .handoff import Handoff, slug
 from .llm_agent import LlmAgent
-from .protocol import RunStream
+from .protocol import Agent, RunStream
 
 Ctx = TypeVar("Ctx", default=None)
 
@@ -38,11 +38,12 @@ class SwarmBuildError(ValueError):
     name), an entry that is not a member, or a negative `max_handoffs`."""
 
 
-def _mesh(members: tuple[LlmAgent[Any], ...]) -> dict[str, LlmAgent[Any]]:
+def _mesh(members: tuple[LlmAgent[Any], ...], budget: _Budget | None = None) -> dict[str, LlmAgent[Any]]:
     """Copies of `members`, each with a handoff to every other member that it does not already have.
 
     The handoffs resolve lazily to the *copies*, so a handoff lands on a member that can hand off
-    again: the mesh is cyclic, built from immutable values.
+    again: the mesh is cyclic, built from immutable values. With a `budget` (one run's), every
+    handoff of every member, its own ones included, takes from it as it happens.
     """
     meshed: dict[str, LlmAgent[Any]] = {}
     for member in members:
@@ -54,8 +55,55 @@ def _mesh(members: tuple[LlmAgent[Any], ...]) -> dict[str, LlmAgent[Any]]:
             for other in members
             if other.name != member.name and other.name not in present
         )
-        meshed[member.name] = member.with_handoffs(*added)
+        if budget is None:
+            meshed[member.name] = member.with_handoffs(*added)
+        else:
+            counted = tuple(budget.counted(handoff) for handoff in (*member.handoffs, *added))
+            meshed[member.name] = attrs.evolve(member, handoffs=counted)
     return meshed
+
+
+class _Budget:
+    """One run's handoff budget, taken where each handoff is decided: when its target is resolved.
+
+    Past the limit the target is not run: the handoff resolves to an agent that fails at once with
+    `MaxHandoffsExceeded`, so no model or tool is called beyond the budget, however far the run is
+    ahead of its consumer (its events wait in stream buffers; the handoffs do not).
+    """
+
+    __slots__ = ("limit", "taken")
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.taken = 0
+
+    def counted(self, handoff: Handoff[Any]) -> Handoff[Any]:
+        """`handoff`, taking one handoff from this budget each time it resolves its target."""
+        return attrs.evolve(handoff, resolve=partial(self._resolve, handoff.resolve, handoff.agent_name))
+
+    def _resolve(self, resolve: Callable[[], Agent[Any]], target: str) -> Agent[Any]:
+        self.taken += 1
+        if self.taken > self.limit:
+            return _OverBudget(target, self.limit)
+        return resolve()
+
+
+@attrs.frozen
+class _OverBudget:
+    """What a handoff beyond the budget resolves to: an agent named as the target that fails at once."""
+
+    name: str
+    limit: int
+    description: str = ""
+
+    def run(self, ctx: RunContext[Any], input: AgentInput) -> RunStream:
+        """A run that fails with `MaxHandoffsExceeded` before calling anything."""
+
+        async def body(emit: Emit, ctx: RunContext[Any]) -> TerminalEvent:
+            await trio.lowlevel.checkpoint()
+            return RunFailed(MaxHandoffsExceeded(self.limit))
+
+        return open_workflow_stream(self.name, ctx, body)
 
 
 @attrs.frozen
@@ -69,9 +117,11 @@ class SwarmAgent(Generic[Ctx]):
     ``AgentUpdated`` show who is active); the entry member's `RunStarted` becomes `AgentUpdated`.
 
     Convergence: every handoff nests one level deeper, so a ping-pong that never ends is bounded by
-    ``max_agent_depth`` (`MaxAgentDepthExceeded`). With `max_handoffs` set, the swarm counts the
-    `HandoffItem` events on its own stream; the first one beyond the budget is delivered, then the
-    run is cancelled and fails with `MaxHandoffsExceeded(limit)`.
+    ``max_agent_depth`` (`MaxAgentDepthExceeded`). With `max_handoffs` set, each run counts its
+    members' handoffs where they are decided (as a handoff's target is resolved), not on its stream:
+    the first handoff beyond the budget is delivered, its target never runs, and the run fails with
+    `MaxHandoffsExceeded(limit)`; no model or tool is called past the budget, however far behind
+    the consumer is.
 
     Attributes:
         name: the swarm's name (its `RunStarted`).
@@ -104,30 +154,15 @@ class SwarmAgent(Generic[Ctx]):
         """
         return self._meshed[name]
 
-    def run(self, ctx: RunContext[Ctx], input: AgentInput) -> RunStream:
+    def run(self, ctx: RunContext[Ctx], input: AgentInput | str) -> RunStream:
         """Run the entry member with full-mesh handoffs; see `SwarmAgent`."""
-        entry = self._meshed[self.entry]
+        input = as_input("SwarmAgent.run", input)
         limit = self.max_handoffs
+        entry = self._meshed[self.entry] if limit is None else _mesh(self.members, _Budget(limit))[self.entry]
 
         async def body(emit: Emit, ctx: RunContext[Ctx]) -> TerminalEvent:
-            seen = 0
-            exceeded = False
-            outcome: ChildOutcome | None = None
-            with trio.CancelScope() as scope:
-
-                async def counting(event: AgentEvent) -> None:
-                    nonlocal seen, exceeded
-                    await emit(event)
-                    if isinstance(event, HandoffItem):
-                        seen += 1
-                        if limit is not None and seen > limit:
-                            exceeded = True
-                            scope.cancel()
-
-                child = child_context(ctx.subagent_child(), ctx, "entry")
-                outcome = await run_child(entry, child, input, counting)
-            if exceeded or outcome is None:
-                return RunFailed(MaxHandoffsExceeded(limit if limit is not None else seen))
+            child = child_context(ctx.subagent_child(), ctx, "entry")
+            outcome = await run_child(entry, child, input, _ShownUpTo(emit, limit))
             match outcome:
                 case ChildSucceeded():
                     return COMPLETED
@@ -144,6 +179,27 @@ class SwarmAgent(Generic[Ctx]):
         """The fingerprint of this swarm's recorded runs (its name, members and entry)."""
         members = tuple((member.name, member) for member in self.members)
         return workflow_fingerprint("swarm", self.name, members, entry=self.entry)
+
+
+class _ShownUpTo:
+    """Passes the entry member's events on up to the first handoff beyond `limit`, then nothing more (the
+    target's announcement included: that handoff was never carried out)."""
+
+    __slots__ = ("_emit", "_limit", "_seen")
+
+    def __init__(self, emit: Emit, limit: int | None) -> None:
+        self._emit = emit
+        self._limit = limit
+        self._seen = 0
+
+    async def __call__(self, event: AgentEvent) -> None:
+        limit = self._limit
+        if limit is not None and self._seen > limit:
+            await trio.lowlevel.checkpoint()
+            return
+        if isinstance(event, HandoffItem):
+            self._seen += 1
+        await self._emit(event)
 
 
 @attrs.frozen

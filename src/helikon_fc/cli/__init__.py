@@ -1,13 +1,13 @@
 """The ``helikon`` command line (also ``python -m helikon_fc``).
 
 - ``helikon run MODULE:ATTRIBUTE "prompt"`` runs any agent with a live view (or ``--json`` events);
-- ``helikon replay events.jsonl`` renders a recorded run;
+- ``helikon replay events.jsonl`` renders a recorded run; ``helikon runs list|show`` a store's runs;
 - ``helikon demo`` runs personal-finance agent systems on the simulator (no key, no network).
 
 Each subcommand is a `Command` in a module of ``helikon_fc.cli.commands``, registered in its `COMMANDS`.
 Building the parsers imports none of the library: a command imports what it runs when it runs, so
 ``helikon --version`` and ``--help`` cost little more than Python's start-up (tests/cli/test_imports.py).
-Exit statuses: 0 completed, 1 failed, 2 bad arguments, 130 cancelled (Ctrl-C).
+Exit statuses: 0 completed, 1 failed, 2 bad arguments, 3 paused for approval, 130 cancelled (Ctrl-C).
 """
 
 from __future__ import annotations
@@ -80,13 +80,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return command.execute(args, sub)
     except KeyboardInterrupt:
-        return EXIT_CANCELLED
+        return _interrupted(command.name)
     except BrokenPipeError:  # the reader went away (`helikon demo | head`): stop quietly
         return _reader_gone()
-    except BaseExceptionGroup as group:  # the same, raised inside a nursery (a live run, a cancel scenario)
-        if group.split(BrokenPipeError)[1] is not None:
+    except BaseExceptionGroup as group:  # the same, raised inside a nursery (a live run, a demo scenario)
+        interrupts, rest = group.split(KeyboardInterrupt)
+        if rest is not None and rest.split(BrokenPipeError)[1] is not None:
             raise
-        return _reader_gone()
+        return _interrupted(command.name) if interrupts is not None else _reader_gone()
+
+
+def _interrupted(command: str) -> int:
+    """Ctrl-C stopped the command: one line on stderr (never a traceback), and the status of SIGINT."""
+    sys.stderr.write(f"\nhelikon {command}: interrupted (Ctrl-C)\n")
+    sys.stderr.flush()
+    return EXIT_CANCELLED
 
 
 def _reader_gone() -> int:

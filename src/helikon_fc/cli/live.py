@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import signal
+import sys
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager, AsyncExitStack
-from typing import Any, TextIO
+from typing import Any, NoReturn, TextIO
 
 import attrs
 import trio
@@ -22,6 +24,7 @@ from ..shell.runner import Runner
 from ..shell.storage import StoreError
 from ..stores import store_at
 from .render import EventRenderer
+from .terminal import EXIT_CANCELLED
 
 Sink = Callable[[AgentEvent], None]
 """Where each event goes as it arrives: the live view or JSON lines."""
@@ -129,10 +132,20 @@ def _stream(
 
 
 async def _cancel_on_interrupt(ctx: RunContext[Any]) -> None:
+    """The first Ctrl-C cancels the run; a second one ends the process at once, whatever the run is doing
+    (a tool that shields itself from the cancel included), with one line and exit status 130."""
     with trio.open_signal_receiver(signal.SIGINT) as signals:
         interrupted = False
         async for _ in signals:
             if interrupted:
-                raise KeyboardInterrupt
+                _stop_now()
             interrupted = True
             ctx.cancel("interrupted (Ctrl-C)")
+
+
+def _stop_now() -> NoReturn:
+    """Leave the process now: what was written is flushed, nothing waits for the run's tasks to finish."""
+    sys.stdout.flush()
+    sys.stderr.write("\nhelikon run: interrupted (Ctrl-C)\n")
+    sys.stderr.flush()
+    os._exit(EXIT_CANCELLED)

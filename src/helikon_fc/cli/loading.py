@@ -21,6 +21,9 @@ import importlib
 import importlib.util
 import inspect
 import sys
+import sysconfig
+import traceback
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -62,8 +65,8 @@ def _import(name: str) -> ModuleType:
         return importlib.import_module(name)
     except TargetError:
         raise
-    except Exception as exc:  # a module that fails to import is the user's to fix: say how it failed
-        raise TargetError(f"cannot import {name}: {type(exc).__name__}: {exc}") from None
+    except Exception as exc:  # a module that fails to import is the user's to fix: say where it failed
+        raise TargetError(f"cannot import {name}: {user_failure(exc)}") from None
 
 
 def _import_file(path: Path) -> ModuleType:
@@ -85,8 +88,11 @@ def _as_agent(spec: str, value: object, model: Model | None) -> Agent[Any]:
     if is_agent(value):
         return _on_model(spec, value, model)
     if callable(value):
-        takes_model = _has_parameters(value)
-        built = value(model) if takes_model else value()
+        takes_model = _takes_model(spec, value)
+        try:
+            built = value(model) if takes_model else value()
+        except Exception as exc:  # the factory is the user's code: say where it failed
+            raise TargetError(f"{spec} raised {user_failure(exc)}") from None
         if not is_agent(built):
             raise TargetError(f"{spec} returned {describe(built)}, not an agent")
         return built if takes_model else _on_model(spec, built, model)
@@ -104,8 +110,40 @@ def _on_model(spec: str, agent: Any, model: Model | None) -> Agent[Any]:
     )
 
 
-def _has_parameters(factory: object) -> bool:
+def _takes_model(spec: str, factory: Callable[..., object]) -> bool:
+    """Whether `factory` is called with the model (it has parameters); a `TargetError` when it needs more than one."""
     try:
-        return bool(inspect.signature(factory).parameters)  # type: ignore[arg-type]
+        parameters = inspect.signature(factory).parameters.values()
     except (TypeError, ValueError):  # a builtin without a signature: call it bare
         return False
+    required = [
+        p.name
+        for p in parameters
+        if p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+    ]
+    if len(required) > 1 or any(p.kind is p.KEYWORD_ONLY and p.default is p.empty for p in parameters):
+        raise TargetError(
+            f"{spec} takes {len(required)} required parameters ({', '.join(required)}); a factory takes none,"
+            " or one: the --model model (None without --model)"
+        )
+    return any(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL) for p in parameters)
+
+
+def user_failure(exc: BaseException) -> str:
+    """`exc` as ``"ValueError: boom"``, then where it was raised in the user's code: the traceback's frames
+    outside this library, Python's own modules and installed packages (a `SyntaxError` names its file and line).
+    """
+    if isinstance(exc, SyntaxError):
+        *lines, what = traceback.format_exception_only(exc)
+        return what.rstrip() + "\n" + "".join(lines).rstrip()
+    frames = [frame for frame in traceback.extract_tb(exc.__traceback__) if _is_users(frame.filename)]
+    where = "".join(traceback.format_list(frames)).rstrip()
+    return f"{type(exc).__name__}: {exc}" + (f"\n{where}" if where else "")
+
+
+_NOT_USERS = (str(Path(__file__).resolve().parents[1]), *(sysconfig.get_path(key) for key in ("stdlib", "purelib")))
+"""Where frames that are not the user's code live: this library, the standard library, installed packages."""
+
+
+def _is_users(filename: str) -> bool:
+    return not filename.startswith((*_NOT_USERS, "<frozen ")) and "site-packages" not in Path(filename).parts

@@ -124,10 +124,12 @@ from .permissions import (
     decision_events as decision_events,
     parse_command as parse_command,
     refuse_unanswered as refuse_unanswered,
+    replacement_problem as replacement_problem,
 )
 from .redaction import (
     RedactionConfig as RedactionConfig,
     redact_json as redact_json,
+    redact_output as redact_output,
     redact_text as redact_text,
     secrets_from_environment as secrets_from_environment,
 )

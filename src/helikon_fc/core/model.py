@@ -148,9 +148,14 @@ class ModelToolCallDelta:
 
 @attrs.frozen
 class ModelUsage:
-    """What the turn has cost so far: a cumulative snapshot, the last one of a turn wins."""
+    """What the turn has cost so far: a cumulative snapshot, the last one of a turn wins.
+
+    `model` names the model that answered when it is not the one that was asked (a `FallbackModel`
+    sets it when a fallback answered); `None` means the model asked.
+    """
 
     usage: Usage
+    model: str | None = None
 
 
 @attrs.frozen

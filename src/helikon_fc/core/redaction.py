@@ -15,13 +15,16 @@ Two passes, in this order (the original's rules, with the differences marked):
    in UTF-8, not all digits, and not one of `EXCLUDED_VALUES` (compared without case). The
    known values come from the environment (`secrets_from_environment`) and from configuration.
 
-For JSON output (`redact_json`) both passes run on every string leaf; object keys get the
-second pass only *(the original never scanned keys)*.
+For JSON (`redact_json`) both passes run on every string leaf; object keys get the second pass
+only *(the original never scanned keys)*, and every leaf under a secret-named key, at any depth,
+is masked whole *(the original only read ``KEY=value`` lines)*. A tool result's text
+(`redact_output`) that is JSON stays JSON of the same shape: see `redact_output`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping
+import json
+from collections.abc import Collection, Iterable, Iterator, Mapping
 
 import attrs
 
@@ -37,6 +40,7 @@ __all__ = [
     "is_secret_value",
     "redact_json",
     "redact_known",
+    "redact_output",
     "redact_text",
     "secrets_from_environment",
 ]
@@ -106,14 +110,150 @@ def redact_text(text: str, secrets: Collection[str] = ()) -> str:
 
 
 def redact_json(value: JsonValue, secrets: Collection[str] = ()) -> JsonValue:
-    """`value` with `redact_text` applied to every string leaf, and known secrets masked in object keys."""
-    if isinstance(value, str):
-        return redact_text(value, secrets)
-    if isinstance(value, list):
-        return [redact_json(item, secrets) for item in value]
+    """`value` with `redact_text` applied to every string leaf, known secrets masked in object keys, and every
+    leaf under a secret-named key masked whole (`_hidden`), at any depth.
+
+    The shape stays: containers keep their items, and keys that mask to the same text are told apart
+    (`_distinct`), so no entry is lost.
+    """
+    return _redact(value, _counting(secrets), hidden=False)
+
+
+def _redact(value: JsonValue, known: frozenset[str], *, hidden: bool) -> JsonValue:
     if isinstance(value, dict):
-        return {redact_known(key, secrets): redact_json(item, secrets) for key, item in value.items()}
+        names = _distinct(list(value), [redact_known(key, known) for key in value])
+        return {
+            name: _redact(item, known, hidden=hidden or is_secret_name(key))
+            for name, (key, item) in zip(names, value.items(), strict=True)
+        }
+    if isinstance(value, list):
+        return [_redact(item, known, hidden=hidden) for item in value]
+    if hidden:
+        return _hidden(value)
+    return redact_text(value, known) if isinstance(value, str) else value
+
+
+def _hidden(leaf: JsonValue) -> JsonValue:
+    """A leaf under a secret-named key: the mask, unless there is nothing to hide (null, a blank string)."""
+    return leaf if leaf is None or (isinstance(leaf, str) and not leaf.strip()) else MASK
+
+
+def _distinct(keys: list[str], names: list[str]) -> list[str]:
+    """`names` (the masked `keys`), a changed name that meets another numbered `` (2)``, `` (3)``...: a key left
+    as it was keeps its name."""
+    taken = {name for key, name in zip(keys, names, strict=True) if name == key}
+    out: list[str] = []
+    for key, name in zip(keys, names, strict=True):
+        if name != key:
+            base, number = name, 2
+            while name in taken:
+                name, number = f"{base} ({number})", number + 1
+            taken.add(name)
+        out.append(name)
+    return out
+
+
+def _counting(secrets: Collection[str]) -> frozenset[str]:
+    return frozenset(secret for secret in secrets if is_secret_value(secret))
+
+
+def redact_output(text: str, secrets: Collection[str] = ()) -> str:
+    """A tool result's `text` with secrets masked; JSON text stays JSON of the same shape.
+
+    Text that is not JSON gets `redact_text`. JSON text gets `redact_json`, then every key and scalar
+    that a known secret touches in the rendered text (across punctuation, or in a string's escaped
+    form) is masked too, until none is touched; the answer is rendered compactly in the text's own key
+    order. When nothing was masked the text comes back as it was. Only a secret made of JSON
+    punctuation alone (no key or scalar to mask) is masked in the rendered text, which may then no
+    longer be JSON; JSON nested too deep to walk is redacted as text.
+    """
+    known = _counting(secrets)
+    try:
+        value = json.loads(text)
+        redacted = _masked_across_tokens(_redact(value, known, hidden=False), known)
+    except (ValueError, RecursionError):
+        return redact_text(text, known)
+    rendered = _render(redacted)
+    if rendered == _render(value) and redact_known(text, known) == text:
+        return text
+    return redact_known(rendered, known)
+
+
+def _render(value: JsonValue) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def _masked_across_tokens(value: JsonValue, known: frozenset[str]) -> JsonValue:
+    """`value` with every key and scalar masked that an occurrence of a known secret touches in its rendered text.
+
+    Tokens are numbered in rendering order, and masking keeps their number, so each round masks at least
+    one token not masked before, or ends.
+    """
+    done: set[int] = set()
+    while known:
+        rendering = _Rendering()
+        rendering.add(value)
+        covered = _covered("".join(rendering.parts), known)
+        spans = rendering.spans
+        touched = {n for n, (start, end) in enumerate(spans) if n not in done and any(covered[start:end])}
+        if not touched:
+            break
+        done |= touched
+        value = _mask_tokens(value, touched, iter(range(len(spans))))
     return value
+
+
+class _Rendering:
+    """A JSON value's compact rendering, piece by piece, and the span of each key and scalar in it (a string's
+    characters without its quotes), in rendering order."""
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+        self.spans: list[tuple[int, int]] = []
+        self._length = 0
+
+    def add(self, value: JsonValue) -> None:
+        """Render `value` after what is rendered so far."""
+        if isinstance(value, dict):
+            self._put("{")
+            for index, (key, item) in enumerate(value.items()):
+                self._put("," if index else "")
+                self._token(key)
+                self._put(":")
+                self.add(item)
+            self._put("}")
+        elif isinstance(value, list):
+            self._put("[")
+            for index, item in enumerate(value):
+                self._put("," if index else "")
+                self.add(item)
+            self._put("]")
+        else:
+            self._token(value)
+
+    def _token(self, value: JsonValue) -> None:
+        text = _render(value)
+        quotes = 1 if isinstance(value, str) else 0
+        self.spans.append((self._length + quotes, self._length + len(text) - quotes))
+        self._put(text)
+
+    def _put(self, text: str) -> None:
+        self.parts.append(text)
+        self._length += len(text)
+
+
+def _mask_tokens(value: JsonValue, touched: set[int], numbers: Iterator[int]) -> JsonValue:
+    """`value` with the tokens numbered in `touched` masked (`numbers` counts the tokens in rendering order)."""
+    if isinstance(value, dict):
+        keys: list[str] = []
+        items: list[JsonValue] = []
+        for key, item in value.items():
+            keys.append(MASK if next(numbers) in touched else key)
+            items.append(_mask_tokens(item, touched, numbers))
+        return dict(zip(_distinct(list(value), keys), items, strict=True))
+    if isinstance(value, list):
+        return [_mask_tokens(item, touched, numbers) for item in value]
+    return MASK if next(numbers) in touched else value
 
 
 def _redact_assignment(line: str) -> str:

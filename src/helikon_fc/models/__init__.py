@@ -7,6 +7,7 @@ from .by_name import (
     model_from_name as model_from_name,
     split_model_name as split_model_name,
 )
+from .fallback import FallbackAttempt as FallbackAttempt, FallbackModel as FallbackModel
 from .protocol import Model as Model, ModelError as ModelError, ModelStream as ModelStream
 from .retry import (
     RETRYABLE as RETRYABLE,

@@ -15,12 +15,13 @@ import attrs
 import trio
 
 from ..core import Item, JsonValue
+from . import _checks
 from .config import RunConfig
 from .durable import Durability
 from .guardrails import Guardrail, guardrail_tuple
 from .hooks import Hook, Hooks, as_hooks
 from .metering import UsageMeter
-from .permissions import Approvals, Permissions
+from .permissions import Approvals, Permissions, require_permissions
 from .storage import Session, SessionSnapshot
 
 if TYPE_CHECKING:
@@ -461,7 +462,7 @@ class RunContext(Generic[Ctx]):
     """Run-level input guardrails, checked beside each agent's own wherever the run-level hooks fire."""
     output_guardrails: tuple[Guardrail[Ctx], ...] = attrs.field(default=(), converter=_output_guardrails, eq=False)
     """Run-level output guardrails, checked beside each agent's own on every final answer of a model loop."""
-    permissions: Permissions | None = None
+    permissions: Permissions | None = attrs.field(default=None, validator=_checks.field(require_permissions))
     """What the run's tool calls may do: decided per call before it runs, its output redacted (`None`:
     every call runs, nothing is redacted). It crosses every boundary, `AgentAsTool` included."""
     approvals: Approvals | None = attrs.field(default=None, eq=False, repr=False)

@@ -329,12 +329,18 @@ def check_compatible(opened: RunOpened, run_id: str, agent: str, fingerprint_: s
     Raises:
         IncompatibleRunError: the fingerprints differ.
     """
-    if opened.fingerprint != fingerprint_:
+    if opened.fingerprint == fingerprint_:
+        return
+    if opened.agent != agent:
         raise IncompatibleRunError(
-            f"run {run_id!r} was recorded by agent {opened.agent!r} ({opened.pattern}, definition "
-            f"{opened.fingerprint}); agent {agent!r} has definition {fingerprint_}: its tools, handoffs, "
-            "output type or structure changed, so the recorded run cannot be continued with it"
+            f"run {run_id!r} was recorded by agent {opened.agent!r}, not {agent!r}: the agent's name differs, "
+            "so the recorded run cannot be continued with it (resume it with the agent that recorded it)"
         )
+    raise IncompatibleRunError(
+        f"run {run_id!r} was recorded by agent {opened.agent!r} ({opened.pattern}) with another definition: its "
+        f"tools, handoffs, output type or structure changed (definition {opened.fingerprint} recorded, "
+        f"{fingerprint_} now), so the recorded run cannot be continued with it"
+    )
 
 
 async def open_log(

@@ -35,6 +35,7 @@ import trio
 from cattrs.preconf.json import make_converter
 
 from ..core import JsonObject, JsonValue, ToolEffect
+from ..core.permissions.checks import member
 from .context import WorkerGate
 from .tool import ToolContext, ToolError, ToolOutput
 from .type_schema import REQUIRED, DecodeError, Parameter, ParametersCodec, compile_parameters, strict_problems
@@ -238,7 +239,7 @@ def function_tool(
     description: str | None = None,
     strict: bool = False,
     timeout: float | None = None,
-    effect: ToolEffect = ToolEffect.SIDE_EFFECT,
+    effect: ToolEffect | str = ToolEffect.SIDE_EFFECT,
 ) -> _Decorator: ...
 def function_tool(
     fn: Callable[..., Any] | None = None,
@@ -248,7 +249,7 @@ def function_tool(
     description: str | None = None,
     strict: bool = False,
     timeout: float | None = None,
-    effect: ToolEffect = ToolEffect.SIDE_EFFECT,
+    effect: ToolEffect | str = ToolEffect.SIDE_EFFECT,
 ) -> Any:
     """Turn a typed function into a tool; use as ``@function_tool`` or ``@function_tool(name=..., ...)``.
 
@@ -261,7 +262,7 @@ def function_tool(
             optional parameters nullable (``null`` then means "use the default").
         timeout: Seconds a call may run before it is cancelled and the model reads an error result.
         effect: What calling it may change: `ToolEffect.READ_ONLY`, `WRITE` or `SIDE_EFFECT`
-            (the default); the permission modes decide by it.
+            (the default), or its value string (``"read_only"``); the permission modes decide by it.
 
     Returns:
         A `FunctionTool`, which satisfies `Tool[Ctx]` and stays callable as the function.
@@ -284,10 +285,7 @@ def function_tool(
 
 
 def _checked_effect(effect: object, name: str) -> ToolEffect:
-    if not isinstance(effect, ToolEffect):
-        allowed = ", ".join(f"ToolEffect.{member.name}" for member in ToolEffect)
-        raise TypeError(f"tool {name!r}: effect must be one of {allowed}, got {effect!r}")
-    return effect
+    return member(ToolEffect, effect, f"tool {name!r}", "effect")
 
 
 def _build(

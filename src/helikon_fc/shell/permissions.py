@@ -10,8 +10,9 @@ value, so it crosses handoffs and `AgentAsTool` sub-runs unchanged.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Protocol, TypeAlias
+import inspect
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol, TypeAlias
 
 import attrs
 import trio
@@ -24,6 +25,7 @@ from ..core import (
     ConsultPolicy,
     Deny,
     PermissionConfig,
+    PermissionMode,
     PolicyVerdict,
     RedactionConfig,
     ToolCall,
@@ -32,7 +34,10 @@ from ..core import (
     decide,
     decision_events,
     refuse_unanswered,
+    replacement_problem,
 )
+from ..core.permissions.checks import require_arguments
+from . import _checks
 
 __all__ = [
     "ApprovalAnswer",
@@ -80,18 +85,28 @@ class ApprovalRequest:
     guard: str | None = None
 
 
+def _approve_arguments(instance: object, attribute: attrs.Attribute[str | None], value: object) -> None:
+    if value is not None:
+        require_arguments("Approve", "arguments", value)
+
+
 @attrs.frozen
 class Approve:
-    """Yes; `arguments` (JSON text) replaces the call's arguments, which are then checked again."""
+    """Yes; `arguments` (the JSON text of an object) replaces the call's arguments, which are then checked again.
 
-    arguments: str | None = None
+    Replaced arguments must fit the tool's schema: a call whose replacement does not is refused, with the reason.
+    """
+
+    arguments: str | None = attrs.field(default=None, validator=_approve_arguments)
 
 
 @attrs.frozen
 class Reject:
     """No, for `reason` (the model reads it)."""
 
-    reason: str = "rejected by the approver"
+    reason: str = attrs.field(
+        default="rejected by the approver", validator=_checks.field(_checks.instance_of(str, "a string"))
+    )
 
 
 ApprovalAnswer: TypeAlias = Approve | Reject
@@ -102,6 +117,47 @@ class ApprovalHandler(Protocol):
     """Decides an `ApprovalRequest` in-process (a terminal prompt, a chat button, a test)."""
 
     async def __call__(self, request: ApprovalRequest) -> ApprovalAnswer: ...
+
+
+def _require_config(owner: str, argument: str, value: object) -> None:
+    hint = ""
+    if isinstance(value, PermissionMode):
+        hint = f"for a mode alone use PermissionConfig(mode=PermissionMode.{value.name})"
+    elif isinstance(value, str) and value in {mode.value for mode in PermissionMode}:
+        hint = f"for a mode alone use PermissionConfig(mode={value!r})"
+    if not isinstance(value, PermissionConfig):
+        raise TypeError(_checks.message(owner, argument, value, "a PermissionConfig", hint))
+
+
+def is_async_callable(value: object) -> bool:
+    """Whether calling `value` gives a coroutine: an ``async def`` function, or an object with an async ``__call__``."""
+    return inspect.iscoroutinefunction(value) or (
+        callable(value) and not isinstance(value, type) and inspect.iscoroutinefunction(type(value).__call__)
+    )
+
+
+def _async_callable(what: str) -> Callable[[str, str, Any], None]:
+    """A check that a value is `None` or an async callable (`what` names it in the message)."""
+
+    def check(owner: str, argument: str, value: object) -> None:
+        if value is None or is_async_callable(value):
+            return
+        hint = ""
+        if isinstance(value, type):
+            hint = f"pass an instance: {value.__name__}(...)"
+        elif callable(value):
+            hint = "make it an async function (async def)"
+        raise TypeError(_checks.message(owner, argument, value, f"{what} (an async function) or None", hint))
+
+    return check
+
+
+def require_permissions(owner: str, argument: str, value: object) -> None:
+    """Raise `TypeError` unless `value` is a `Permissions` or `None`; a bare `PermissionConfig` gets a hint."""
+    if value is None or isinstance(value, Permissions):
+        return
+    hint = "wrap it: Permissions(config=...)" if isinstance(value, PermissionConfig | PermissionMode) else ""
+    raise TypeError(_checks.message(owner, argument, value, "a Permissions or None", hint))
 
 
 @attrs.frozen(kw_only=True)
@@ -119,10 +175,14 @@ class Permissions:
             ``RedactionConfig(enabled=False)`` turns it off.
     """
 
-    config: PermissionConfig = PermissionConfig()
-    policy: PermissionPolicy | None = None
-    approval_handler: ApprovalHandler | None = None
-    redaction: RedactionConfig = RedactionConfig()
+    config: PermissionConfig = attrs.field(default=PermissionConfig(), validator=_checks.field(_require_config))
+    policy: PermissionPolicy | None = attrs.field(default=None, validator=_checks.field(_async_callable("a policy")))
+    approval_handler: ApprovalHandler | None = attrs.field(
+        default=None, validator=_checks.field(_async_callable("an approval handler"))
+    )
+    redaction: RedactionConfig = attrs.field(
+        default=RedactionConfig(), validator=_checks.field(_checks.instance_of(RedactionConfig, "a RedactionConfig"))
+    )
 
     @property
     def decision_config(self) -> PermissionConfig:
@@ -242,12 +302,12 @@ async def resolve_permission(
     final = await asking.run()
     run = asking.call
     if isinstance(final, Allow):
-        if asking.approvals:
-            final = attrs.evolve(final, approved=True)
         if final.arguments is not None:
             run = attrs.evolve(run, arguments=final.arguments)
-        elif run.arguments != call.arguments:
-            final = attrs.evolve(final, arguments=run.arguments)
+        if asking.approvals or run.arguments != call.arguments:
+            # An approved call records the arguments it runs with: `call` may itself be a replacement an
+            # approver gave for an earlier question (a held call waits as its replacement).
+            final = attrs.evolve(final, approved=final.approved or bool(asking.approvals), arguments=run.arguments)
     return PermissionResolution(final, run, (*asking.events, *decision_events(call, final)))
 
 
@@ -324,25 +384,29 @@ class _Asking:
                 return Deny(reason, rule=f"guard:{question.guard}" if question.guard else None)
             case Approve(arguments=arguments):
                 self.approvals += 1
-                self.approve(question, arguments)
-                return None
+                return self.approve(question, arguments)
 
-    def approve(self, question: Ask, arguments: str | None) -> None:
+    def approve(self, question: Ask, arguments: str | None) -> Deny | None:
         """Record a yes: clear the guard (or the policy's question) for these arguments.
 
         A yes with new arguments answers nothing about them: they are judged afresh by every guard and the
-        policy, the one just answered included, so a replacement the same guard stops asks it again.
+        policy, the one just answered included, so a replacement the same guard stops asks it again. A
+        replacement that cannot run the tool (see `replacement_problem`) refuses the call.
         """
         if arguments is not None and arguments != self.call.arguments:
+            problem = replacement_problem(arguments, self.tool)
+            if problem is not None:
+                return Deny(f"the approver replaced the arguments with ones {problem}")
             self.call = attrs.evolve(self.call, arguments=arguments)
             self.approved.clear()
             self.verdict = None
             self.policy_approved = False
-            return
+            return None
         if question.guard is not None:
             self.approved.add(question.guard)
         else:
             self.policy_approved = True
+        return None
 
 
 async def held_question(permissions: Permissions, call: ToolCall, tool: ToolInfo | None = None) -> Ask | None:

@@ -1,7 +1,8 @@
 """Redacting tool output in the shell: the known secrets gathered from the environment and configuration.
 
 The rules are pure (`helikon_fc.core.redaction`); this module only reads ``os.environ``, once per
-`RedactionConfig` object (see `known_secrets`).
+`RedactionConfig` object (see `known_secrets`). `redact_result` is the one redaction a run applies
+to a tool result, in process and on a Temporal worker alike.
 """
 
 from __future__ import annotations
@@ -10,11 +11,13 @@ import os
 import weakref
 from collections.abc import Mapping
 
-from ..core import RedactionConfig, redact_json, redact_text, secrets_from_environment
-from ..core.redaction import is_secret_value, redact_known
+import attrs
+
+from ..core import RedactionConfig, ToolResult, redact_output, secrets_from_environment
+from ..core.redaction import is_secret_value
 from .tool import ToolOutput
 
-__all__ = ["known_secrets", "redact_tool_output"]
+__all__ = ["known_secrets", "redact_result", "redact_tool_output"]
 
 
 _KNOWN: dict[int, tuple[str, ...]] = {}
@@ -50,11 +53,20 @@ def _known(config: RedactionConfig, environment: Mapping[str, str]) -> tuple[str
 
 
 def redact_tool_output(output: ToolOutput, secrets: tuple[str, ...]) -> str:
-    """The text the model reads for `output`, with secrets masked.
+    """The text the model reads for `output`, with secrets masked (`redact_output` of its rendering).
 
-    A string output is redacted as text; a JSON output leaf by leaf, then its rendered text once more
-    for the known secrets (so an escaped form cannot slip through).
+    A string output is redacted as text (as JSON when it is JSON text); a JSON output leaf by leaf,
+    and it stays JSON of the same shape.
     """
-    if isinstance(output.content, str):
-        return redact_text(output.content, secrets)
-    return redact_known(ToolOutput(redact_json(output.content, secrets)).render(), secrets)
+    return redact_output(output.render(), secrets)
+
+
+def redact_result(result: ToolResult, config: RedactionConfig | None) -> ToolResult:
+    """`result` with secrets masked by `config` (`None` or disabled: unchanged), the last step of a call's pipeline.
+
+    Its output is redacted by `redact_output`: JSON text leaf by leaf, staying JSON; other text line by line.
+    """
+    if config is None or not config.enabled:
+        return result
+    output = redact_output(result.output, known_secrets(config))
+    return result if output == result.output else attrs.evolve(result, output=output)

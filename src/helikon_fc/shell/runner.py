@@ -14,6 +14,7 @@ import trio
 
 from ..core import (
     AgentEvent,
+    AgentUpdated,
     Cancelled,
     Item,
     MessageOutput,
@@ -32,7 +33,7 @@ from . import _checks
 from .config import RunConfig
 from .context import RunContext
 from .durable import Durability, ReplayMarks, check_compatible, paused_run, read_opened, records_under
-from .input import AgentInput
+from .input import AgentInput, as_input
 from .permissions import ApprovalAnswer, Approvals
 from .protocol import Agent, RunStream
 from .run_stream import Send, forward_run, open_run_stream, sender
@@ -67,14 +68,14 @@ class Runner:
     store: RunStore | None = attrs.field(default=None, validator=_checks.field(_checks.optional(require_run_store)))
 
     def run(
-        self, agent: Agent[Ctx], ctx: RunContext[Ctx], input: AgentInput, *, run_id: str | None = None
+        self, agent: Agent[Ctx], ctx: RunContext[Ctx], input: AgentInput | str, *, run_id: str | None = None
     ) -> RunStream:
         """Start `agent` on `input` under this runner's config; see the class docstring.
 
         Args:
             agent: any `Agent` (``LlmAgent``, a workflow, a swarm, ...).
             ctx: the run context; the runner installs its config on a copy.
-            input: the new input; the session history goes before it.
+            input: the new input (a string is one user message); the session history goes before it.
             run_id: the id to record the run under (only with a store); a new UUID when `None`.
                 It is on the run's `RunStarted` (and `RunResult.run_id`).
 
@@ -83,8 +84,10 @@ class Runner:
 
         Raises:
             ValueError: `run_id` was given to a runner without a store, or is empty.
+            TypeError: `input` is neither an `AgentInput` nor a string.
             RunRecordConflict: on entering the stream, when a run is recorded under `run_id` already.
         """
+        input = as_input("Runner.run", input)
         run_ctx = ctx.with_run_config(self.config)
         if self.store is None:
             if run_id is not None:
@@ -203,6 +206,7 @@ class Runner:
                     ctx = attrs.evolve(ctx, durable=durable)
         # a fresh run replays nothing (no sub-run of it has records to replay), so it marks nothing
         marks = durable.marks if durable is not None and mode.resume and not mode.replay else None
+        resumed = _ResumedStream(marks) if marks is not None else None
         timeout = self.config.timeout
         deadline = trio.current_time() + timeout if timeout is not None else math.inf
         terminal: TerminalEvent | None = None
@@ -228,9 +232,11 @@ class Runner:
                 case MessageOutput(item=item) | ToolCallItem(item=item) | ToolOutputItem(item=item):
                     if kept is None or not kept.has(event):
                         new_items.append(item)
-            if marks is not None and marks.take(event):
-                return  # noqa: ASYNC910 - delivered before the crash (a replay takes no turn)
-            await send(event)
+            if resumed is None:
+                await send(event)
+                return
+            for delivered in resumed.deliver(event):  # (none: delivered before the crash; a replay takes no turn)
+                await send(delivered)
 
         def start() -> None:
             nonlocal has_started
@@ -266,9 +272,65 @@ class Runner:
             if not recorded:
                 await record()  # noqa: ASYNC102 - shielded inside; a store bounds its own waits (busy/pool timeouts)
         try:
+            if resumed is not None and type(terminal) is RunCompleted:
+                for delivered in resumed.answer():
+                    await send(delivered)
             await send(terminal)
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             return  # noqa: ASYNC910 - the consumer has gone; the run passed checkpoints before
+
+
+class _ResumedStream:
+    """What a resumed run's stream delivers of its events when it does not replay: what was not delivered
+    before the crash, each after the announcement of the agent it belongs to, and the run's answer.
+
+    The events recorded before the crash come out of the run marked (`ReplayMarks`) and are dropped, and
+    with them the `AgentUpdated` that announced the agent still active (a handoff target, at any depth):
+    so before an event that is delivered, the agent announced last in the whole run (dropped or not) is
+    announced again if the consumer was last told of another. The run's last `MessageOutput` is its
+    answer (`RunResult.final_output`): when it was a dropped replay, it goes out again before a
+    `RunCompleted`, so a finished run resumed gives back its answer.
+    """
+
+    __slots__ = ("_active", "_announced", "_answer", "_marks")
+
+    def __init__(self, marks: ReplayMarks) -> None:
+        self._marks = marks
+        self._active = ""
+        """The agent announced last in the whole run, replays included."""
+        self._announced = ""
+        """The agent announced last on the delivered stream."""
+        self._answer: tuple[str, MessageOutput] | None = None
+        """The run's last `MessageOutput` if it was dropped, with the agent active then."""
+
+    def deliver(self, event: AgentEvent) -> tuple[AgentEvent, ...]:
+        """What goes out for `event`: nothing (a replay), the event, or an announcement then the event."""
+        replayed = self._marks.take(event)
+        if type(event) is RunStarted or type(event) is AgentUpdated:
+            self._active = event.agent
+            if replayed:
+                return ()
+            self._announced = event.agent
+            return (event,)
+        if type(event) is MessageOutput:
+            self._answer = (self._active, event) if replayed else None
+        if replayed:
+            return ()
+        return (*self._announce(self._active), event)
+
+    def answer(self) -> tuple[AgentEvent, ...]:
+        """What goes out before the run's `RunCompleted`: its answer, when it was a dropped replay."""
+        if self._answer is None:
+            return ()
+        agent, message = self._answer
+        self._answer = None
+        return (*self._announce(agent), message)
+
+    def _announce(self, agent: str) -> tuple[AgentEvent, ...]:
+        if agent == self._announced:
+            return ()
+        self._announced = agent
+        return (AgentUpdated(agent),)
 
 
 @attrs.frozen

@@ -90,8 +90,11 @@ class Tool(Protocol[Ctx]):
 
 
 def tool_effect(tool: Tool[Ctx]) -> ToolEffect:
-    """The effect `tool` declares (its ``effect`` attribute), or `ToolEffect.SIDE_EFFECT` when it declares none."""
+    """The effect `tool` declares (its ``effect`` attribute: a `ToolEffect` or its value string), or
+    `ToolEffect.SIDE_EFFECT` when it declares none (or something that is not an effect)."""
     effect = getattr(tool, "effect", ToolEffect.SIDE_EFFECT)
+    if isinstance(effect, str):
+        return next((one for one in ToolEffect if one.value == effect), ToolEffect.SIDE_EFFECT)
     return effect if isinstance(effect, ToolEffect) else ToolEffect.SIDE_EFFECT
 
 

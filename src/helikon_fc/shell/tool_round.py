@@ -36,7 +36,6 @@ from ..core import (
     ToolInfo,
     ToolResult,
     ToolResults,
-    redact_text,
 )
 from .context import RunContext
 from .permissions import (
@@ -44,14 +43,13 @@ from .permissions import (
     ApprovalAnswer,
     ApprovalRequest,
     Held,
-    Permissions,
     Reject,
     SubRunPaused,
     denial_text,
     held_question,
     resolve_permission,
 )
-from .redaction import known_secrets
+from .redaction import redact_result
 from .tool import Tool, tool_effect
 
 __all__ = [
@@ -90,7 +88,9 @@ CallOutcome: TypeAlias = CallDone | CallHeld
 
 
 def _info(call: ToolCall, tool: Tool[Any] | None) -> ToolInfo:
-    return ToolInfo(call.name, tool_effect(tool), known=True) if tool is not None else ToolInfo(call.name, known=False)
+    if tool is None:
+        return ToolInfo(call.name, known=False)
+    return ToolInfo(call.name, tool_effect(tool), known=True, parameters=tool.parameters)
 
 
 def approval_key(ctx: RunContext[Any], call_id: str) -> str:
@@ -142,7 +142,7 @@ async def run_call(
     )
     match outcome:
         case CallDone(result=result):
-            return CallDone(_redacted(result, permissions), events)
+            return CallDone(redact_result(result, permissions.redaction), events)
         case CallHeld():
             return outcome
         case _:
@@ -166,15 +166,6 @@ async def invoke_call(
         return CallDone(await run(tool, call, ctx, checked=checked, arguments=arguments, problem=problem))
     except SubRunPaused as paused:
         return CallHeld(call, paused.requests)  # noqa: ASYNC910 - raised out of the tool's own awaited run
-
-
-def _redacted(result: ToolResult, permissions: Permissions) -> ToolResult:
-    """`result` with secrets masked (the last step: nothing downstream sees the raw output)."""
-    config = permissions.redaction
-    if not config.enabled:
-        return result
-    output = redact_text(result.output, known_secrets(config))
-    return result if output == result.output else attrs.evolve(result, output=output)
 
 
 def round_results(outcomes: tuple[CallOutcome, ...]) -> ToolResults:

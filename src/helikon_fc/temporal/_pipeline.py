@@ -27,7 +27,6 @@ from ..core import (
     ToolInfo,
     ToolResult,
     from_json,
-    redact_text,
     to_json,
 )
 from ..shell.context import RunContext
@@ -41,8 +40,8 @@ from ..shell.hooks import (
     fire_on_run_start,
     fire_on_turn_start,
 )
-from ..shell.permissions import ApprovalAnswer, Held, Permissions, denial_text, resolve_permission
-from ..shell.redaction import known_secrets
+from ..shell.permissions import ApprovalAnswer, Held, denial_text, resolve_permission
+from ..shell.redaction import redact_result
 from ..shell.tool import Tool, tool_effect
 from ..shell.tool_round import CallDone, CallHeld
 from ._payloads import ControlInput, ControlOutput
@@ -94,7 +93,9 @@ def _tripped(ctx: RunContext[Any], tripped: Tripped | None) -> ControlOutput:
 
 
 def _info(call: ToolCall, tool: Tool[Any] | None) -> ToolInfo:
-    return ToolInfo(call.name, tool_effect(tool), known=True) if tool is not None else ToolInfo(call.name, known=False)
+    if tool is None:
+        return ToolInfo(call.name, known=False)
+    return ToolInfo(call.name, tool_effect(tool), known=True, parameters=tool.parameters)
 
 
 async def authorize(
@@ -131,11 +132,4 @@ async def finish(definition: LoopDefinition, call: ToolCall, result: ToolResult,
         HookFailure: a `PostToolUse` hook raised.
     """
     result = await after_tool_call(ctx, definition.hooks, call, result)
-    return _redacted(result, ctx.permissions)
-
-
-def _redacted(result: ToolResult, permissions: Permissions | None) -> ToolResult:
-    if permissions is None or not permissions.redaction.enabled:
-        return result
-    output = redact_text(result.output, known_secrets(permissions.redaction))
-    return result if output == result.output else attrs.evolve(result, output=output)
+    return redact_result(result, ctx.permissions.redaction if ctx.permissions is not None else None)

@@ -65,7 +65,8 @@ class TrioPortal:
         """Run `fn()` in the trio thread and return its result, from inside a sync activity.
 
         While waiting, heartbeat every `heartbeat_every` seconds (so a lost worker's call is retried
-        after the heartbeat timeout) and watch for the activity's cancellation, which cancels `fn`.
+        after the heartbeat timeout) and watch for the activity's cancellation, which cancels `fn`
+        at the next heartbeat and waits for it to stop before raising.
         `tick` (when given) runs on this thread about every `tick_every` seconds meanwhile (and the
         heartbeats with it: temporalio throttles what it sends).
 
@@ -91,14 +92,17 @@ class TrioPortal:
 
         trio.from_thread.run_sync(nursery.start_soon, task, trio_token=self._token)
         wait = min(heartbeat_every, tick_every) if tick is not None and tick_every is not None else heartbeat_every
-        while True:
-            try:
-                return future.result(timeout=wait)
-            except concurrent.futures.TimeoutError:
-                if tick is not None:
-                    tick()
-                activity.heartbeat()
-                if activity.is_cancelled():
-                    trio.from_thread.run_sync(scope.cancel, trio_token=self._token)
-                    future.exception()  # wait for it to stop
-                    raise CancelledError("activity cancelled") from None
+        # temporalio raises its CancelledError into this thread wherever it waits; shielded, it is held
+        # back to the end of the block, so the cancellation is seen below and reaches the trio code.
+        with activity.shield_thread_cancel_exception():
+            while True:
+                try:
+                    return future.result(timeout=wait)
+                except concurrent.futures.TimeoutError:
+                    if tick is not None:
+                        tick()
+                    activity.heartbeat()
+                    if activity.is_cancelled():
+                        trio.from_thread.run_sync(scope.cancel, trio_token=self._token)
+                        future.exception()  # wait for it to stop
+                        raise CancelledError("activity cancelled") from None

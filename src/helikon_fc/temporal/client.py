@@ -10,14 +10,16 @@ reconnects reads from any offset.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import uuid
-from collections.abc import AsyncIterator, Iterable, Mapping
+from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
 from datetime import timedelta
 from typing import Any
 
 import attrs
 from temporalio.client import Client, WorkflowExecutionStatus, WorkflowHandle
 from temporalio.common import WorkflowIDReusePolicy
+from temporalio.service import RPCError, RPCStatusCode
 
 from ..core import (
     AgentEvent,
@@ -34,6 +36,7 @@ from ..core import (
 )
 from ..shell.config import RunConfig
 from ..shell.permissions import ApprovalAnswer
+from ..shell.storage import RunNotFound
 from ._decisions import decisions_of
 from ._payloads import DECIDE, PENDING, WORKFLOW_NAME, ActivityPolicy, RunOutcome, RunRequest, RunSettings
 from ._user import UserCodec
@@ -54,8 +57,22 @@ class TemporalRunResult:
     usage: Usage
 
 
+@contextlib.contextmanager
+def _found(run_id: str) -> Iterator[None]:
+    """Turn Temporal's "workflow not found" into `RunNotFound` naming `run_id`."""
+    try:
+        yield
+    except RPCError as exc:
+        if exc.status != RPCStatusCode.NOT_FOUND:
+            raise
+        raise RunNotFound(f"no run {run_id!r} on Temporal ({exc.message})") from None
+
+
 class RunHandle:
-    """One run on Temporal, by id."""
+    """One run on Temporal, by id.
+
+    Every method raises `RunNotFound` (naming the id) when Temporal has no such run.
+    """
 
     def __init__(self, handle: WorkflowHandle[object, RunOutcome]) -> None:
         self._handle = handle
@@ -113,7 +130,8 @@ class RunHandle:
         calls still run (a sub-run, say), each call is listed as soon as it is held, so the order is the order
         their permission checks ended in; compare them as a set until the run waits.
         """
-        texts: list[str] = await self._handle.query(PENDING, result_type=list[str])
+        with _found(self.run_id):
+            texts: list[str] = await self._handle.query(PENDING, result_type=list[str])
         return tuple(from_json(ApprovalRequested, text) for text in texts)
 
     async def decide(self, decisions: Mapping[str, ApprovalAnswer]) -> None:
@@ -125,15 +143,19 @@ class RunHandle:
         Raises:
             TypeError: `decisions` maps something other than call ids to `Approve`/`Reject` (nothing is sent).
         """
-        await self._handle.signal(DECIDE, decisions_of(decisions))
+        answers = decisions_of(decisions)
+        with _found(self.run_id):
+            await self._handle.signal(DECIDE, answers)
 
     async def cancel(self) -> None:
         """Cancel the run: it stops at once and ends with `RunFailed(Cancelled)`."""
-        await self._handle.cancel()
+        with _found(self.run_id):
+            await self._handle.cancel()
 
     async def result(self) -> TemporalRunResult:
         """Wait for the run to end; its terminal event and output."""
-        outcome = await self._handle.result()
+        with _found(self.run_id):
+            outcome = await self._handle.result()
         terminal: TerminalEvent = from_json(TerminalEvent, outcome.terminal_json)
         usage = terminal.usage if isinstance(terminal, RunCompleted) else Usage()
         return TemporalRunResult(terminal, outcome.output, usage)

@@ -102,11 +102,13 @@ class RequestLog:
         self.count = 0
         self.requests: deque[ModelRequest] = deque(maxlen=keep)
 
-    def record(self, request: ModelRequest) -> int:
-        """Log `request`; returns its turn index (0 for the first)."""
+    def record(self, request: ModelRequest, at_least: int = 0) -> int:
+        """Log `request`; returns its turn index: the next one (0 for the first), or `at_least` if that is further
+        on (the turns before it are then taken as served)."""
         self.requests.append(request)
-        self.count += 1
-        return self.count - 1
+        index = max(self.count, at_least)
+        self.count = index + 1
+        return index
 
 
 def keep_requests_checked(owner: str, keep: int | None) -> int | None:

@@ -6,6 +6,7 @@ from collections.abc import Iterable
 
 from ..core import ModelFailureKind, ModelRequest
 from ..models.protocol import ModelError, ModelStream
+from ._script_position import ScriptPositions
 from ._stream import DEFAULT_KEEP_REQUESTS, PerRunLog, TurnStream, keep_requests_checked
 from .script import ScriptedTurn
 
@@ -41,12 +42,16 @@ class ScriptedModel:
 
     The position in the script lives in the trio run: every ``trio.run`` (every `simulate`, every
     pytest-trio test) starts from the first turn, so one model (and one agent) can serve many tests.
+    But a request whose conversation already shows turns of the script answered (their text, their
+    calls with ids, names and arguments) is answered with the turn after the last of them, if the model
+    has not gone further: so a run resumed from its records (``Runner.resume``, in this trio run or
+    another process) goes on where it stopped, as it would with a real model.
 
     Example:
         ``ScriptedModel([call_tools(call("add", a=1, b=2)), reply("3")])``
     """
 
-    __slots__ = ("_log", "_name", "_turns")
+    __slots__ = ("_log", "_name", "_positions", "_turns")
 
     def __init__(
         self,
@@ -63,6 +68,7 @@ class ScriptedModel:
                     " fail(), raw() or broken()"
                 )
         self._name = name
+        self._positions = ScriptPositions(self._turns)
         keep = keep_requests_checked(f"ScriptedModel {name!r}", keep_requests)
         self._log = PerRunLog(f"helikon_fc.testing.ScriptedModel:{name}", keep)
 
@@ -88,7 +94,7 @@ class ScriptedModel:
         """Answer `request` with the next turn of the script; see the `Model` protocol."""
 
         async def open_turn() -> tuple[int, ScriptedTurn]:  # noqa: ASYNC124 - `TurnStream` awaits it (see FunctionModel)
-            turn_index = self._log.current().record(request)
+            turn_index = self._log.current().record(request, self._positions.next_after(request.items))
             if turn_index >= len(self._turns):
                 raise ScriptExhausted(self._name, turn_index, len(self._turns))
             return turn_index, self._turns[turn_index]  # noqa: ASYNC910 - `TurnStream.__aenter__` checkpoints right after

@@ -51,10 +51,23 @@ def _execute(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     if args.recording == "-":
         return replay(sys.stdin, renderer, "<stdin>")
     try:
+        with open(args.recording, "rb") as head:
+            if head.read(len(SQLITE_HEADER)) == SQLITE_HEADER:
+                parser.error(
+                    f"{args.recording} is a SQLite store, not a file of events: list its runs with "
+                    f"`helikon runs list --store {args.recording}` and show one with "
+                    f"`helikon runs show RUN_ID --store {args.recording}`"
+                )
         with open(args.recording, encoding="utf-8") as lines:
             return replay(lines, renderer, args.recording)
     except OSError as exc:
         parser.error(f"cannot read {args.recording}: {exc.strerror or exc}")
+    except UnicodeDecodeError:
+        parser.error(f"{args.recording} is not a text file of events (one wire-format JSON event per line)")
+
+
+SQLITE_HEADER = b"SQLite format 3\x00"
+"""The first bytes of every SQLite database file."""
 
 
 REPLAY = Command(

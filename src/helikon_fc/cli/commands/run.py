@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import uuid
 from functools import partial
@@ -30,8 +31,8 @@ MODULE is importable from the current directory (myapp.agents) or a file (exampl
 --model providers: {", ".join(PROVIDERS)} (e.g. openai:gpt-5-mini; any OpenAI-compatible server
 with --base-url http://127.0.0.1:8000/v1, where no key is needed).
 
-Exit status: 0 completed, 1 failed, 2 bad arguments, 130 cancelled (Ctrl-C cancels the run cleanly;
-a second Ctrl-C stops at once).
+Exit status: 0 completed, 1 failed, 2 bad arguments, 3 paused for approval, 130 cancelled
+(Ctrl-C cancels the run cleanly; a second Ctrl-C stops at once).
 
   helikon run examples/triage_handoff.py:triage "How should I start investing?"
   helikon run myapp.agents:build "Summarise my spending" --model openai:gpt-5-mini --json > run.jsonl
@@ -58,9 +59,27 @@ def _configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--json", action="store_true", help="print every event as one JSON line (the wire format) instead of the view"
     )
-    parser.add_argument("--timeout", type=float, metavar="SECONDS", help="fail the run after this many seconds")
-    parser.add_argument("--max-turns", type=int, metavar="N", help="fail the run after N model calls of one agent")
+    parser.add_argument("--timeout", type=_seconds, metavar="SECONDS", help="fail the run after this many seconds")
+    parser.add_argument("--max-turns", type=_turns, metavar="N", help="fail the run after N model calls of one agent")
     add_colour_options(parser)
+
+
+def _seconds(text: str) -> float:
+    """``--timeout``'s value: a positive number of seconds (said in command-line words, not Python's)."""
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = math.nan
+    if not seconds > 0:  # NaN too
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds (such as 30 or 2.5), got {text!r}")
+    return seconds
+
+
+def _turns(text: str) -> int:
+    """``--max-turns``' value: a whole number of model calls, 0 or more."""
+    if not text.strip().isdigit():
+        raise argparse.ArgumentTypeError(f"must be a whole number of model calls (such as 8), got {text!r}")
+    return int(text)
 
 
 def _config(args: argparse.Namespace, parser: argparse.ArgumentParser, own: RunConfig | None) -> RunConfig | None:

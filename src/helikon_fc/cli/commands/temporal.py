@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
+import sys
 from typing import Any
 
 from .._command import Command
@@ -101,12 +103,18 @@ def _execute(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
 
 def _answer(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
-    """``pending`` (print the waiting calls) or ``decide`` (send the decisions)."""
+    """``pending`` (print the waiting calls) or ``decide`` (send the decisions), then end the process.
+
+    The process ends with `os._exit` once its output is flushed: temporalio's runtime can crash a
+    short-lived client process in the interpreter's teardown (SIGABRT or SIGSEGV after the answer
+    was printed), and there is nothing left to tear down.
+    """
     import asyncio
 
     try:
         from temporalio.client import Client
 
+        from ...shell.storage import RunNotFound
         from ...temporal import HelikonClient
     except ImportError as exc:
         parser.error(f"helikon temporal needs the extra: pip install 'helikon_fc[temporal]' ({exc})")
@@ -127,8 +135,20 @@ def _answer(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         for request in await handle.pending():
             print(f"{request.call_id}\t{request.tool}\t{request.args}", flush=True)
 
-    asyncio.run(main())
-    return 0
+    status = 0
+    try:
+        asyncio.run(main())
+    except RunNotFound:
+        print(f"helikon temporal: no run {args.run_id!r} on Temporal at {args.address}", file=sys.stderr)
+        status = 1
+    except RuntimeError as exc:
+        if not str(exc).startswith("Failed client connect"):
+            raise
+        print(f"helikon temporal: cannot reach Temporal at {args.address}: {exc}", file=sys.stderr)
+        status = 1
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(status)
 
 
 def _worker(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:

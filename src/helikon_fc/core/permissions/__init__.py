@@ -44,6 +44,7 @@ from .decide import (
     decide as decide,
     decision_events as decision_events,
     refuse_unanswered as refuse_unanswered,
+    replacement_problem as replacement_problem,
     screen as screen,
 )
 from .guards import GuardHit as GuardHit, command_guard_hits as command_guard_hits, path_guard_hits as path_guard_hits

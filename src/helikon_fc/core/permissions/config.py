@@ -12,6 +12,9 @@ from typing import Any, TypeAlias
 
 import attrs
 
+from ..json_value import JsonObject
+from .checks import member, require, require_arguments
+
 __all__ = [
     "BashRule",
     "EditRule",
@@ -45,6 +48,10 @@ class ToolEffect(enum.Enum):
     """Edits files or records: `AcceptEdits` mode allows these without asking."""
     SIDE_EFFECT = "side_effect"
     """Anything else (a shell command, a network call, a sub-agent): the default."""
+
+
+def _tool_effect(value: ToolEffect | str) -> ToolEffect:
+    return member(ToolEffect, value, "ToolInfo", "effect")
 
 
 class PermissionMode(enum.Enum):
@@ -125,6 +132,25 @@ PermissionRule: TypeAlias = ToolRule | BashRule | ReadRule | EditRule
 """A matcher over tool calls, used by deny rules, allow rules, guards and the data policy."""
 
 _RULE_TYPES = (ToolRule, BashRule, ReadRule, EditRule)
+_A_RULE = "a permission rule (ToolRule, BashRule, ReadRule or EditRule)"
+
+
+def _require_rule(owner: str, argument: str, value: object) -> None:
+    hint = f"wrap the name in a rule: ToolRule({value!r}) or BashRule({value!r})" if isinstance(value, str) else ""
+    require(owner, argument, value, _RULE_TYPES, _A_RULE, hint)
+
+
+def _text(owner: str) -> Callable[[object, attrs.Attribute[str], object], None]:
+    """An attrs validator: the field is a string (empty allowed)."""
+
+    def check(instance: object, attribute: attrs.Attribute[str], value: object) -> None:
+        require(owner, attribute.name, value, str, "a string")
+
+    return check
+
+
+def _flag(instance: object, attribute: attrs.Attribute[bool], value: object) -> None:
+    require(type(instance).__name__, attribute.name, value, bool, "True or False")
 
 
 class GuardAction(enum.Enum):
@@ -134,6 +160,10 @@ class GuardAction(enum.Enum):
     """Refuse the call."""
     ASK = "ask"
     """Ask the approval handler (or a human); refused when nobody can answer."""
+
+
+def _guard_action(value: GuardAction | str) -> GuardAction:
+    return member(GuardAction, value, "Guard", "action")
 
 
 @attrs.frozen
@@ -149,13 +179,12 @@ class Guard:
 
     name: str = attrs.field(validator=_non_empty("Guard"))
     when: PermissionRule = attrs.field()
-    action: GuardAction = GuardAction.ASK
-    prompt: str = ""
+    action: GuardAction = attrs.field(default=GuardAction.ASK, converter=_guard_action)
+    prompt: str = attrs.field(default="", validator=_text("Guard"))
 
     @when.validator
     def _check_when(self, attribute: attrs.Attribute[PermissionRule], value: PermissionRule) -> None:
-        if not isinstance(value, _RULE_TYPES):
-            raise TypeError(f"Guard: when must be a permission rule (ToolRule, BashRule, ...), got {value!r}")
+        _require_rule("Guard", "when", value)
 
 
 # The data policy.
@@ -170,33 +199,55 @@ class PolicyAllow:
 class PolicyDeny:
     """The policy refuses the call, for `reason`."""
 
-    reason: str
+    reason: str = attrs.field(validator=_text("PolicyDeny"))
 
 
 @attrs.frozen
 class PolicyAsk:
     """The policy wants a human (the approval handler) to decide; `prompt` is what they read."""
 
-    prompt: str
+    prompt: str = attrs.field(validator=_text("PolicyAsk"))
 
 
 @attrs.frozen
 class PolicyReplace:
-    """The policy allows the call with `arguments` (JSON text) in place of the model's."""
+    """The policy allows the call with `arguments` (the JSON text of an object) in place of the model's.
 
-    arguments: str
+    The replacement must also fit the tool's schema (`ToolInfo.parameters`): a call whose
+    replacement does not is refused, with the reason.
+    """
+
+    arguments: str = attrs.field()
+
+    @arguments.validator
+    def _check_arguments(self, attribute: attrs.Attribute[str], value: object) -> None:
+        require_arguments("PolicyReplace", "arguments", value)
 
 
 PolicyVerdict: TypeAlias = PolicyAllow | PolicyDeny | PolicyAsk | PolicyReplace
 """What a policy (data or async) answers for one call."""
 
 
+_VERDICT_TYPES = (PolicyAllow, PolicyDeny, PolicyAsk, PolicyReplace)
+_VERDICT_HINTS = {"allow": "PolicyAllow()", "deny": "PolicyDeny(reason)", "ask": "PolicyAsk(prompt)"}
+
+
 @attrs.frozen
 class PolicyRule:
     """One line of a data policy: a call matching `when` gets `verdict` (first matching line wins)."""
 
-    when: PermissionRule
-    verdict: PolicyVerdict
+    when: PermissionRule = attrs.field()
+    verdict: PolicyVerdict = attrs.field()
+
+    @when.validator
+    def _check_when(self, attribute: attrs.Attribute[PermissionRule], value: object) -> None:
+        _require_rule("PolicyRule", "when", value)
+
+    @verdict.validator
+    def _check_verdict(self, attribute: attrs.Attribute[PolicyVerdict], value: object) -> None:
+        hint = f"use {_VERDICT_HINTS[value]}" if isinstance(value, str) and value in _VERDICT_HINTS else ""
+        allowed = "a policy verdict (PolicyAllow, PolicyDeny, PolicyAsk or PolicyReplace)"
+        require("PolicyRule", "verdict", value, _VERDICT_TYPES, allowed, hint)
 
 
 @attrs.frozen
@@ -205,13 +256,16 @@ class ToolInfo:
 
     Attributes:
         name: The tool's name (the call's name for an unknown tool).
-        effect: Its declared effect; an unknown tool counts as `SIDE_EFFECT`.
+        effect: Its declared effect (the member or its value string); an unknown tool counts as `SIDE_EFFECT`.
         known: Whether the agent has a tool of that name at all.
+        parameters: The JSON Schema of its arguments, when known: arguments a policy or an approver
+            puts in place of the model's must fit it (`None`: only a JSON object is required).
     """
 
-    name: str
-    effect: ToolEffect = ToolEffect.SIDE_EFFECT
-    known: bool = True
+    name: str = attrs.field(validator=_text("ToolInfo"))
+    effect: ToolEffect = attrs.field(default=ToolEffect.SIDE_EFFECT, converter=_tool_effect)
+    known: bool = attrs.field(default=True, validator=_flag)
+    parameters: JsonObject | None = attrs.field(default=None, eq=False, repr=False)
 
 
 def _checked(value: Iterable[object], kinds: tuple[type, ...], what: str) -> tuple[Any, ...]:
@@ -242,10 +296,8 @@ def _policy(value: Iterable[PolicyRule]) -> tuple[PolicyRule, ...]:
     return _checked(value, (PolicyRule,), "policy")
 
 
-def _is_mode(instance: object, attribute: attrs.Attribute[PermissionMode], value: object) -> None:
-    if not isinstance(value, PermissionMode):
-        allowed = ", ".join(mode.name for mode in PermissionMode)
-        raise TypeError(f"PermissionConfig: mode must be a PermissionMode ({allowed}), got {value!r}")
+def _mode(value: PermissionMode | str) -> PermissionMode:
+    return member(PermissionMode, value, "PermissionConfig", "mode")
 
 
 @attrs.frozen(kw_only=True)
@@ -256,7 +308,7 @@ class PermissionConfig:
     applies to every agent of a run.
 
     Attributes:
-        mode: The permission mode.
+        mode: The permission mode (a member or its value string, ``"plan"``).
         deny: Rules that refuse a call whatever else says (checked first).
         allow: Rules that allow a call in any mode but `PLAN` (where only read-only tools may run).
         guards: User guards, checked after the built-in ones.
@@ -266,21 +318,22 @@ class PermissionConfig:
             (`decide` answers `ConsultPolicy`); otherwise the call is allowed.
     """
 
-    mode: PermissionMode = attrs.field(default=PermissionMode.DEFAULT, validator=_is_mode)
+    mode: PermissionMode = attrs.field(default=PermissionMode.DEFAULT, converter=_mode)
     deny: tuple[PermissionRule, ...] = attrs.field(default=(), converter=_deny_rules)
     allow: tuple[PermissionRule, ...] = attrs.field(default=(), converter=_allow_rules)
     guards: tuple[Guard, ...] = attrs.field(default=(), converter=_guards)
-    builtin_guards: bool = True
+    builtin_guards: bool = attrs.field(default=True, validator=_flag)
     policy: tuple[PolicyRule, ...] = attrs.field(default=(), converter=_policy)
-    external_policy: bool = False
+    external_policy: bool = attrs.field(default=False, validator=_flag)
 
-    def with_mode(self, mode: PermissionMode) -> PermissionConfig:
+    def with_mode(self, mode: PermissionMode | str) -> PermissionConfig:
         """A copy in `mode`, where the current mode lets it change (as the original does).
 
         From `DONT_ASK` nothing changes; from `BYPASS` only `DONT_ASK` is accepted; from any
         other mode every change is accepted (loosening `PLAN` to `DEFAULT` included). A refused
-        change returns this config unchanged.
+        change returns this config unchanged. `mode` is a member or its value string.
         """
+        mode = member(PermissionMode, mode, "PermissionConfig.with_mode", "mode")
         if self.mode is PermissionMode.DONT_ASK:
             return self
         if self.mode is PermissionMode.BYPASS and mode is not PermissionMode.DONT_ASK:

@@ -12,7 +12,8 @@ The order (the original's pipeline, section 6 of the behaviour notes, with one c
    `DEFAULT` and the rest fall through;
 6. the data policy (first matching line), then the external policy when the config has one
    (`ConsultPolicy` until the shell feeds its verdict back as `policy_verdict`), else allow.
-   A policy that replaces the arguments has the new call screened by steps 1 and 3 again.
+   A policy that replaces the arguments has the new call screened by steps 1 and 3 again; a
+   replacement that is not a JSON object fitting the tool's schema refuses the call.
 
 The same inputs always give the same decision, so a logged decision can be replayed.
 """
@@ -27,7 +28,8 @@ import attrs
 from ..events import AgentEvent, ApprovalRequested, PermissionDenied, PermissionGranted
 from ..items import ToolCall
 from ..json_value import JsonObject
-from ..schema import parse_arguments
+from ..schema import parse_arguments, validate
+from .checks import json_object_problem
 from .commands import SimpleCommand, parse_command, program_name
 from .config import (
     BashRule,
@@ -58,6 +60,7 @@ __all__ = [
     "decide",
     "decision_events",
     "refuse_unanswered",
+    "replacement_problem",
     "screen",
 ]
 
@@ -76,7 +79,8 @@ class Allow:
     Attributes:
         reason: What allowed it (``allowed by allow rule: bash(git)``, ``bypass mode``, ...).
         rule: The rule that matched, when one did.
-        arguments: Replacement argument JSON (from the policy or the approver), or `None`.
+        arguments: The argument JSON the call runs with when the policy or an approver replaced it (or,
+            from `resolve_permission`, a human approved it); `None`: the model's own.
         approved: A human said yes.
     """
 
@@ -282,6 +286,9 @@ def _by_policy(
         case PolicyAsk(prompt=prompt):
             return Ask("the policy asks for approval", prompt)
         case PolicyReplace(arguments=arguments):
+            problem = replacement_problem(arguments, view.tool)
+            if problem is not None:
+                return Deny(f"the policy replaced the arguments with ones {problem}", rule=rule)
             replaced = attrs.evolve(call, arguments=arguments)
             screened = _screen(config, _view(replaced, view.tool), approved_guards)
             if screened is not None:
@@ -289,6 +296,21 @@ def _by_policy(
             return Allow("allowed by policy with replaced arguments", rule=rule, arguments=arguments)
         case _:
             assert_never(verdict)
+
+
+def replacement_problem(arguments: str, tool: ToolInfo) -> str | None:
+    """Why `arguments`, put in place of a call's by a policy or an approver, cannot run `tool`; `None` when they can.
+
+    They must be the JSON text of an object (blank text is not) and fit the tool's schema when it is
+    known (`ToolInfo.parameters`). The answer completes "... replaced the arguments with ones ...".
+    """
+    problem = json_object_problem(arguments)
+    if problem is not None:
+        return f"that are not a JSON object: {problem}"
+    if tool.parameters is None:
+        return None
+    problems = validate(parse_arguments(arguments), tool.parameters)
+    return f"invalid for tool {tool.name!r}: " + "; ".join(problems) if problems else None
 
 
 def refuse_unanswered(ask: Ask) -> Deny:

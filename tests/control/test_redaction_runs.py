@@ -1,0 +1,105 @@
+"""Redaction in real runs: a tool's JSON output reaches the model, the events, the durable records and the session
+as JSON, redacted leaf by leaf, with secret-named keys masked at every depth."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import attrs
+import trio
+
+from helikon_fc import AgentAsTool, AgentInput, LlmAgent, Permissions, RunContext, Runner, RunResultStreaming
+from helikon_fc.core import JsonObject, JsonValue, RedactionConfig, ToolResult, to_json
+from helikon_fc.shell.tool import ToolContext, ToolOutput
+from helikon_fc.stores import SQLiteStore
+from helikon_fc.testing import ScriptedModel, call, call_tools, reply
+
+
+@attrs.frozen
+class _Returning:
+    """A tool that returns `output`, whatever it is called with."""
+
+    name: str
+    output: JsonValue
+    description: str = "Returns its output."
+
+    @property
+    def parameters(self) -> JsonObject:
+        return {"type": "object"}
+
+    async def invoke(self, ctx: ToolContext[None], arguments: JsonObject) -> ToolOutput:
+        await trio.lowlevel.checkpoint()
+        return ToolOutput(self.output)
+
+
+CONFIGURED = "cfg-secret-0042"
+OUTPUT: JsonValue = {
+    "env": ["DEPLOY_TOKEN=abc123-deploy"],
+    "region": "eu",
+    "url": "postgres://app:SECRET@db",
+    "ci": {"GITHUB_TOKEN": "ghp-nested-7777", "steps": [{"db_password": "hunter2-pass"}]},
+    "note": f"uses {CONFIGURED}",
+}
+REDACTED: JsonValue = {
+    "env": ["DEPLOY_TOKEN=***"],
+    "region": "eu",
+    "url": "postgres://app:SECRET@db",
+    "ci": {"GITHUB_TOKEN": "***", "steps": [{"db_password": "***"}]},
+    "note": "uses ***",
+}
+HIDDEN = ("abc123-deploy", "ghp-nested-7777", "hunter2-pass", CONFIGURED)
+
+
+def _agent() -> LlmAgent[None]:
+    model = ScriptedModel([call_tools(call("inspect")), reply("done")])
+    return LlmAgent(name="ops", model=model, tools=[_Returning("inspect", OUTPUT)])
+
+
+def _read(agent: LlmAgent[None]) -> list[JsonValue]:
+    """The tool results `agent`'s model was shown, decoded."""
+    assert isinstance(agent.model, ScriptedModel)
+    requests = agent.model.requests
+    return [json.loads(item.output) for request in requests for item in request.items if isinstance(item, ToolResult)]
+
+
+async def _run(store: SQLiteStore, agent: LlmAgent[None]) -> tuple[str, ...]:
+    """Run `agent` recorded as ``r`` with session ``s``: every event, every record of every run in the store
+    and every session item, as JSON text."""
+    permissions = Permissions(redaction=RedactionConfig(secrets=(CONFIGURED,)))
+    ctx = RunContext(None, session=store.session("s")).with_permissions(permissions)
+    stream = Runner(store=store).run(agent, ctx, AgentInput.from_user_text("go"), run_id="r")
+    result = await RunResultStreaming(stream).collect()
+    assert result.final_output == "done"
+    records = [record for run in await store.runs() for record in await store.read_run_records(run.run_id)]
+    items = await store.session("s").items()
+    return (*(to_json(event) for event in result.events), *(r.body for r in records), *map(to_json, items))
+
+
+async def test_json_output_stays_json_with_every_secret_masked_in_every_copy(tmp_path: Path) -> None:
+    """The tool's result is JSON of the same shape for the model and in the session; no secret is in any event,
+    record or session item."""
+    agent = _agent()
+    async with SQLiteStore(tmp_path / "runs.db") as store:
+        texts = await _run(store, agent)
+        items = await store.session("s").items()
+    assert _read(agent) == [REDACTED]
+    assert [json.loads(item.output) for item in items if isinstance(item, ToolResult)] == [REDACTED]
+    for text in texts:
+        assert not any(secret in text for secret in HIDDEN), text
+
+
+async def test_an_agent_as_tool_sub_run_redacts_its_tool_output_the_same_way(tmp_path: Path) -> None:
+    """A sub-run's tool output reaches its model, and its records, redacted by the same rules."""
+    inner = _agent()
+    outer = LlmAgent(
+        name="outer",
+        model=ScriptedModel([call_tools(call("ops", input="go")), reply("done")]),
+        tools=[AgentAsTool(inner)],
+    )
+    async with SQLiteStore(tmp_path / "runs.db") as store:
+        texts = await _run(store, outer)
+        assert len(await store.runs()) == 2  # the sub-run's records were read too
+    assert _read(inner) == [REDACTED]
+    for text in texts:
+        assert not any(secret in text for secret in HIDDEN), text
