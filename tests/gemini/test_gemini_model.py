@@ -313,3 +313,15 @@ async def test_another_model_object_sends_back_the_signatures_one_received(gemin
     await drain(model_for(gemini), follow_up)
     model_turn = gemini.requests[1].body["contents"][1]  # type: ignore[index]
     assert [part.get("thoughtSignature") for part in model_turn["parts"]] == ["c2lnLXBhcmFsbGVsLTE=", None]
+
+
+async def test_a_wrong_base_url_says_what_to_check(gemini: GeminiServer) -> None:
+    """A 404 (here: an API version the server does not serve) names the endpoint and says to check the model's
+    name and the base URL."""
+    model = GeminiModel("gemini-2.5-flash", api_key=API_KEY, base_url=f"{gemini.root}/v1")
+    _, error = await drain(model)
+    assert error is not None and error.kind is ModelFailureKind.OTHER
+    assert error.message.startswith(f"HTTP 404 NOT_FOUND from POST {gemini.root}/v1/models/gemini-2.5-flash:")
+    assert error.message.endswith(
+        "; check the model's name and base_url (the API root with its version, e.g. .../v1beta)"
+    )
