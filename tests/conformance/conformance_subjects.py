@@ -193,9 +193,16 @@ class ScriptedSubject:
         yield Run(model, REQUEST, cancel)
 
 
+def _gemini() -> Subject:
+    from tests.conformance.gemini_subject import GeminiSubject  # it imports `Run` from here, so it loads last
+
+    return GeminiSubject()
+
+
 SUBJECTS: tuple[Subject, ...] = (
     OpenAISubject("chat"),
     OpenAISubject("responses"),
     OpenAIWholeSubject(),
     ScriptedSubject(),
+    _gemini(),
 )
