@@ -247,7 +247,7 @@ async def _body(response: httpx2.Response) -> bytes:
     try:
         return await response.aread()
     except _FAILURES:
-        return b""
+        return b""  # noqa: ASYNC910 - the failed read was awaited
 
 
 async def _streamed(  # noqa: ASYNC911 - a pass-through of the response body, which checkpoints as it reads

@@ -222,7 +222,7 @@ class Runner:
             except Exception as exc:
                 terminal = RunFailed(SessionFailed(f"{type(exc).__name__}: {exc}"))
 
-        async def forward(event: AgentEvent) -> None:
+        async def forward(event: AgentEvent) -> None:  # noqa: ASYNC910 - a pass-through per event, as `sender`
             nonlocal terminal
             if terminal is not None:
                 return  # noqa: ASYNC910 - a pass-through per event, as `sender`
