@@ -193,9 +193,17 @@ class ScriptedSubject:
         yield Run(model, REQUEST, cancel)
 
 
+def _provider_subjects() -> tuple[Subject, ...]:
+    """The subjects of the other providers, each in its own test folder (imported here, after `Run`)."""
+    from tests.anthropic.anthropic_subject import AnthropicSubject
+
+    return (AnthropicSubject(),)
+
+
 SUBJECTS: tuple[Subject, ...] = (
     OpenAISubject("chat"),
     OpenAISubject("responses"),
     OpenAIWholeSubject(),
     ScriptedSubject(),
+    *_provider_subjects(),
 )

@@ -39,6 +39,10 @@ class ModelSettings:
     previous_response_id: str | None = None
     tool_choice_first_turn_only: bool = False
     """Send `tool_choice` on turn 0 only: force a first tool call, then let the model answer."""
+    prompt_caching: bool = False
+    """Ask the provider to cache the request's stable prefix (the tools, the instructions and the
+    conversation so far) where caching must be asked for: Anthropic's ``cache_control`` breakpoints.
+    Providers that cache on their own (OpenAI) ignore it."""
 
     def for_turn(self, turn: int) -> ModelSettings:
         """The settings a tool-loop request of `turn` carries (`tool_choice` dropped after turn 0 if asked)."""
