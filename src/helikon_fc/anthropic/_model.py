@@ -32,6 +32,8 @@ _NO_KEY_PLACEHOLDER = "unused"
 _FAILURES: tuple[type[BaseException], ...] = (anthropic.AnthropicError, httpx2.HTTPError, httpx2.StreamError)
 _STRUCTURED_OUTPUTS: tuple[StructuredOutput, ...] = ("json_schema", "tool")
 _MIN_THINKING_BUDGET = 1024
+_EXTRA_BODY = ("temperature", "top_p")
+"""Body fields the API reference documents but the SDK's ``create`` (2.x) no longer takes: sent as ``extra_body``."""
 
 
 async def _drain(lines: AsyncIterator[str]) -> None:
@@ -159,7 +161,8 @@ class AnthropicModel:
             assert client is not None, "a model has either a client or the options to build one"
             body = self.request_body(request)
             try:
-                opened = client.messages.with_streaming_response.create(**body, stream=True)
+                extra = {key: body.pop(key) for key in _EXTRA_BODY if key in body}
+                opened = client.messages.with_streaming_response.create(**body, stream=True, extra_body=extra or None)
                 response = cast(AsyncAPIResponse[object], await opened.__aenter__())
             except _FAILURES as exc:
                 raise error_from_exception(exc) from exc
