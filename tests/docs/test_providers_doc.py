@@ -23,6 +23,8 @@ def test_snippet_runs(index: int, monkeypatch: pytest.MonkeyPatch) -> None:
     """The snippet builds its models and agents in a fresh namespace without error."""
     monkeypatch.setenv("OPENAI_API_KEY", "sk-docs-placeholder")
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-docs-placeholder")
+    monkeypatch.delenv("ANTHROPIC_BASE_URL", raising=False)
     namespace: dict[str, object] = {"__name__": f"snippet_{index}"}
     exec(compile(SNIPPETS[index], f"{DOC.name}[{index}]", "exec"), namespace)
 
