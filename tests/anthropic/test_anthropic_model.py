@@ -251,6 +251,11 @@ def test_bad_arguments_are_refused_with_what_is_allowed(monkeypatch: pytest.Monk
             ValueError,
             "thinking_budget must be None or an int of at least",
         ),
+        (
+            {"api_key": "k", "thinking_budget": 4096},
+            ValueError,
+            "thinking_budget must be below max_tokens (4096), got 4096",
+        ),
         ({"api_key": "k", "max_tokens": 0}, ValueError, "max_tokens must be an int of at least 1, got 0"),
         ({"api_key": "k", "structured_output": "xml"}, ValueError, "structured_output must be one of"),
         ({"api_key": "k", "organization": "o"}, TypeError, "unknown argument(s) organization"),

@@ -104,13 +104,20 @@ def stream_error(error: Mapping[str, object]) -> ModelError:
     return ModelError(kind, f"stream error ({error_type}): {text}" if error_type else f"stream error: {text}")
 
 
+def _endpoint(exc: anthropic.APIStatusError) -> str | None:
+    """``"POST <url>"`` of the request that failed, if the response still knows it."""
+    try:
+        request = exc.response.request
+    except RuntimeError:
+        return None
+    return f"{request.method} {request.url}"
+
+
 def error_from_exception(exc: BaseException) -> ModelError:
     """A `ModelError` for an exception the SDK or the HTTP client raised."""
     match exc:
         case anthropic.APIStatusError():
-            request = exc.response.request
-            endpoint = f"{request.method} {request.url}"
-            return error_from_status(exc.status_code, exc.response.headers, exc.body, endpoint=endpoint)
+            return error_from_status(exc.status_code, exc.response.headers, exc.body, endpoint=_endpoint(exc))
         case anthropic.APITimeoutError():
             return ModelError(ModelFailureKind.TRANSPORT, f"request timed out: {exc}")
         case anthropic.APIConnectionError():

@@ -68,7 +68,8 @@ class AnthropicModel:
     Raises:
         TypeError: both a client and connection options were given, or an unknown argument.
         ValueError: an empty model name, no API key and no custom base URL, a thinking budget below
-            1024, a ``max_tokens`` below 1, or a ``structured_output`` other than those above.
+            1024 or not below ``max_tokens``, a ``max_tokens`` below 1, or a ``structured_output``
+            other than those above.
 
     Example:
         ```python
@@ -95,6 +96,8 @@ class AnthropicModel:
             raise ValueError(
                 f"thinking_budget must be None or an int of at least {_MIN_THINKING_BUDGET}, got {thinking_budget!r}"
             )
+        if thinking_budget is not None and thinking_budget >= max_tokens:
+            raise ValueError(f"thinking_budget must be below max_tokens ({max_tokens}), got {thinking_budget}")
         if structured_output not in _STRUCTURED_OUTPUTS:
             raise ValueError(f"structured_output must be one of {_STRUCTURED_OUTPUTS}, got {structured_output!r}")
         self._model = model
