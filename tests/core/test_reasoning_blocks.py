@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from properties.reference import drive, make_ctx
+
 from helikon_fc.core import (
+    AssistantMessage,
     FinishReason,
     Item,
     ModelEvent,
@@ -56,3 +59,13 @@ def test_records_written_before_the_fields_existed_still_read() -> None:
     response = from_json(TransitionInput, old_response)
     assert isinstance(response, ModelResponse)
     assert response.reasoning_blocks == ()
+
+
+def test_the_loop_appends_each_reasoning_block_as_an_item() -> None:
+    """A response with reasoning blocks adds them, in order, before its text; one without adds its reasoning whole."""
+    blocks = (Reasoning("Think.", signature="sig"), Reasoning("", redacted="opaque"))
+    signed = ModelResponse(text="Answer.", reasoning="Think.", reasoning_blocks=blocks)
+    trace = drive(make_ctx(), [signed])
+    assert list(trace.conversation)[-3:] == [*blocks, AssistantMessage("Answer.", "assistant")]
+    plain = drive(make_ctx(), [ModelResponse(text="Answer.", reasoning="Think.")])
+    assert list(plain.conversation)[-2:] == [Reasoning("Think."), AssistantMessage("Answer.", "assistant")]
