@@ -18,6 +18,8 @@ from helikon_fc.core import (
     assemble_response,
     from_json,
 )
+from helikon_fc.core.record_codec import decode_log, encode_log
+from helikon_fc.core.records import ModelAnswered
 
 
 def test_unsigned_reasoning_makes_no_blocks() -> None:
@@ -69,3 +71,11 @@ def test_the_loop_appends_each_reasoning_block_as_an_item() -> None:
     assert list(trace.conversation)[-3:] == [*blocks, AssistantMessage("Answer.", "assistant")]
     plain = drive(make_ctx(), [ModelResponse(text="Answer.", reasoning="Think.")])
     assert list(plain.conversation)[-2:] == [Reasoning("Think."), AssistantMessage("Answer.", "assistant")]
+
+
+def test_a_recorded_model_answer_keeps_its_reasoning_blocks() -> None:
+    """The durable record of a model answer reads back with its signed and redacted blocks."""
+    blocks = (Reasoning("Think.", signature="sig"), Reasoning("", redacted="opaque"))
+    answered = ModelAnswered(response=ModelResponse(text="Answer.", reasoning="Think.", reasoning_blocks=blocks))
+    texts, _ = encode_log([answered])
+    assert decode_log(texts) == [answered]
