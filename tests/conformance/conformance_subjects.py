@@ -199,10 +199,18 @@ def _gemini() -> Subject:
     return GeminiSubject()
 
 
+def _provider_subjects() -> tuple[Subject, ...]:
+    """The subjects of the other providers, each in its own test folder (imported here, after `Run`)."""
+    from tests.anthropic.anthropic_subject import AnthropicSubject
+
+    return (AnthropicSubject(),)
+
+
 SUBJECTS: tuple[Subject, ...] = (
     OpenAISubject("chat"),
     OpenAISubject("responses"),
     OpenAIWholeSubject(),
     ScriptedSubject(),
     _gemini(),
+    *_provider_subjects(),
 )

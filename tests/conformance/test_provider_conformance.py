@@ -13,6 +13,7 @@ DECLINES: dict[str, frozenset[Scenario]] = {
     "openai.chat.whole": frozenset(Scenario)
     - {Scenario.CLEAN_STOP, Scenario.TOOL_CALL_CLEAN_STOP, Scenario.NO_USAGE_REPORTED},
     "gemini": frozenset({Scenario.FRAGMENTED_TOOL_NAME}),
+    "anthropic": frozenset({Scenario.FRAGMENTED_TOOL_NAME}),
     "scripted": frozenset(
         {Scenario.TRUNCATED_AFTER_STOP_REASON, Scenario.ERROR_AFTER_STOP_REASON, Scenario.FRAGMENTED_TOOL_NAME}
     ),

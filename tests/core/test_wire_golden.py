@@ -163,7 +163,7 @@ SAMPLES: Mapping[str, tuple[object, ...]] = {
         AssistantMessage("You have spent 80% of your dining budget.", agent="budget-assistant"),
         CALL,
         ToolResult("call_2", "unknown tool: 'launch' (available tools: get_weather)", is_error=True),
-        Reasoning("The user asks about one category."),
+        Reasoning("The user asks about one category.", signature="EqQBCkgIARABGAIiQL8x"),
         Compacted("The user asked about dining; 80% of the budget is spent.", 2),
     ),
     "ModelEvent": (

@@ -57,9 +57,19 @@ class ToolResult:
 
 @attrs.frozen
 class Reasoning:
-    """Reasoning text the model exposed for a turn."""
+    """Reasoning the model exposed for a turn.
+
+    Some providers sign their reasoning and require it back unchanged on the next turn: `signature`
+    is that opaque token (Anthropic's thinking signature), and `redacted` holds reasoning the provider
+    returned only encrypted (Anthropic's ``redacted_thinking`` data; `text` is then empty). Both are
+    `None` for providers that issue neither.
+    """
 
     text: str
+    signature: str | None = None
+    """The provider's signature over `text`, sent back unchanged (`None`: unsigned)."""
+    redacted: str | None = None
+    """Encrypted reasoning the provider returned instead of text, sent back unchanged (`None`: none)."""
 
 
 @attrs.frozen

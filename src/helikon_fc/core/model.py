@@ -15,7 +15,7 @@ import attrs
 
 from .compiled_schema import CompiledSchema, SchemaError, compile_schema
 from .conversation import Conversation
-from .items import ToolCall
+from .items import Reasoning, ToolCall
 from .json_value import JsonObject
 from .usage import Usage
 
@@ -39,6 +39,10 @@ class ModelSettings:
     previous_response_id: str | None = None
     tool_choice_first_turn_only: bool = False
     """Send `tool_choice` on turn 0 only: force a first tool call, then let the model answer."""
+    prompt_caching: bool = False
+    """Ask the provider to cache the request's stable prefix (the tools, the instructions and the
+    conversation so far) where caching must be asked for: Anthropic's ``cache_control`` breakpoints.
+    Providers that cache on their own (OpenAI) ignore it."""
 
     def for_turn(self, turn: int) -> ModelSettings:
         """The settings a tool-loop request of `turn` carries (`tool_choice` dropped after turn 0 if asked)."""
@@ -132,9 +136,19 @@ class ModelTextDelta:
 
 @attrs.frozen
 class ModelReasoningDelta:
-    """A fragment of the model's exposed reasoning."""
+    """A fragment of the model's exposed reasoning.
+
+    A provider that signs its reasoning (see `Reasoning`) ends each signed block with a delta that
+    carries the block's `signature`, and reports a block it returned only encrypted as one delta
+    with `redacted` set (and empty text). A delta with either set closes the current block: the
+    block is the text of the reasoning deltas since the last closed one, this delta's included.
+    """
 
     text: str
+    signature: str | None = None
+    """Set on the delta that ends a signed block: the provider's signature over the block's text."""
+    redacted: str | None = None
+    """Set on a delta that is a whole block of encrypted reasoning: the provider's opaque data."""
 
 
 @attrs.frozen
@@ -179,6 +193,9 @@ class ModelResponse:
     tool_calls: tuple[ToolCall, ...] = ()
     usage: Usage = Usage()
     finish_reason: FinishReason = FinishReason.STOP
+    reasoning_blocks: tuple[Reasoning, ...] = ()
+    """The reasoning as the provider's blocks, when any block was signed or redacted (their texts joined
+    are `reasoning`); empty otherwise, and `reasoning` is then one unsigned block."""
 
 
 def assemble_response(events: Iterable[ModelEvent]) -> ModelResponse:
@@ -186,10 +203,12 @@ def assemble_response(events: Iterable[ModelEvent]) -> ModelResponse:
 
     Text and reasoning fragments are concatenated; tool-call fragments are grouped by `call_id`
     in the order calls first appeared, named by the first name seen and with their argument
-    fragments concatenated; the last usage snapshot wins; a missing finish means `STOP`.
+    fragments concatenated; the last usage snapshot wins; a missing finish means `STOP`. Reasoning
+    deltas that sign or redact a block split the reasoning into `ModelResponse.reasoning_blocks`.
     """
     text: list[str] = []
     reasoning: list[str] = []
+    blocks = _ReasoningBlocks()
     names: dict[str, str] = {}
     arguments: dict[str, list[str]] = {}
     usage = Usage()
@@ -200,6 +219,7 @@ def assemble_response(events: Iterable[ModelEvent]) -> ModelResponse:
                 text.append(fragment)
             case ModelReasoningDelta(text=fragment):
                 reasoning.append(fragment)
+                blocks.add(event)
             case ModelToolCallDelta(call_id=call_id, name=name, args_delta=delta):
                 parts = arguments.setdefault(call_id, [])
                 parts.append(delta)
@@ -218,4 +238,31 @@ def assemble_response(events: Iterable[ModelEvent]) -> ModelResponse:
         tool_calls=calls,
         usage=usage,
         finish_reason=finish,
+        reasoning_blocks=blocks.finish(),
     )
+
+
+class _ReasoningBlocks:
+    """Reasoning deltas grouped into blocks: a delta with a signature or redacted data closes one."""
+
+    __slots__ = ("_blocks", "_marked", "_open")
+
+    def __init__(self) -> None:
+        self._blocks: list[Reasoning] = []
+        self._open: list[str] = []
+        self._marked = False
+
+    def add(self, delta: ModelReasoningDelta) -> None:
+        """Take one delta, closing the open block if the delta signs or redacts it."""
+        self._open.append(delta.text)
+        if delta.signature is not None or delta.redacted is not None:
+            self._marked = True
+            self._blocks.append(Reasoning("".join(self._open), delta.signature, delta.redacted))
+            self._open = []
+
+    def finish(self) -> tuple[Reasoning, ...]:
+        """The blocks, the trailing unsigned text as one more; none when no block was signed or redacted."""
+        if not self._marked:
+            return ()
+        tail = "".join(self._open)
+        return (*self._blocks, Reasoning(tail)) if tail else tuple(self._blocks)

@@ -143,6 +143,7 @@ def _response(response: ModelResponse) -> dict[str, object]:
         "tool_calls": [_tool_call(call) for call in response.tool_calls],
         "usage": _usage(response.usage),
         "finish_reason": response.finish_reason.value,
+        "reasoning_blocks": [unstructure_data(block) for block in response.reasoning_blocks],
     }
 
 

@@ -230,7 +230,9 @@ def _read_response(response: ModelResponse, agent: str) -> tuple[tuple[Item, ...
     the events it opens with (the `MessageOutput` of its text, if any)."""
     items: list[Item] = []
     events: list[AgentEvent] = []
-    if response.reasoning:
+    if response.reasoning_blocks:
+        items.extend(response.reasoning_blocks)
+    elif response.reasoning:
         items.append(Reasoning(response.reasoning))
     if response.text:
         message = AssistantMessage(response.text, agent)
