@@ -84,6 +84,23 @@ def test_a_string_is_touched_by_its_characters_not_by_its_quotes() -> None:
     assert redact_output('["x",11111111]', ['",11111111']) == '["x","***"]'
 
 
+@pytest.mark.parametrize(
+    ("text", "secret", "redacted"),
+    [
+        ('{"kkkkkkkk":1}', '{"kkkkkkkk', '{"***":1}'),
+        ('{"k":11111111}', "11111111}", '{"k":"***"}'),
+        ("[11111111]", "[11111111", '["***"]'),
+        ("[11111111]", "11111111]", '["***"]'),
+        ('{"kkkkkk":1234}', 'kkkkkk":1', '{"***":"***"}'),
+    ],
+)
+def test_a_secret_across_brackets_or_a_numbers_first_digit_masks_the_token_it_touches(
+    text: str, secret: str, redacted: str
+) -> None:
+    """The rendered text the secrets are looked for in has every bracket, and a number's span is all its digits."""
+    assert redact_output(text, [secret]) == redacted
+
+
 def test_a_key_masked_across_tokens_is_told_apart_from_its_siblings() -> None:
     assert redact_output('{"***":1,"kkkkkkkk":2}', ['"kkkkkkkk']) == '{"***":1,"*** (2)":2}'
 
