@@ -15,33 +15,16 @@ import trio
 import trio.testing
 from hypothesis import given, strategies as st
 from properties.redaction_strategies import SECRET_NAMED_KEYS, json_values_with_secrets
+from tests.control.leaky import ReturningTool
 
 from helikon_fc import AgentAsTool, AgentInput, LlmAgent, Permissions, RunContext, Runner, RunResultStreaming
-from helikon_fc.core import JsonObject, JsonValue, RedactionConfig, ToolResult, to_json
+from helikon_fc.core import JsonValue, RedactionConfig, ToolResult, to_json
 from helikon_fc.core.redaction import is_secret_value
-from helikon_fc.shell.tool import ToolContext, ToolOutput
 from helikon_fc.stores import MemoryStore
 from helikon_fc.testing import ScriptedModel, call, call_tools, reply
 
 HIDDEN = "hidden-value-4711"
 """What the planted secret-named keys hold: found in no text a run leaves behind."""
-
-
-@attrs.frozen
-class _Returning:
-    """A tool that returns `output`."""
-
-    output: JsonValue
-    name: str = "inspect"
-    description: str = "Returns its output."
-
-    @property
-    def parameters(self) -> JsonObject:
-        return {"type": "object"}
-
-    async def invoke(self, ctx: ToolContext[None], arguments: JsonObject) -> ToolOutput:
-        await trio.lowlevel.checkpoint()
-        return ToolOutput(self.output)
 
 
 @attrs.frozen
@@ -80,7 +63,9 @@ def test_no_secret_survives_in_any_event_record_or_session_item(
     value, secrets = case
     output = _planted(value, key)
     agent = LlmAgent(
-        name="ops", model=ScriptedModel([call_tools(call("inspect")), reply("done")]), tools=[_Returning(output)]
+        name="ops",
+        model=ScriptedModel([call_tools(call("inspect")), reply("done")]),
+        tools=[ReturningTool("inspect", output)],
     )
     outer = None
     if nested:

@@ -6,54 +6,31 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import attrs
-import trio
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from helikon_fc import AgentAsTool, AgentInput, LlmAgent, Permissions, RunContext, Runner, RunResultStreaming
-from helikon_fc.core import JsonObject, JsonValue, RedactionConfig, ToolResult, to_json
-from helikon_fc.shell.tool import ToolContext, ToolOutput
+from helikon_fc import (
+    AgentAsTool,
+    AgentInput,
+    LlmAgent,
+    Permissions,
+    RunContext,
+    Runner,
+    RunResultStreaming,
+    function_tool,
+)
+from helikon_fc.core import JsonValue, RedactionConfig, ToolResult, to_json
+from helikon_fc.otel import OpenTelemetryTracer
 from helikon_fc.stores import SQLiteStore
-from helikon_fc.testing import ScriptedModel, call, call_tools, reply
+from helikon_fc.testing import ScriptedModel, call, call_tools, reply, simulate
 
-
-@attrs.frozen
-class _Returning:
-    """A tool that returns `output`, whatever it is called with."""
-
-    name: str
-    output: JsonValue
-    description: str = "Returns its output."
-
-    @property
-    def parameters(self) -> JsonObject:
-        return {"type": "object"}
-
-    async def invoke(self, ctx: ToolContext[None], arguments: JsonObject) -> ToolOutput:
-        await trio.lowlevel.checkpoint()
-        return ToolOutput(self.output)
-
-
-CONFIGURED = "cfg-secret-0042"
-OUTPUT: JsonValue = {
-    "env": ["DEPLOY_TOKEN=abc123-deploy"],
-    "region": "eu",
-    "url": "postgres://app:SECRET@db",
-    "ci": {"GITHUB_TOKEN": "ghp-nested-7777", "steps": [{"db_password": "hunter2-pass"}]},
-    "note": f"uses {CONFIGURED}",
-}
-REDACTED: JsonValue = {
-    "env": ["DEPLOY_TOKEN=***"],
-    "region": "eu",
-    "url": "postgres://app:SECRET@db",
-    "ci": {"GITHUB_TOKEN": "***", "steps": [{"db_password": "***"}]},
-    "note": "uses ***",
-}
-HIDDEN = ("abc123-deploy", "ghp-nested-7777", "hunter2-pass", CONFIGURED)
+from .leaky import CONFIGURED, HIDDEN, OUTPUT, REDACTED, ReturningTool
 
 
 def _agent() -> LlmAgent[None]:
     model = ScriptedModel([call_tools(call("inspect")), reply("done")])
-    return LlmAgent(name="ops", model=model, tools=[_Returning("inspect", OUTPUT)])
+    return LlmAgent(name="ops", model=model, tools=[ReturningTool("inspect", OUTPUT)])
 
 
 def _read(agent: LlmAgent[None]) -> list[JsonValue]:
@@ -103,3 +80,28 @@ async def test_an_agent_as_tool_sub_run_redacts_its_tool_output_the_same_way(tmp
     assert _read(inner) == [REDACTED]
     for text in texts:
         assert not any(secret in text for secret in HIDDEN), text
+
+
+@function_tool
+def failing() -> str:
+    """Fails, naming a secret."""
+    raise ValueError(f"cannot connect with {CONFIGURED}")
+
+
+def test_tool_spans_record_the_redacted_output_and_error() -> None:
+    """A tracer records a tool call's result (with content capture) and a failed call's error text (always) as
+    the run redacts them: no secret reaches a span."""
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    model = ScriptedModel([call_tools(call("inspect"), call("failing")), reply("done")])
+    agent = LlmAgent(name="ops", model=model, tools=[ReturningTool("inspect", OUTPUT), failing])
+    permissions = Permissions(redaction=RedactionConfig(secrets=(CONFIGURED,)))
+    ctx = RunContext(None, tracer=OpenTelemetryTracer(provider, capture_content=True)).with_permissions(permissions)
+    simulate(agent, "go", ctx)
+    spans = exporter.get_finished_spans()
+    recorded = [json.dumps(dict(span.attributes or {})) + str(span.status.description) for span in spans]
+    assert len(recorded) == 5  # the run, two model calls, two tool calls
+    assert not any(secret in text for text in recorded for secret in HIDDEN), recorded
+    [inspect] = [span.attributes or {} for span in spans if span.name == "execute_tool inspect"]
+    assert json.loads(str(inspect["gen_ai.tool.call.result"])) == REDACTED

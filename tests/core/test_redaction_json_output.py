@@ -78,6 +78,38 @@ def test_a_secret_across_tokens_masks_each_token_it_touches() -> None:
     assert redact_output("[true,null,true]", ["true,null"]) == '["***","***",true]'
 
 
+def test_a_string_is_touched_by_its_characters_not_by_its_quotes() -> None:
+    """A secret that reaches only a string's opening or closing quote leaves that string as it is."""
+    assert redact_output('[11111111,"x"]', ['11111111,"']) == '["***","x"]'
+    assert redact_output('["x",11111111]', ['",11111111']) == '["x","***"]'
+
+
+@pytest.mark.parametrize(
+    ("text", "secret", "redacted"),
+    [
+        ('{"kkkkkkkk":1}', '{"kkkkkkkk', '{"***":1}'),
+        ('{"k":11111111}', "11111111}", '{"k":"***"}'),
+        ("[11111111]", "[11111111", '["***"]'),
+        ("[11111111]", "11111111]", '["***"]'),
+        ('{"kkkkkk":1234}', 'kkkkkk":1', '{"***":"***"}'),
+    ],
+)
+def test_a_secret_across_brackets_or_a_numbers_first_digit_masks_the_token_it_touches(
+    text: str, secret: str, redacted: str
+) -> None:
+    """The rendered text the secrets are looked for in has every bracket, and a number's span is all its digits."""
+    assert redact_output(text, [secret]) == redacted
+
+
+def test_a_key_masked_across_tokens_is_told_apart_from_its_siblings() -> None:
+    assert redact_output('{"***":1,"kkkkkkkk":2}', ['"kkkkkkkk']) == '{"***":1,"*** (2)":2}'
+
+
+def test_a_secret_that_still_spans_masked_tokens_is_masked_in_the_text() -> None:
+    """Tokens already masked are not masked again (the rounds end); what still spans them is masked in the text."""
+    assert redact_output('["***","***"]', ['***","***']) == '["***"]'
+
+
 def test_a_secret_in_a_leafs_escaped_form_masks_the_leaf() -> None:
     """A secret that is the JSON-escaped form of a leaf's text (as the model reads it) masks that leaf."""
     assert redact_output(json.dumps({"raw": 'a"bcdefgh'}), ['a\\"bcdefgh']) == '{"raw":"***"}'

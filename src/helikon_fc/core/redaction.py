@@ -121,11 +121,8 @@ def redact_json(value: JsonValue, secrets: Collection[str] = ()) -> JsonValue:
 
 def _redact(value: JsonValue, known: frozenset[str], *, hidden: bool) -> JsonValue:
     if isinstance(value, dict):
-        names = _distinct(list(value), [redact_known(key, known) for key in value])
-        return {
-            name: _redact(item, known, hidden=hidden or is_secret_name(key))
-            for name, (key, item) in zip(names, value.items(), strict=True)
-        }
+        names = _distinct({key: redact_known(key, known) for key in value})
+        return {names[key]: _redact(item, known, hidden=hidden or is_secret_name(key)) for key, item in value.items()}
     if isinstance(value, list):
         return [_redact(item, known, hidden=hidden) for item in value]
     if hidden:
@@ -138,19 +135,19 @@ def _hidden(leaf: JsonValue) -> JsonValue:
     return leaf if leaf is None or (isinstance(leaf, str) and not leaf.strip()) else MASK
 
 
-def _distinct(keys: list[str], names: list[str]) -> list[str]:
-    """`names` (the masked `keys`), a changed name that meets another numbered `` (2)``, `` (3)``...: a key left
-    as it was keeps its name."""
-    taken = {name for key, name in zip(keys, names, strict=True) if name == key}
-    out: list[str] = []
-    for key, name in zip(keys, names, strict=True):
+def _distinct(masked: dict[str, str]) -> dict[str, str]:
+    """The name of each key of an object, given what each `masked` to: a key left as it was keeps its name, a
+    changed one that meets another is numbered `` (2)``, `` (3)``..."""
+    taken = {name for key, name in masked.items() if name == key}
+    names: dict[str, str] = {}
+    for key, name in masked.items():
         if name != key:
             base, number = name, 2
             while name in taken:
                 name, number = f"{base} ({number})", number + 1
             taken.add(name)
-        out.append(name)
-    return out
+        names[key] = name
+    return names
 
 
 def _counting(secrets: Collection[str]) -> frozenset[str]:
@@ -245,12 +242,13 @@ class _Rendering:
 def _mask_tokens(value: JsonValue, touched: set[int], numbers: Iterator[int]) -> JsonValue:
     """`value` with the tokens numbered in `touched` masked (`numbers` counts the tokens in rendering order)."""
     if isinstance(value, dict):
-        keys: list[str] = []
-        items: list[JsonValue] = []
+        masked: dict[str, str] = {}
+        items: dict[str, JsonValue] = {}
         for key, item in value.items():
-            keys.append(MASK if next(numbers) in touched else key)
-            items.append(_mask_tokens(item, touched, numbers))
-        return dict(zip(_distinct(list(value), keys), items, strict=True))
+            masked[key] = MASK if next(numbers) in touched else key
+            items[key] = _mask_tokens(item, touched, numbers)
+        names = _distinct(masked)
+        return {names[key]: item for key, item in items.items()}
     if isinstance(value, list):
         return [_mask_tokens(item, touched, numbers) for item in value]
     return MASK if next(numbers) in touched else value

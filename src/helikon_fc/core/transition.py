@@ -319,10 +319,11 @@ def _check_calls(
     """Per call in order: its parsed and checked arguments (`None` if it cannot run), and why it cannot run
     (unknown tool, arguments not JSON or off the schema; `None` if it can)."""
     tools = {tool.name: tool for tool in ctx.tools}
+    offered = ", ".join(sorted([*tools, *(handoff.tool_name for handoff in ctx.handoffs)])) or "none"
     arguments: list[JsonObject | None] = []
     problems: list[str | None] = []
     for call in calls:
-        checked = _checked_arguments(call, tools)
+        checked = _checked_arguments(call, tools, offered)
         if isinstance(checked, str):
             arguments.append(None)
             problems.append(checked)
@@ -339,13 +340,13 @@ def _runnable(calls: tuple[ToolCall, ...], rejected: tuple[ToolResult, ...]) -> 
     return tuple(call for call in calls if call.call_id not in rejected_ids)
 
 
-def _checked_arguments(call: ToolCall, tools: dict[str, ToolDef]) -> JsonObject | str:
+def _checked_arguments(call: ToolCall, tools: dict[str, ToolDef], offered: str) -> JsonObject | str:
     """The arguments of `call`, parsed and checked against its tool's schema; or why it cannot run, in
-    words the model can act on."""
+    words the model can act on (an unknown tool's answer lists `offered`: every tool name the model was
+    offered, its handoffs' transfer tools included)."""
     tool = tools.get(call.name)
     if tool is None:
-        available = ", ".join(sorted(tools)) or "none"
-        return f"unknown tool: {call.name!r} (available tools: {available})"
+        return f"unknown tool: {call.name!r} (available tools: {offered})"
     try:
         arguments = parse_arguments(call.arguments)
     except json.JSONDecodeError as exc:

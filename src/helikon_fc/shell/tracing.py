@@ -27,6 +27,7 @@ import trio
 
 from ..core import JsonObject, ModelRequest, ModelResponse, RunFailed, TerminalEvent, ToolCall, ToolResult
 from ..models.protocol import Model
+from ._redaction import redact_result
 from .tool_exec import execute_tool_call
 
 if TYPE_CHECKING:
@@ -177,7 +178,9 @@ async def traced_tool_call(
         raise
     finally:
         _CURRENT.reset(token)
-    span.finish(result, tool_error_type(tool, call, result))
+    permissions = ctx.permissions  # the span records the output as the run will redact it; hooks still see it whole
+    redaction = permissions.redaction if permissions is not None else None
+    span.finish(redact_result(result, redaction), tool_error_type(tool, call, result))
     return result
 
 
