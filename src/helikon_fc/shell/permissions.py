@@ -53,6 +53,8 @@ __all__ = [
     "SubRunPaused",
     "denial_text",
     "held_question",
+    "is_async_callable",
+    "require_permissions",
     "resolve_permission",
 ]
 
