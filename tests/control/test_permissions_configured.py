@@ -11,7 +11,7 @@ import attrs
 import trio
 from tests.control.scenario import LoggingTool, commands_run, context, executed, ops, pending_ids, resume, start
 
-from helikon_fc import AgentInput, LlmAgent, RunResultStreaming
+from helikon_fc import AgentInput, LlmAgent, RunContext, RunResultStreaming
 from helikon_fc.core import (
     AgentEvent,
     BashRule,
@@ -25,6 +25,7 @@ from helikon_fc.core import (
     ToolCallItem,
     ToolRule,
 )
+from helikon_fc.shell.hooks import HookDecision, HookPoint, PreToolUse, ReplaceInput
 from helikon_fc.shell.permissions import ApprovalAnswer, ApprovalRequest, Approve, Permissions
 from helikon_fc.shell.results import RunResult
 from helikon_fc.stores import MemoryStore
@@ -152,3 +153,20 @@ async def test_an_approved_replacement_asked_again_is_recorded_as_what_ran_on_re
     assert set(model) == {"cmd0", "cmd1", "cmd2", "cmd3"}
     assert recorded(events, model) == ran(log)
     assert recorded(events, model)["cmd2"] == json.loads(REPLACEMENT)
+
+
+async def test_arguments_a_pre_tool_use_hook_replaced_are_recorded_as_what_ran(tmp_path: Path) -> None:
+    """A hook's replacement is decided (the permissions see it) and runs: its grant records it, not ``None``."""
+    log = tmp_path / "log"
+
+    async def tidy(ctx: RunContext[None], point: HookPoint) -> HookDecision | None:
+        await trio.lowlevel.checkpoint()
+        return ReplaceInput({"command": "ls -la"}) if isinstance(point, PreToolUse) else None
+
+    ctx = context(Permissions(config=PermissionConfig(mode="bypass"))).with_hooks(tidy)
+    model = ScriptedModel([call_tools(call("Bash", command="ls").with_id("c1")), reply("done")])
+    agent = LlmAgent(name="ops", model=model, tools=[StrictBash("Bash", log)])
+    result = await RunResultStreaming(agent.run(ctx, AgentInput.from_user_text("go"))).collect()
+    events = list(result.events)
+    assert ran(log) == {"c1": {"command": "ls -la"}}
+    assert recorded(events, model_calls(events)) == ran(log)

@@ -48,13 +48,9 @@ def test_rules_print_as_their_rule_text() -> None:
 @pytest.mark.parametrize(
     ("make", "message"),
     [
-        (lambda: ToolRule(""), "ToolRule: name must be a non-empty string, got ''"),
-        (
-            lambda: ToolRule(3),  # type: ignore[arg-type]
-            "ToolRule: name must be a non-empty string, got 3",
-        ),
-        (lambda: BashRule(""), "BashRule: program must be a non-empty string, got ''"),
-        (lambda: Guard("", ToolRule("x")), "Guard: name must be a non-empty string, got ''"),
+        (lambda: ToolRule(""), "ToolRule: name must be a non-empty string, got '' (str)"),
+        (lambda: BashRule(""), "BashRule: program must be a non-empty string, got '' (str)"),
+        (lambda: Guard("", ToolRule("x")), "Guard: name must be a non-empty string, got '' (str)"),
     ],
 )
 def test_empty_names_are_refused_naming_the_field(make: object, message: str) -> None:
@@ -63,11 +59,17 @@ def test_empty_names_are_refused_naming_the_field(make: object, message: str) ->
     assert str(raised.value) == message
 
 
+def test_a_name_that_is_no_string_is_a_type_error() -> None:
+    with pytest.raises(TypeError) as raised:
+        ToolRule(3)  # type: ignore[arg-type]
+    assert str(raised.value) == "ToolRule: name must be a non-empty string, got 3 (int)"
+
+
 def test_a_glob_rule_needs_a_string() -> None:
     with pytest.raises(TypeError) as raised:
         ReadRule(3)  # type: ignore[arg-type]
-    assert str(raised.value) == "ReadRule: pattern must be a string, got int"
-    with pytest.raises(TypeError, match="EditRule: pattern must be a string, got NoneType"):
+    assert str(raised.value) == "ReadRule: pattern must be a string, got 3 (int)"
+    with pytest.raises(TypeError, match=r"EditRule: pattern must be a string, got None \(NoneType\)"):
         EditRule(None)  # type: ignore[arg-type]
 
 
@@ -91,13 +93,14 @@ def _with(field: str, value: Any) -> PermissionConfig:
 def test_rule_lists_refuse_strings_non_sequences_and_foreign_items(field: str) -> None:
     with pytest.raises(TypeError) as raised:
         _with(field, "rm")
-    assert str(raised.value) == f"PermissionConfig: {field} must be a sequence, got str"
-    with pytest.raises(TypeError, match=f"PermissionConfig: {field} must be a sequence, got int"):
+    assert str(raised.value) == f"PermissionConfig: {field} must be a sequence of permission rules, got 'rm' (str)"
+    with pytest.raises(TypeError, match=rf"PermissionConfig: {field} must be a sequence of permission rules, got 3"):
         _with(field, 3)
     with pytest.raises(TypeError) as raised:
         _with(field, [ToolRule("x"), "rm"])
     assert str(raised.value) == (
-        f"PermissionConfig: {field} holds 'rm'; allowed: ToolRule, BashRule, ReadRule, EditRule"
+        f"PermissionConfig: {field}[1] must be a permission rule (ToolRule, BashRule, ReadRule or EditRule), "
+        "got 'rm' (str); wrap the name in a rule: ToolRule('rm') or BashRule('rm')"
     )
     assert getattr(_with(field, [ToolRule("x"), BashRule("rm")]), field) == (
         ToolRule("x"),
@@ -106,12 +109,16 @@ def test_rule_lists_refuse_strings_non_sequences_and_foreign_items(field: str) -
 
 
 def test_guards_and_policy_lists_take_only_their_own_kind() -> None:
-    with pytest.raises(TypeError, match="PermissionConfig: guards holds ToolRule"):
+    with pytest.raises(TypeError) as guards:
         PermissionConfig(guards=[ToolRule("x")])  # type: ignore[list-item]
-    with pytest.raises(TypeError, match="allowed: PolicyRule"):
+    assert str(guards.value) == "PermissionConfig: guards[0] must be a Guard, got ToolRule(name='x') (ToolRule)"
+    with pytest.raises(TypeError) as policy:
         PermissionConfig(policy=[ToolRule("x")])  # type: ignore[list-item]
-    with pytest.raises(TypeError, match="guards must be a sequence, got bytes"):
+    assert str(policy.value) == "PermissionConfig: policy[0] must be a PolicyRule, got ToolRule(name='x') (ToolRule)"
+    with pytest.raises(TypeError, match=r"^PermissionConfig: guards must be a sequence of Guards, got b'x' \(bytes\)$"):
         PermissionConfig(guards=b"x")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"^PermissionConfig: policy must be a sequence of PolicyRules, got 3 \(int\)$"):
+        PermissionConfig(policy=3)  # type: ignore[arg-type]
     line = PolicyRule(ToolRule("x"), PolicyAllow())
     assert PermissionConfig(policy=iter([line])).policy == (line,)
 

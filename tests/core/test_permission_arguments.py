@@ -131,6 +131,7 @@ def test_tool_info_checks_its_name_and_known_flag_and_leaves_its_schema_out_of_e
     with pytest.raises(TypeError, match=r"^ToolInfo: known must be True or False, got 1 \(int\)$"):
         ToolInfo("t", known=1)  # type: ignore[arg-type]
     assert ToolInfo("t", parameters=SCHEMA) == ToolInfo("t")
+    assert repr(ToolInfo("t", parameters=SCHEMA)) == repr(ToolInfo("t"))  # a schema is too long to show
     assert hash(ToolInfo("t", parameters=SCHEMA)) == hash(ToolInfo("t"))
     assert ToolInfo("t").parameters is None
 
@@ -257,3 +258,4 @@ def test_require_refuses_a_bool_for_a_number_and_describe_cuts_long_values() -> 
     require("O", "n", 3, (int, float), "a number")
     assert describe("x" * 100) == repr("x" * 100)[:57] + "... (str)"
     assert describe("x" * 58) == repr("x" * 58) + " (str)"
+    assert describe("x" * 59) == repr("x" * 59)[:57] + "... (str)"  # a repr of 61 characters is cut

@@ -445,9 +445,11 @@ def test_bad_configs_are_refused_at_construction() -> None:
     """Bad input gets a clear error naming the argument, what it got and what is allowed."""
     with pytest.raises(ValueError, match=r"mode must be a PermissionMode or one of 'default', .*, got 'Plan' \(str\)"):
         PermissionConfig(mode="Plan")
-    with pytest.raises(TypeError, match=r"deny holds 'rm'; allowed: ToolRule, BashRule, ReadRule, EditRule"):
+    with pytest.raises(
+        TypeError, match=r"deny\[0\] must be a permission rule \(ToolRule, BashRule, ReadRule or EditRule\)"
+    ):
         PermissionConfig(deny=["rm"])  # type: ignore[list-item]
-    with pytest.raises(TypeError, match="allow must be a sequence, got str"):
+    with pytest.raises(TypeError, match="allow must be a sequence of permission rules, got 'git' \\(str\\)"):
         PermissionConfig(allow="git")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="BashRule: program must be a non-empty string, got ''"):
         BashRule("")

@@ -170,6 +170,8 @@ def test_replaced_arguments_that_ask_again_are_listed_and_run_as_replaced(
     assert "rm -rf ~" not in commands_run(log)
     assert sorted(commands_run(log)) == ["echo bye > /etc/issue", "ls -la"]
     assert "cmd2: ran echo bye > /etc/issue" in outcome.result.output
+    granted = {e.call_id: e.arguments for e in outcome.events if isinstance(e, PermissionGranted)}
+    assert granted["cmd2"] == replacement  # the audit trail names the arguments that ran, not the model's
 
 
 def test_an_agent_as_tool_sub_run_waits_in_its_child_workflow_and_gets_its_decisions(

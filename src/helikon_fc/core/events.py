@@ -141,7 +141,7 @@ class PermissionGranted:
     """A tool call was allowed to run: `reason` says by what (a rule, the mode, the policy, an approval).
 
     `approved` is true when a human (the approval handler) said yes; `arguments` holds the argument
-    JSON the call ran with when the policy or the approver changed the call, and whenever a human
+    JSON the call ran with when the policy, the approver or a hook changed the call, and whenever a human
     approved it (a waiting call may be an earlier approval's replacement); `None`: the model's ran.
     """
 

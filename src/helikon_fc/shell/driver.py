@@ -694,7 +694,9 @@ async def call_tool(
     assert type(before) is ToolCall
     replaced = before is not call
     hooked = partial(_invoke_hooked, invoke, hooks, replaced)
-    return await run_call(tool, before, ctx, hooked, answer, None if replaced else arguments, problem)
+    return await run_call(
+        tool, before, ctx, hooked, answer, None if replaced else arguments, problem, call if replaced else None
+    )
 
 
 async def _invoke_hooked(

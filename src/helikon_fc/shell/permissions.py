@@ -53,6 +53,8 @@ __all__ = [
     "SubRunPaused",
     "denial_text",
     "held_question",
+    "is_async_callable",
+    "require_permissions",
     "resolve_permission",
 ]
 
@@ -279,6 +281,7 @@ async def resolve_permission(
     *,
     hold: bool = False,
     answer: ApprovalAnswer | None = None,
+    given: ToolCall | None = None,
 ) -> PermissionResolution:
     """Decide `call`, awaiting the policy and the approver as the pure decision asks for them.
 
@@ -289,6 +292,7 @@ async def resolve_permission(
         hold: How a run asks: a question is answered with `answer` (once), and any other question
             raises `Held` instead of reaching the approval handler (the run's approval phase asks it).
         answer: With `hold`, the human's answer to the first question.
+        given: The call before a `PreToolUse` hook replaced its arguments with `call`'s, if one did.
 
     Returns:
         The final decision, the call to run and the events that record how it was reached. A policy or
@@ -304,7 +308,8 @@ async def resolve_permission(
     if isinstance(final, Allow):
         if final.arguments is not None:
             run = attrs.evolve(run, arguments=final.arguments)
-        if asking.approvals or run.arguments != call.arguments:
+        before = given if given is not None else call
+        if asking.approvals or run.arguments != before.arguments:
             # An approved call records the arguments it runs with: `call` may itself be a replacement an
             # approver gave for an earlier question (a held call waits as its replacement).
             final = attrs.evolve(final, approved=final.approved or bool(asking.approvals), arguments=run.arguments)

@@ -112,6 +112,7 @@ async def run_call(
     answer: ApprovalAnswer | None = None,
     arguments: JsonObject | None = None,
     problem: str | None = None,
+    given: ToolCall | None = None,
 ) -> CallOutcome:
     """One call through the pipeline: authorize, then its problem or run it (`run` answers either), then redact.
 
@@ -124,12 +125,16 @@ async def run_call(
         arguments: The call's arguments as `transition` parsed them (`ExecuteTools.arguments`), if it did.
         problem: Why `transition` found the call cannot run (`ExecuteTools.problems`), if it did: its answer,
             unless the permissions replaced its arguments (those are checked afresh).
+        given: The call as it was before a `PreToolUse` hook replaced its arguments, if one did (the
+            grant then records the arguments that run).
     """
     permissions = ctx.permissions
     if permissions is None:
         return await invoke_call(tool, call, ctx, run, arguments, checked=True, problem=problem)
     try:
-        resolution = await resolve_permission(permissions, call, _info(call, tool), hold=True, answer=answer)
+        resolution = await resolve_permission(
+            permissions, call, _info(call, tool), hold=True, answer=answer, given=given
+        )
     except Held as held:  # it waits as the call the question is about (an approver's replacement, maybe)
         return CallHeld(held.call, (_waiting(ctx, held.call),))  # noqa: ASYNC910 - raised out of `resolve_permission`'s await
     decision, events = resolution.decision, resolution.events

@@ -117,7 +117,9 @@ async def authorize(
     if permissions is None:
         return Allowed(before)
     try:
-        resolution = await resolve_permission(permissions, before, _info(before, tool), hold=True, answer=answer)
+        resolution = await resolve_permission(
+            permissions, before, _info(before, tool), hold=True, answer=answer, given=call
+        )
     except Held as held:  # it waits as the call the question is about (an approver's replacement, maybe)
         return CallHeld(held.call, ())  # noqa: ASYNC910 - raised out of `resolve_permission`, which checkpoints first
     if isinstance(resolution.decision, Deny):

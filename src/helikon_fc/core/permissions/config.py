@@ -13,7 +13,7 @@ from typing import Any, TypeAlias
 import attrs
 
 from ..json_value import JsonObject
-from .checks import member, require, require_arguments
+from .checks import member, message, require, require_arguments
 
 __all__ = [
     "BashRule",
@@ -71,15 +71,20 @@ class PermissionMode(enum.Enum):
 
 def _non_empty(kind: str) -> Callable[[object, attrs.Attribute[str], str], None]:
     def check(instance: object, attribute: attrs.Attribute[str], value: str) -> None:
-        if not isinstance(value, str) or not value:
-            raise ValueError(f"{kind}: {attribute.name} must be a non-empty string, got {value!r}")
+        require(kind, attribute.name, value, str, "a non-empty string")
+        if not value:
+            raise ValueError(message(kind, attribute.name, value, "a non-empty string"))
 
     return check
 
 
-def _a_string(instance: object, attribute: attrs.Attribute[str], value: str) -> None:
-    if not isinstance(value, str):
-        raise TypeError(f"{type(instance).__name__}: {attribute.name} must be a string, got {type(value).__name__}")
+def _text(owner: str) -> Callable[[object, attrs.Attribute[str], object], None]:
+    """An attrs validator: the field is a string (empty allowed)."""
+
+    def check(instance: object, attribute: attrs.Attribute[str], value: object) -> None:
+        require(owner, attribute.name, value, str, "a string")
+
+    return check
 
 
 @attrs.frozen
@@ -112,7 +117,7 @@ class BashRule:
 class ReadRule:
     """Matches a call of the ``Read`` tool whose ``path`` fits the glob `pattern` (see `glob_matches`)."""
 
-    pattern: str = attrs.field(validator=_a_string)
+    pattern: str = attrs.field(validator=_text("ReadRule"))
 
     def __str__(self) -> str:
         return f"read({self.pattern})"
@@ -122,7 +127,7 @@ class ReadRule:
 class EditRule:
     """Matches a call of the ``Edit`` or ``Write`` tool whose ``path`` fits the glob `pattern`."""
 
-    pattern: str = attrs.field(validator=_a_string)
+    pattern: str = attrs.field(validator=_text("EditRule"))
 
     def __str__(self) -> str:
         return f"edit({self.pattern})"
@@ -138,15 +143,6 @@ _A_RULE = "a permission rule (ToolRule, BashRule, ReadRule or EditRule)"
 def _require_rule(owner: str, argument: str, value: object) -> None:
     hint = f"wrap the name in a rule: ToolRule({value!r}) or BashRule({value!r})" if isinstance(value, str) else ""
     require(owner, argument, value, _RULE_TYPES, _A_RULE, hint)
-
-
-def _text(owner: str) -> Callable[[object, attrs.Attribute[str], object], None]:
-    """An attrs validator: the field is a string (empty allowed)."""
-
-    def check(instance: object, attribute: attrs.Attribute[str], value: object) -> None:
-        require(owner, attribute.name, value, str, "a string")
-
-    return check
 
 
 def _flag(instance: object, attribute: attrs.Attribute[bool], value: object) -> None:
@@ -268,32 +264,39 @@ class ToolInfo:
     parameters: JsonObject | None = attrs.field(default=None, eq=False, repr=False)
 
 
-def _checked(value: Iterable[object], kinds: tuple[type, ...], what: str) -> tuple[Any, ...]:
-    """`value` as a tuple, each element one of `kinds`; a clear error naming `what` otherwise."""
+def _checked(
+    value: Iterable[object], what: str, each: Callable[[str, str, object], None], kind: str
+) -> tuple[Any, ...]:
+    """`value` as a tuple, each element passing `each`; a clear error naming `what` (and the element) otherwise."""
     if isinstance(value, str | bytes) or not isinstance(value, Iterable):
-        raise TypeError(f"PermissionConfig: {what} must be a sequence, got {type(value).__name__}")
+        raise TypeError(message("PermissionConfig", what, value, f"a sequence of {kind}"))
     items = tuple(value)
-    for item in items:
-        if not isinstance(item, kinds):
-            allowed = ", ".join(kind.__name__ for kind in kinds)
-            raise TypeError(f"PermissionConfig: {what} holds {item!r}; allowed: {allowed}")
+    for index, item in enumerate(items):
+        each("PermissionConfig", f"{what}[{index}]", item)
     return items
 
 
+def _one_of(types: type, allowed: str) -> Callable[[str, str, object], None]:
+    def check(owner: str, argument: str, value: object) -> None:
+        require(owner, argument, value, types, allowed)
+
+    return check
+
+
 def _deny_rules(value: Iterable[PermissionRule]) -> tuple[PermissionRule, ...]:
-    return _checked(value, _RULE_TYPES, "deny")
+    return _checked(value, "deny", _require_rule, "permission rules")
 
 
 def _allow_rules(value: Iterable[PermissionRule]) -> tuple[PermissionRule, ...]:
-    return _checked(value, _RULE_TYPES, "allow")
+    return _checked(value, "allow", _require_rule, "permission rules")
 
 
 def _guards(value: Iterable[Guard]) -> tuple[Guard, ...]:
-    return _checked(value, (Guard,), "guards")
+    return _checked(value, "guards", _one_of(Guard, "a Guard"), "Guards")
 
 
 def _policy(value: Iterable[PolicyRule]) -> tuple[PolicyRule, ...]:
-    return _checked(value, (PolicyRule,), "policy")
+    return _checked(value, "policy", _one_of(PolicyRule, "a PolicyRule"), "PolicyRules")
 
 
 def _mode(value: PermissionMode | str) -> PermissionMode:

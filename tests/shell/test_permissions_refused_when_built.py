@@ -174,3 +174,12 @@ async def test_a_held_replacement_approved_records_the_arguments_it_runs_with() 
     assert resolution.events[-1].arguments == replacement.arguments  # type: ignore[union-attr]
     unasked = await resolve_permission(Permissions(), bash("ls"), BASH)
     assert unasked.decision == Allow("no policy: allowed")
+
+
+async def test_a_grant_records_arguments_a_hook_put_in_place_of_the_model_s() -> None:
+    """`given` is the model's call before a `PreToolUse` hook replaced it: the grant records what runs."""
+    hooked = await resolve_permission(Permissions(), bash("ls -la"), BASH, given=bash("ls"))
+    assert hooked.decision == Allow("no policy: allowed", arguments=bash("ls -la").arguments)
+    assert hooked.events[-1].arguments == bash("ls -la").arguments  # type: ignore[union-attr]
+    untouched = await resolve_permission(Permissions(), bash("ls"), BASH, given=bash("ls"))
+    assert untouched.decision == Allow("no policy: allowed")
