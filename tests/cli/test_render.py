@@ -203,6 +203,28 @@ def test_another_agent_s_tool_lines_wait_for_the_streaming_line() -> None:
     ]
 
 
+def test_held_lines_come_out_when_the_streaming_agent_turns_to_a_tool() -> None:
+    """When the streaming agent's own tool call ends its line, the lines held back for the others come first, then
+    the call, each announced."""
+    text = rendered(
+        RunStarted("g"),
+        AgentUpdated("a"),
+        TokenDelta("Let me check."),
+        AgentUpdated("b"),
+        ToolCallItem(ToolCall("c1", "lookup", "{}")),
+        AgentUpdated("a"),
+        ToolCallItem(ToolCall("c2", "fetch", "{}")),
+    )
+    assert text.splitlines()[1:] == [
+        "  active agent: a",
+        "  a: Let me check.",
+        "  active agent: b",
+        "  -> lookup {}",
+        "  active agent: a",
+        "  -> fetch {}",
+    ]
+
+
 def test_long_text_wraps_at_word_boundaries_with_a_hanging_indent() -> None:
     """With a width, streamed text (whatever its token boundaries) and whole messages wrap between words, each
     further line indented under the text's first character; a newline in the text is indented too."""

@@ -168,6 +168,7 @@ class EventRenderer:
             self._queue.append((agent, text, named))
             return
         self._end_line()
+        self._flush_queue()
         self._show(agent, text, named)
 
     def _show(self, agent: str, text: str, named: bool) -> None:
@@ -244,11 +245,14 @@ class EventRenderer:
 
     def _release(self) -> None:
         """The line is free: print the held-back lines in order, then let a held-back stream continue live."""
+        self._flush_queue()
+        if self._held:
+            self._open(next(iter(self._held)))
+
+    def _flush_queue(self) -> None:
         queue, self._queue = self._queue, []
         for agent, text, named in queue:
             self._show(agent, text, named)
-        if self._held:
-            self._open(next(iter(self._held)))
 
     def _settle(self) -> None:
         """End the open line and print everything held back (the run ended, or the caller writes a line)."""
