@@ -256,3 +256,17 @@ def test_simulated_usage_is_labelled_and_elapsed_time_shown() -> None:
     renderer.render(RunStarted("a"))
     renderer.render(RunCompleted(Usage(input_tokens=3, output_tokens=2, requests=1)))
     assert out.getvalue().endswith("  done in 2.50 s - simulated usage: 3 input + 2 output tokens, 1 model request\n")
+
+
+def test_a_long_name_on_a_narrow_line_hangs_by_a_few_columns() -> None:
+    """When indenting under the first character would leave fewer than 30 columns, further lines are indented by
+    four columns instead, and still wrap between words."""
+    out = io.StringIO()
+    renderer = EventRenderer(out, width=50)
+    renderer.render(RunStarted("desk"))
+    name = "a very long specialist name"
+    renderer.render(MessageOutput(AssistantMessage("Keep three months of expenses as an emergency fund.", agent=name)))
+    assert out.getvalue().splitlines()[1:] == [
+        "  a very long specialist name: Keep three months",
+        "    of expenses as an emergency fund.",
+    ]

@@ -25,16 +25,23 @@ class Flow:
         indent: the column the text starts at, and the indent of every line after the first.
         width: the line width to wrap at, or `None` for no wrapping (newlines are still indented).
         style: applied to each written run of text (for example a dim colour), not to the indent.
+        column: the column the text starts at, when the prefix is wider than `indent`.
     """
 
     def __init__(
-        self, out: TextIO, *, indent: int, width: int | None, style: Callable[[str], str] = lambda text: text
+        self,
+        out: TextIO,
+        *,
+        indent: int,
+        width: int | None,
+        style: Callable[[str], str] = lambda text: text,
+        column: int | None = None,
     ) -> None:
         self._out = out
         self._indent = indent
         self._width = width
         self._style = style
-        self._column = indent
+        self._column = indent if column is None else column
         self._space = ""  # whitespace seen after the last word, written only if the next word fits after it
         self._word = ""  # the characters after the last whitespace: perhaps only part of a word
 
@@ -79,12 +86,21 @@ class Flow:
         self._space = ""
 
 
+def hanging_indent(start: int, width: int | None, *, least: int = 4) -> int:
+    """The indent of a text's further lines: under its first character (`start`), or only `least` columns when
+    that would leave fewer than 30 columns to write in (a long agent name on a narrow terminal)."""
+    if width is not None and width - start < 30:
+        return least
+    return start
+
+
 def wrapped(text: str, *, indent: int, width: int | None) -> str:
-    """`text` as `Flow` writes it: wrapped at `width` with every line after the first indented by `indent`."""
+    """`text` as `Flow` writes it from column `indent`: wrapped at `width`, further lines indented by
+    `hanging_indent`."""
     import io
 
     out = io.StringIO()
-    flow = Flow(out, indent=indent, width=width)
+    flow = Flow(out, indent=hanging_indent(indent, width), width=width, column=indent)
     flow.write(text)
     flow.close()
     return out.getvalue()

@@ -32,7 +32,7 @@ from ..core import (
     TurnStarted,
     Usage,
 )
-from .flow import Flow, wrapped
+from .flow import Flow, hanging_indent, wrapped
 
 _CODES = {
     "bold": "1",
@@ -204,7 +204,9 @@ class EventRenderer:
         prefix = self.paint(label, "dim") if kind == "thinking" else self._name(agent) + ": "
         self._out.write(self._indent + prefix)
         style = (lambda text: self.paint(text, "dim")) if kind == "thinking" else (lambda text: text)
-        self._flow = Flow(self._out, indent=len(self._indent) + len(label), width=self._width, style=style)
+        start = len(self._indent) + len(label)
+        hang = hanging_indent(start, self._width)
+        self._flow = Flow(self._out, indent=hang, width=self._width, style=style, column=start)
         self._owner = key
         held = self._held.pop(key, "")
         if held:
