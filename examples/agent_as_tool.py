@@ -6,10 +6,10 @@ OPENAI_API_KEY=sk-... python examples/agent_as_tool.py --model openai:gpt-5-mini
 
 from __future__ import annotations
 
-from _events import EventPrinter
 from _support import pick_model, run_example
 
-from helikon_fc import AgentAsTool, AgentInput, LlmAgent, RunContext, RunResultStreaming
+from helikon_fc import AgentAsTool, AgentInput, LlmAgent, RunContext
+from helikon_fc.console import print_events
 from helikon_fc.testing import ScriptedModel, call, call_tools, reply
 
 STATEMENT = (
@@ -47,8 +47,7 @@ writer: LlmAgent[None] = LlmAgent(
 async def main() -> None:
     ctx = RunContext.ephemeral(None)
     input = AgentInput.from_user_text(f"Write me a friendly note about this month's statement: {STATEMENT}")
-    result = await RunResultStreaming(writer.run(ctx, input)).collect(on_event=EventPrinter())
-    print(result.final_output)
+    await print_events(writer.run(ctx, input))
 
 
 if __name__ == "__main__":

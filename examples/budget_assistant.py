@@ -1,4 +1,4 @@
-"""A budget assistant: an agent with two typed tools, run to completion with `collect()`.
+"""A budget assistant: an agent with two typed tools, run to completion in one call (`run_to_completion`).
 
 python examples/budget_assistant.py            # offline, on the scripted simulator
 OPENAI_API_KEY=sk-... python examples/budget_assistant.py --model openai:gpt-5-mini
@@ -9,7 +9,7 @@ from __future__ import annotations
 import attrs
 from _support import pick_model, run_example
 
-from helikon_fc import AgentInput, LlmAgent, RunContext, RunResultStreaming, ToolContext, ToolError, function_tool
+from helikon_fc import LlmAgent, RunContext, ToolContext, ToolError, function_tool, run_to_completion
 from helikon_fc.testing import ScriptedModel, call, call_tools, reply
 
 
@@ -63,8 +63,7 @@ agent: LlmAgent[Ledger] = LlmAgent(
 async def main() -> None:
     ledger = Ledger(budgets={"dining": 300, "groceries": 450}, spent={"dining": 212, "groceries": 380})
     ctx = RunContext.ephemeral(ledger)
-    input = AgentInput.from_user_text("How am I doing on my dining budget this month?")
-    result = await RunResultStreaming(agent.run(ctx, input)).collect()
+    result = await run_to_completion(agent, "How am I doing on my dining budget this month?", ctx)
     print(result.final_output)
     usage = result.usage
     print(f"({usage.requests} model calls, {usage.input_tokens} input + {usage.output_tokens} output tokens)")

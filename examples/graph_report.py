@@ -9,10 +9,10 @@ Each node's final text lands in ``state[node]``, and reaches its successors as a
 
 from __future__ import annotations
 
-from _events import EventPrinter
 from _support import pick_model, run_example
 
-from helikon_fc import AgentInput, GraphAgent, LlmAgent, RunContext, RunResultStreaming, function_tool
+from helikon_fc import GraphAgent, LlmAgent, RunContext, function_tool
+from helikon_fc.console import print_events
 from helikon_fc.testing import ScriptedModel, call, call_tools, reply
 
 
@@ -86,10 +86,7 @@ graph = (
 
 async def main() -> None:
     ctx = RunContext.ephemeral(None)
-    result = await RunResultStreaming(graph.run(ctx, AgentInput.from_user_text("How did October go?"))).collect(
-        on_event=EventPrinter()
-    )
-    print(result.final_output)
+    await print_events(graph.run(ctx, "How did October go?"))
     print(f"state keys: {', '.join(ctx.state.keys())}")
 
 

@@ -6,18 +6,16 @@ OPENAI_API_KEY=sk-... python examples/refine_loop.py --model openai:gpt-5-mini
 
 from __future__ import annotations
 
-from _events import EventPrinter
 from _support import pick_model, run_example
 
 from helikon_fc import (
-    AgentInput,
     LlmAgent,
     LoopAgent,
     RunContext,
-    RunResultStreaming,
     ToolContext,
     function_tool,
 )
+from helikon_fc.console import print_events
 from helikon_fc.testing import ScriptedModel, call, call_tools, reply
 
 
@@ -67,9 +65,7 @@ refine = LoopAgent[None]("draft-and-critique", "Iterate until the critic is sati
 
 async def main() -> None:
     ctx = RunContext.ephemeral(None)
-    await RunResultStreaming(refine.run(ctx, AgentInput.from_user_text("A savings tip, please."))).collect(
-        on_event=EventPrinter()
-    )
+    await print_events(refine.run(ctx, "A savings tip, please."))
     print(f"final draft: {ctx.state.get('drafter')}")
 
 

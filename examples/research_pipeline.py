@@ -6,10 +6,10 @@ OPENAI_API_KEY=sk-... python examples/research_pipeline.py --model openai:gpt-5-
 
 from __future__ import annotations
 
-from _events import EventPrinter
 from _support import pick_model, run_example
 
-from helikon_fc import AgentInput, LlmAgent, RunContext, RunResultStreaming, SequentialAgent, function_tool
+from helikon_fc import LlmAgent, RunContext, SequentialAgent, function_tool
+from helikon_fc.console import print_events
 from helikon_fc.testing import ScriptedModel, call, call_tools, reply
 
 
@@ -60,9 +60,8 @@ pipeline = SequentialAgent[None]("research-then-write", "Research, then draft.")
 
 async def main() -> None:
     ctx = RunContext.ephemeral(None)
-    input = AgentInput.from_user_text("Where should I keep my savings?")
-    result = await RunResultStreaming(pipeline.run(ctx, input)).collect(on_event=EventPrinter())
-    print(result.final_output)
+    input = "Where should I keep my savings?"
+    await print_events(pipeline.run(ctx, input))
 
 
 if __name__ == "__main__":

@@ -6,10 +6,10 @@ OPENAI_API_KEY=sk-... python examples/swarm_finance.py --model openai:gpt-5-mini
 
 from __future__ import annotations
 
-from _events import EventPrinter
 from _support import pick_model, run_example
 
-from helikon_fc import AgentInput, LlmAgent, RunContext, RunResultStreaming, SwarmAgent, function_tool
+from helikon_fc import LlmAgent, RunContext, SwarmAgent, function_tool
+from helikon_fc.console import print_events
 from helikon_fc.testing import ScriptedModel, call, call_tools, reply
 
 
@@ -70,9 +70,8 @@ swarm = (
 
 async def main() -> None:
     ctx = RunContext.ephemeral(None)
-    input = AgentInput.from_user_text("I overspend on dining every month. Can I invest what I save instead?")
-    result = await RunResultStreaming(swarm.run(ctx, input)).collect(on_event=EventPrinter())
-    print(result.final_output)
+    input = "I overspend on dining every month. Can I invest what I save instead?"
+    await print_events(swarm.run(ctx, input))
 
 
 if __name__ == "__main__":

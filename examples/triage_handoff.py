@@ -6,10 +6,10 @@ OPENAI_API_KEY=sk-... python examples/triage_handoff.py --model openai:gpt-5-min
 
 from __future__ import annotations
 
-from _events import EventPrinter
 from _support import pick_model, run_example
 
-from helikon_fc import AgentInput, Handoff, LlmAgent, RunContext, RunResultStreaming
+from helikon_fc import Handoff, LlmAgent, RunContext
+from helikon_fc.console import print_events
 from helikon_fc.testing import ScriptedModel, call, call_tools, reply
 
 budgeting: LlmAgent[None] = LlmAgent(
@@ -48,10 +48,9 @@ triage: LlmAgent[None] = LlmAgent(
 
 async def main() -> None:
     ctx = RunContext.ephemeral(None)
-    input = AgentInput.from_user_text("How should I start investing $5,000?")
+    input = "How should I start investing $5,000?"
     # With handoffs the answering agent is chosen at run time; the final output is the specialist's.
-    result = await RunResultStreaming(triage.run(ctx, input)).collect(on_event=EventPrinter())
-    print(result.final_output)
+    await print_events(triage.run(ctx, input))
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 """helikon_fc: typed, testable LLM agents and multi-agent systems for trio.
 
 Everything an application needs is re-exported here; the IO-free core lives in
-`helikon_fc.core`, the simulator in `helikon_fc.testing`, the OpenAI provider in `helikon_fc.openai`.
+`helikon_fc.core`, the simulator in `helikon_fc.testing`, the OpenAI provider in `helikon_fc.openai`,
+the terminal view of a run (``print_events``) in `helikon_fc.console`.
 
 The re-exports are lazy (PEP 562): a name is imported from its module the first time it is used.
 So `import helikon_fc.core` loads the functional core alone, without trio or any IO library (a
@@ -91,6 +92,7 @@ if TYPE_CHECKING:
     from .models.protocol import Model as Model, ModelError as ModelError
     from .models.retry import RetryingModel as RetryingModel, RetryPolicy as RetryPolicy
     from .shell.compaction import Compaction as Compaction
+    from .shell.completion import run_to_completion as run_to_completion
     from .shell.config import RunConfig as RunConfig
     from .shell.context import (
         ActionsHandle as ActionsHandle,
@@ -235,6 +237,7 @@ _EXPORTS: dict[str, str] = {
     "Usage": ".core",
     "UserMessage": ".core",
     "function_tool": ".shell.function_tool",
+    "run_to_completion": ".shell.completion",
 }
 """Each public name and the module (relative to this package) it comes from."""
 
@@ -350,6 +353,7 @@ __all__ = [
     "Usage",
     "UserMessage",
     "function_tool",
+    "run_to_completion",
 ]
 
 

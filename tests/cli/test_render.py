@@ -135,9 +135,10 @@ def test_shorten_cuts_at_a_word_boundary() -> None:
     assert text.startswith(cut.removesuffix("..."))
 
 
-def test_interleaved_branches_each_get_their_own_lines() -> None:
-    """Tokens of two concurrent agents never share a line: each switch starts a line naming the agent, and a
-    branch's message is not printed again after its tokens were shown."""
+def test_concurrent_agents_each_keep_their_text_together() -> None:
+    """Tokens of two concurrent agents, interleaved word by word, are shown as one line per agent: the first to
+    stream keeps the line, the other's text is held and printed whole when the first one's message ends (it
+    was one word per line, each prefixed by its agent), and no message is printed twice."""
     text = rendered(
         RunStarted("fan"),
         AgentUpdated("left"),
@@ -146,15 +147,104 @@ def test_interleaved_branches_each_get_their_own_lines() -> None:
         TokenDelta("right"),
         AgentUpdated("left"),
         TokenDelta(" answer"),
-        MessageOutput(AssistantMessage("left answer", agent="left")),
         AgentUpdated("right"),
         TokenDelta(" answer"),
         MessageOutput(AssistantMessage("right answer", agent="right")),
+        AgentUpdated("left"),
+        MessageOutput(AssistantMessage("left answer", agent="left")),
     )
-    lines = text.splitlines()
-    assert [line for line in lines if line.startswith("  left: ")] == ["  left: left", "  left:  answer"]
-    assert [line for line in lines if line.startswith("  right: ")] == ["  right: right", "  right:  answer"]
-    assert "left answer" not in text and "right answer" not in text
+    assert text.splitlines() == ["  run fan", "  active agent: left", "  left: left answer", "  right: right answer"]
+
+
+def test_a_held_stream_continues_live_once_the_line_is_free() -> None:
+    """When the streaming agent's message ends while another agent is still streaming, the other's held text is
+    printed and its next tokens continue on the same line."""
+    out = io.StringIO()
+    renderer = EventRenderer(out)
+    for event in (
+        RunStarted("fan"),
+        AgentUpdated("left"),
+        TokenDelta("one"),
+        AgentUpdated("right"),
+        TokenDelta("two"),
+        AgentUpdated("left"),
+        MessageOutput(AssistantMessage("one", agent="left")),
+    ):
+        renderer.render(event)
+    assert out.getvalue().splitlines()[-1] == "  right: two"
+    renderer.render(AgentUpdated("right"))
+    renderer.render(TokenDelta(" three"))
+    assert out.getvalue().splitlines()[-1] == "  right: two three"
+    renderer.render(MessageOutput(AssistantMessage("two three", agent="right")))
+    assert out.getvalue().endswith("  right: two three\n")
+
+
+def test_another_agent_s_tool_lines_wait_for_the_streaming_line() -> None:
+    """A tool call and result of another agent arriving mid-line are shown after the streaming agent's message,
+    announced, instead of breaking its line."""
+    call = ToolCall("c1", "lookup", "{}")
+    text = rendered(
+        RunStarted("g"),
+        AgentUpdated("a"),
+        TokenDelta("first"),
+        AgentUpdated("b"),
+        ToolCallItem(call),
+        ToolOutputItem(ToolResult("c1", "42")),
+        AgentUpdated("a"),
+        TokenDelta(" half"),
+        MessageOutput(AssistantMessage("first half", agent="a")),
+    )
+    assert text.splitlines()[1:] == [
+        "  active agent: a",
+        "  a: first half",
+        "  active agent: b",
+        "  -> lookup {}",
+        "  <- 42",
+    ]
+
+
+def test_held_lines_come_out_when_the_streaming_agent_turns_to_a_tool() -> None:
+    """When the streaming agent's own tool call ends its line, the lines held back for the others come first, then
+    the call, each announced."""
+    text = rendered(
+        RunStarted("g"),
+        AgentUpdated("a"),
+        TokenDelta("Let me check."),
+        AgentUpdated("b"),
+        ToolCallItem(ToolCall("c1", "lookup", "{}")),
+        AgentUpdated("a"),
+        ToolCallItem(ToolCall("c2", "fetch", "{}")),
+    )
+    assert text.splitlines()[1:] == [
+        "  active agent: a",
+        "  a: Let me check.",
+        "  active agent: b",
+        "  -> lookup {}",
+        "  active agent: a",
+        "  -> fetch {}",
+    ]
+
+
+def test_long_text_wraps_at_word_boundaries_with_a_hanging_indent() -> None:
+    """With a width, streamed text (whatever its token boundaries) and whole messages wrap between words, each
+    further line indented under the text's first character; a newline in the text is indented too."""
+    words = "Track a month of spending, then cap your top two categories at last month's level."
+    out = io.StringIO()
+    renderer = EventRenderer(out, width=42)
+    renderer.render(RunStarted("coach"))
+    for start in range(0, len(words), 3):  # tokens that cut words anywhere
+        renderer.render(TokenDelta(words[start : start + 3]))
+    renderer.render(MessageOutput(AssistantMessage(words, agent="coach")))
+    renderer.render(MessageOutput(AssistantMessage("- rent 1,450\n- dining 412", agent="planner")))
+    lines = out.getvalue().splitlines()[1:]
+    assert lines == [
+        "  coach: Track a month of spending, then",
+        "         cap your top two categories at",
+        "         last month's level.",
+        "  planner: - rent 1,450",
+        "           - dining 412",
+    ]
+    assert all(len(line) <= 42 for line in lines)
 
 
 def test_simulated_usage_is_labelled_and_elapsed_time_shown() -> None:
@@ -165,3 +255,17 @@ def test_simulated_usage_is_labelled_and_elapsed_time_shown() -> None:
     renderer.render(RunStarted("a"))
     renderer.render(RunCompleted(Usage(input_tokens=3, output_tokens=2, requests=1)))
     assert out.getvalue().endswith("  done in 2.50 s - simulated usage: 3 input + 2 output tokens, 1 model request\n")
+
+
+def test_a_long_name_on_a_narrow_line_hangs_by_a_few_columns() -> None:
+    """When indenting under the first character would leave fewer than 30 columns, further lines are indented by
+    four columns instead, and still wrap between words."""
+    out = io.StringIO()
+    renderer = EventRenderer(out, width=50)
+    renderer.render(RunStarted("desk"))
+    name = "a very long specialist name"
+    renderer.render(MessageOutput(AssistantMessage("Keep three months of expenses as an emergency fund.", agent=name)))
+    assert out.getvalue().splitlines()[1:] == [
+        "  a very long specialist name: Keep three months",
+        "    of expenses as an emergency fund.",
+    ]

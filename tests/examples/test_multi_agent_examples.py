@@ -25,37 +25,38 @@ EXPECTED = {
     "triage_handoff.py": [
         "  => handoff triage -> investing specialist",
         "  investing specialist: First keep three months of expenses as an emergency fund.",
-        "  [done: 2 model calls, 20 in + 10 out tokens]",
+        " - usage: 20 input + 10 output tokens, 2 model requests",
     ],
     "swarm_finance.py": [
         "  => handoff triage -> budgeting",
-        '  -> [budgeting] get_spending {"category":"dining"}',
+        "  active agent: budgeting",
+        '  -> get_spending {"category":"dining"}',
         "  => handoff budgeting -> investing",
-        "  [done: 4 model calls, 40 in + 20 out tokens]",
-        "Automate a $160 monthly transfer into a broad index fund on payday.",
+        "  investing: Automate a $160 monthly transfer into a broad index fund on payday.",
+        " - usage: 40 input + 20 output tokens, 4 model requests",
     ],
     "graph_report.py": [
-        "  spending: Spending: $228.30",
-        "  income: Income: $4,900 from payroll.",
         "  summary: October: $4,900 in",
-        "October: $4,900 in, $228.30 out on the card - a strong month.",
+        "  finance_report: October: $4,900 in, $228.30 out on the card - a strong month.",
         "state keys: spending, income, summary",
     ],
     "research_pipeline.py": [
-        '  -> [researcher] lookup_rates {"product":"high-yield savings"}',
+        "  active agent: researcher",
+        '  -> lookup_rates {"product":"high-yield savings"}',
         "  researcher: High-yield savings pays 4.1% APY",
         "  writer: Keep your emergency fund",
-        "  [done: 3 model calls, 30 in + 15 out tokens]",
+        " - usage: 30 input + 15 output tokens, 3 model requests",
     ],
     "agent_as_tool.py": [
-        '  -> [writer] summarizer {"input":"Rent 1,450.',
+        '  -> summarizer {"input":"Rent 1,450.',
         "  <- - Housing is the biggest cost (1,450) - Dining (412) beats groceries (388) - 300 saved",
-        "Your month in brief: rent dominates, dining outspends groceries, and you saved 300. Nice work.",
+        "  writer: Your month in brief: rent dominates, dining outspends groceries, and you saved 300. Nice work.",
     ],
     "refine_loop.py": [
         "  drafter: Save money.",
         "  critic: Too vague: give an amount and a habit.",
-        "  -> [critic] approve {}",
+        "  active agent: critic",
+        "  -> approve {}",
         "final draft: Move $50 into savings every payday, automatically, before you can spend it.",
     ],
 }
@@ -63,7 +64,8 @@ EXPECTED = {
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 async def test_example_runs_offline_and_prints_its_story(name: str) -> None:
-    """Each multi-agent example exits 0 without a key and prints, in order, the lines that tell its story."""
+    """Each multi-agent example exits 0 without a key and prints, in order, the lines that tell its story, in
+    the live view of ``helikon run`` (`helikon_fc.console.print_events`)."""
     done = await run_example(name)
     assert done.returncode == 0, done.stderr.decode()
     out = done.stdout.decode()

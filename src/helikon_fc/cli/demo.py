@@ -17,6 +17,7 @@ from ..shell.input import AgentInput
 from .render import EventRenderer
 from .resumed import play_resumed
 from .scenarios import SCENARIOS, Scenario
+from .terminal import line_width
 
 
 def scenario_keys() -> tuple[str, ...]:
@@ -84,7 +85,7 @@ def run_demo(
     scenarios = [build(model) for build in SCENARIOS]
     if only:
         scenarios = [s for s in scenarios if s.key in only]
-    renderer = EventRenderer(out, color=color, simulated=model is None)
+    renderer = EventRenderer(out, color=color, simulated=model is None, width=line_width(out))
     note = (
         " - no API key, no network: every model above is helikon_fc.testing's simulator."
         if model is None

@@ -24,7 +24,7 @@ from ..shell.runner import Runner
 from ..shell.storage import StoreError
 from ..stores import store_at
 from .render import EventRenderer
-from .terminal import EXIT_CANCELLED
+from .terminal import EXIT_CANCELLED, line_width
 
 Sink = Callable[[AgentEvent], None]
 """Where each event goes as it arrives: the live view or JSON lines."""
@@ -42,7 +42,7 @@ def json_lines(out: TextIO) -> Sink:
 
 def live_view(out: TextIO, *, color: bool) -> Sink:
     """A sink rendering each event for a person: the active agent, tokens, tool calls, handoffs, usage, time."""
-    renderer = EventRenderer(out, color=color, clock=trio.current_time)
+    renderer = EventRenderer(out, color=color, clock=trio.current_time, width=line_width(out))
     return renderer.render
 
 

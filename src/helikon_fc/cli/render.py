@@ -32,6 +32,7 @@ from ..core import (
     TurnStarted,
     Usage,
 )
+from .flow import Flow, hanging_indent, wrapped
 
 _CODES = {
     "bold": "1",
@@ -75,17 +76,23 @@ def agent_colour(agent: str) -> str:
     return _AGENT_COLOURS[zlib.crc32(agent.encode()) % len(_AGENT_COLOURS)]
 
 
+_Key = tuple[str, str]
+"""A text stream of one agent: ``(agent, "text")`` for its answer, ``(agent, "thinking")`` for its reasoning."""
+
+
 class EventRenderer:
     """Writes each event to `out` as it arrives; plain text, with ANSI colour when `color` is set.
 
     Streamed tokens are written as they come, after a ``<agent>:`` prefix; the aggregated
     `MessageOutput` that follows them only ends the line (it is printed in full only when no tokens
     were streamed for it, as for a workflow's merged output). Raw tool-call deltas are not shown:
-    the complete call is, with its arguments, once the turn settles.
+    the complete call is, with its arguments, once the turn settles. With a `width`, text wraps at
+    word boundaries, each further line indented under the text's first character.
 
-    Concurrent agents (parallel branches, graph nodes) stay apart: each agent's name has its own
-    colour, and when the active agent changes mid-line the line ends and the next starts with the
-    new agent's name.
+    Concurrent agents (parallel branches, graph nodes) stay apart: one agent at a time streams on the
+    open line, and while it does, what the others show is held back — their tokens, tool calls and
+    results — and printed, in order and each agent's text as one block, when the streaming agent's
+    message ends. Each agent's name has its own colour.
 
     Args:
         out: where to write.
@@ -93,6 +100,7 @@ class EventRenderer:
         indent: put before every line.
         simulated: the usage comes from the simulator, and the final line says so.
         clock: seconds now (e.g. ``trio.current_time``); when given, the final line says how long the run took.
+        width: the line width to wrap text at (the terminal's), or `None` not to wrap.
     """
 
     def __init__(
@@ -103,19 +111,22 @@ class EventRenderer:
         indent: str = "  ",
         simulated: bool = False,
         clock: Callable[[], float] | None = None,
+        width: int | None = None,
     ) -> None:
         self._out = out
         self._color = color
         self._indent = indent
         self._simulated = simulated
         self._clock = clock
+        self._width = width
         self._started_at: float | None = None
-        self._streaming_agent: str | None = None
         self._agent = "?"
         self._announced: str | None = None
-        self._streaming = False
-        self._streamed: set[str] = set()  # agents whose tokens were shown since their last message
-        self._reasoning = False
+        self._owner: _Key | None = None  # whose text is streaming on the open line
+        self._flow: Flow | None = None
+        self._held: dict[_Key, str] = {}  # text of other agents, streamed while the line was taken
+        self._queue: list[tuple[str, str, bool]] = []  # (agent, line, named) held back while the line was taken
+        self._streamed: set[str] = set()  # agents whose tokens were shown (or held) since their last message
 
     def paint(self, text: str, *styles: str) -> str:
         """`text` wrapped in the ANSI codes of `styles` when colour is on."""
@@ -125,16 +136,13 @@ class EventRenderer:
         return f"\x1b[{codes}m{text}\x1b[0m"
 
     def line(self, text: str = "") -> None:
-        """End any streamed line, then write `text` on its own line."""
-        self._break()
+        """End any streamed line and print what was held back, then write `text` on its own line."""
+        self._settle()
+        self._write_line(text)
+
+    def _write_line(self, text: str) -> None:
         self._out.write(text + "\n")
         self._out.flush()
-
-    def _announce(self) -> None:
-        """Say which agent is active, once, just before its first visible output."""
-        if self._announced != self._agent:
-            self._announced = self._agent
-            self.line(self._indent + self.paint("active agent: ", "dim") + self._name(self._agent))
 
     def _name(self, agent: str) -> str:
         return self.paint(agent, "bold", agent_colour(agent))
@@ -148,93 +156,171 @@ class EventRenderer:
         label = "simulated usage" if self._simulated else "usage"
         return f" - {label}: {describe_usage(usage)}"
 
-    def _break(self) -> None:
-        if self._streaming or self._reasoning:
-            self._out.write("\n")
-            self._streaming = False
-            self._reasoning = False
+    # --- who may write: one streaming agent at a time, the others held back ---
 
-    def _write(self, text: str) -> None:
-        self._out.write(text)
-        self._out.flush()
+    def _agent_line(self, agent: str, text: str, *, named: bool = False) -> None:
+        """`text`, a line of `agent`'s (a tool call, a result...): now, or after the streaming agent's message.
+
+        A line that is not `named` (does not start with the agent's name) is preceded by an ``active agent:``
+        line when another agent's line came last.
+        """
+        if self._owner is not None and self._owner[0] != agent:
+            self._queue.append((agent, text, named))
+            return
+        self._end_line()
+        self._flush_queue()
+        self._show(agent, text, named)
+
+    def _show(self, agent: str, text: str, named: bool) -> None:
+        if named:
+            self._announced = agent
+        self._announce(agent)
+        self._write_line(text)
+
+    def _announce(self, agent: str) -> None:
+        """Say which agent is active, once, just before its first visible output."""
+        if self._announced != agent:
+            self._announced = agent
+            self._write_line(self._indent + self.paint("active agent: ", "dim") + self._name(agent))
+
+    def _stream(self, key: _Key, text: str) -> None:
+        """Streamed `text` of `key`: on the open line if `key` has it (or nobody does), else held back."""
+        if self._owner is not None and self._owner != key:
+            if self._owner[0] != key[0]:
+                self._held[key] = self._held.get(key, "") + text
+                return
+            self._end_line()  # the same agent, from thinking to answering: a new line
+        if self._owner is None:
+            self._open(key)
+        assert self._flow is not None
+        self._flow.write(text)
+
+    def _open(self, key: _Key) -> None:
+        """Start `key`'s line: its prefix, then any text of it that was held back."""
+        agent, kind = key
+        self._announce(agent)
+        self._announced = agent
+        label = f"{agent} (thinking): " if kind == "thinking" else f"{agent}: "
+        prefix = self.paint(label, "dim") if kind == "thinking" else self._name(agent) + ": "
+        self._out.write(self._indent + prefix)
+        style = (lambda text: self.paint(text, "dim")) if kind == "thinking" else (lambda text: text)
+        start = len(self._indent) + len(label)
+        hang = hanging_indent(start, self._width)
+        self._flow = Flow(self._out, indent=hang, width=self._width, style=style, column=start)
+        self._owner = key
+        held = self._held.pop(key, "")
+        if held:
+            self._flow.write(held)
+
+    def _end_line(self) -> None:
+        """Finish the open line, if any (the streaming agent keeps no claim on the next one)."""
+        if self._flow is not None:
+            self._flow.close()
+            self._out.write("\n")
+            self._out.flush()
+        self._flow = None
+        self._owner = None
+
+    def _message(self, agent: str, text: str) -> None:
+        """`agent`'s message is complete: end its line, or print it as one block (now, or when the line is free)."""
+        if self._owner is not None and self._owner[0] == agent:
+            self._end_line()
+            self._held.pop((agent, "thinking"), None)
+            self._release()
+            return
+        thinking = self._held.pop((agent, "thinking"), "")
+        answer = self._held.pop((agent, "text"), None)
+        if thinking:
+            self._agent_line(agent, self._block(agent, thinking, thinking=True), named=True)
+        if answer is not None or agent not in self._streamed:
+            body = answer if answer is not None else text
+            if body:
+                self._agent_line(agent, self._block(agent, body), named=True)
+        if self._owner is None:
+            self._release()
+
+    def _block(self, agent: str, text: str, *, thinking: bool = False) -> str:
+        label = f"{agent} (thinking): " if thinking else f"{agent}: "
+        prefix = self.paint(label, "dim") if thinking else self._name(agent) + ": "
+        body = wrapped(text, indent=len(self._indent) + len(label), width=self._width)
+        return self._indent + prefix + (self.paint(body, "dim") if thinking else body)
+
+    def _release(self) -> None:
+        """The line is free: print the held-back lines in order, then let a held-back stream continue live."""
+        self._flush_queue()
+        if self._held:
+            self._open(next(iter(self._held)))
+
+    def _flush_queue(self) -> None:
+        queue, self._queue = self._queue, []
+        for agent, text, named in queue:
+            self._show(agent, text, named)
+
+    def _settle(self) -> None:
+        """End the open line and print everything held back (the run ended, or the caller writes a line)."""
+        self._end_line()
+        self._release()
+        self._end_line()
+        for (agent, kind), text in list(self._held.items()):
+            self._show(agent, self._block(agent, text, thinking=kind == "thinking"), named=True)
+        self._held.clear()
 
     def render(self, event: AgentEvent) -> None:
         """Write `event`."""
         pad = self._indent
+        agent = self._agent
         match event:
-            case RunStarted(agent=agent):
-                self._agent = self._announced = agent
+            case RunStarted(agent=started):
+                self._agent = self._announced = started
                 if self._clock is not None and self._started_at is None:
                     self._started_at = self._clock()
-                self.line(pad + self.paint("run ", "dim") + self._name(agent))
-            case AgentUpdated(agent=agent):
-                self._agent = agent
-            case TurnStarted():
+                self.line(pad + self.paint("run ", "dim") + self._name(started))
+            case AgentUpdated(agent=updated):
+                self._agent = updated
+            case TurnStarted() | ToolCallDelta():
                 pass
             case TokenDelta(text=text):
-                if not self._streaming or self._streaming_agent != self._agent:
-                    if self._streaming:  # another agent's line was going: the prefix below says who this is
-                        self._announced = self._agent
-                    self._break()
-                    self._announce()
-                    self._write(pad + self._name(self._agent) + ": ")
-                    self._streaming = True
-                    self._streaming_agent = self._agent
-                self._streamed.add(self._agent)
-                self._write(text)
+                self._streamed.add(agent)
+                self._stream((agent, "text"), text)
             case ReasoningDelta(text=text):
-                if not self._reasoning:
-                    self._break()
-                    self._announce()
-                    self._write(pad + self.paint(f"{self._agent} (thinking): ", "dim"))
-                    self._reasoning = True
-                self._write(self.paint(text, "dim"))
-            case ToolCallDelta():
-                pass
+                self._stream((agent, "thinking"), text)
             case MessageOutput(item=item):
-                who = item.agent or self._agent
-                if who not in self._streamed and item.text:
-                    if item.agent != self._agent:
-                        self._announce()
-                    self.line(pad + self._name(who) + ": " + item.text)
-                self._break()
+                who = item.agent or agent
+                self._message(who, item.text)
                 self._streamed.discard(who)
             case ToolCallItem(item=call):
-                self._announce()
                 arguments = call.arguments.strip() or "{}"
-                self.line(pad + self.paint("-> ", "yellow") + self.paint(call.name, "yellow", "bold") + f" {arguments}")
+                line = pad + self.paint("-> ", "yellow") + self.paint(call.name, "yellow", "bold") + f" {arguments}"
+                self._agent_line(agent, line)
             case ToolOutputItem(item=result):
-                self._announce()
                 style = "red" if result.is_error else "green"
                 label = "<- error: " if result.is_error else "<- "
-                self.line(pad + self.paint(label, style) + shorten(result.output))
+                self._agent_line(agent, pad + self.paint(label, style) + shorten(result.output))
             case HandoffItem(from_agent=source, to_agent=target):
-                self._announce()
-                self.line(
-                    pad
-                    + self.paint("=> handoff ", "magenta", "bold")
-                    + f"{source} "
-                    + self.paint("->", "magenta")
-                    + f" {target}"
+                arrow = self.paint("->", "magenta")
+                self._agent_line(
+                    source, pad + self.paint("=> handoff ", "magenta", "bold") + f"{source} {arrow} {target}"
                 )
             case GuardrailTriggered(kind=kind):
-                self.line(pad + self.paint(f"guardrail tripped: {kind}", "red"))
+                self._agent_line(agent, pad + self.paint(f"guardrail tripped: {kind}", "red"))
             case ApprovalRequested(tool=tool):
-                self.line(pad + self.paint(f"approval requested for {tool}", "yellow"))
+                self._agent_line(agent, pad + self.paint(f"approval requested for {tool}", "yellow"))
             case PermissionDenied(tool=tool, reason=reason):
-                self._announce()
-                self.line(pad + self.paint(f"permission denied for {tool}: {reason}", "red"))
+                self._agent_line(agent, pad + self.paint(f"permission denied for {tool}: {reason}", "red"))
             case PermissionGranted(tool=tool, approved=approved):
                 if approved:
-                    self.line(pad + self.paint(f"approved: {tool}", "green"))
+                    self._agent_line(agent, pad + self.paint(f"approved: {tool}", "green"))
             case RepairStarted(attempt=attempt):
-                self.line(pad + self.paint(f"structured output invalid; repair attempt {attempt}", "yellow"))
+                self._agent_line(
+                    agent, pad + self.paint(f"structured output invalid; repair attempt {attempt}", "yellow")
+                )
             case StructuredOutputFailed(schema_errors=errors):
-                self.line(pad + self.paint("structured output failed: " + "; ".join(errors), "red"))
+                self._agent_line(agent, pad + self.paint("structured output failed: " + "; ".join(errors), "red"))
             case ConversationCompacted(replaced=replaced, tokens_before=before, tokens_after=after):
-                self.line(pad + self.paint(f"compacted {replaced} items (~{before} -> ~{after} tokens)", "dim"))
+                text = f"compacted {replaced} items (~{before} -> ~{after} tokens)"
+                self._agent_line(agent, pad + self.paint(text, "dim"))
             case CompactionSkipped(reason=reason):
-                self.line(pad + self.paint(f"compaction skipped: {reason}", "yellow"))
+                self._agent_line(agent, pad + self.paint(f"compaction skipped: {reason}", "yellow"))
             case RunCompleted(usage=usage):
                 self.line(
                     pad + self.paint("done", "green", "bold") + self.paint(self._elapsed() + self._usage(usage), "dim")

@@ -329,7 +329,7 @@ def parallel_checks(model: Model | None = None) -> Scenario:
     return Scenario(
         "parallel",
         "Two checks at once",
-        "ParallelAgent: both branches stream concurrently (their lines interleave); one merged JSON answer.",
+        "ParallelAgent: both branches stream at once, each answer kept on its own line; one merged JSON answer.",
         checks,
         "Anything I should look at this month?",
     )

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:
     from ..core import TerminalEvent
@@ -38,6 +39,15 @@ def wants_colour(args: argparse.Namespace) -> bool:
     if args.color:
         return True
     return sys.stdout.isatty() and not args.no_color and not os.environ.get("NO_COLOR")
+
+
+def line_width(out: TextIO) -> int | None:
+    """The width to wrap the live view's text at: the terminal's, when `out` is one; `None` (no wrapping) for a
+    file or a pipe, whose reader wraps as it likes."""
+    isatty = getattr(out, "isatty", None)
+    if isatty is None or not isatty():
+        return None
+    return shutil.get_terminal_size().columns
 
 
 def exit_status(terminal: TerminalEvent | None) -> int:

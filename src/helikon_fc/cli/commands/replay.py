@@ -7,7 +7,7 @@ import sys
 from typing import TYPE_CHECKING, TextIO
 
 from .._command import Command
-from ..terminal import EXIT_FAILED, EXIT_USAGE, add_colour_options, exit_status, wants_colour
+from ..terminal import EXIT_FAILED, EXIT_USAGE, add_colour_options, exit_status, line_width, wants_colour
 
 if TYPE_CHECKING:
     from ...core import TerminalEvent
@@ -47,7 +47,7 @@ def replay(lines: TextIO, renderer: EventRenderer, source: str) -> int:
 def _execute(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     from ..render import EventRenderer
 
-    renderer = EventRenderer(sys.stdout, color=wants_colour(args))
+    renderer = EventRenderer(sys.stdout, color=wants_colour(args), width=line_width(sys.stdout))
     if args.recording == "-":
         return replay(sys.stdin, renderer, "<stdin>")
     try:

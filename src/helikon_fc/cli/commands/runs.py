@@ -11,7 +11,7 @@ import sys
 from typing import TYPE_CHECKING, TextIO
 
 from .._command import Command
-from ..terminal import EXIT_COMPLETED, EXIT_FAILED, EXIT_USAGE, add_colour_options, wants_colour
+from ..terminal import EXIT_COMPLETED, EXIT_FAILED, EXIT_USAGE, add_colour_options, line_width, wants_colour
 
 if TYPE_CHECKING:
     from ...shell.storage import RunRecord, RunSummary
@@ -128,7 +128,7 @@ async def _show_events(location: str, run_id: str, as_json: bool, out: TextIO, c
         out.write("".join(to_json(event) + "\n" for event in events))
         return
     out.write(_headline(summary) + "\n")
-    renderer = EventRenderer(out, color=color)
+    renderer = EventRenderer(out, color=color, width=line_width(out))
     for event in events:
         renderer.render(event)
     if summary.status == "running":
