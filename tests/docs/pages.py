@@ -6,7 +6,8 @@ and docs/contributing.md documents them):
 - ``# continued from the block above``: the block uses names an earlier block of the page defined, and
   runs only after them. Every other block must run alone, in a fresh namespace.
 - ``# needs: WHAT``: the block needs a key (an environment variable, ``# needs: OPENAI_API_KEY``), a
-  package (``# needs: package opentelemetry-sdk``) or a server (any other text). Without it, it must fail
+  package (``# needs: package opentelemetry-sdk``, hidden as the module ``opentelemetry.sdk``: its name with
+  dots for dashes) or a server (any other text). Without it, it must fail
   with a message the page shows in backquotes in its prose.
 
 What a block prints is written after the ``print(...)`` that prints it: ``print(x)  # 42``, or, for a
