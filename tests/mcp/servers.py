@@ -59,6 +59,19 @@ def process_gone(pid: int) -> bool:
     return False
 
 
+def child_pids() -> set[int]:
+    """The pids of this process's children (from ``/proc``), zombies included."""
+    found: set[int] = set()
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # gone meanwhile
+        if int(fields[1]) == os.getpid():
+            found.add(int(stat.parent.name))
+    return found
+
+
 def live_tasks() -> set[trio.lowlevel.Task]:
     """Every task of the current trio run."""
     found: set[trio.lowlevel.Task] = set()
