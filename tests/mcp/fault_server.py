@@ -6,7 +6,9 @@ Run as a subprocess by the tests: ``python fault_server.py MODE MARKER_DIR``. It
 - ``serve``: answer normally (tools below);
 - ``sloppy``: the same, plus the tool ``bad_schema`` whose input schema the checker refuses;
 - ``exit``: write a line to stderr and exit with status 3 before reading anything;
-- ``hang``: never answer ``initialize``.
+- ``hang``: never answer ``initialize``;
+- ``http``: serve over streamable HTTP at ``http://127.0.0.1:PORT/mcp`` instead, PORT written to
+  ``MARKER_DIR/port`` once it listens (``echo`` then answers with the request's ``X-Test`` header too).
 
 Tools: ``echo`` (text back), ``data`` (structured content), ``media`` (an image, audio, an embedded
 resource, a resource link), ``fail`` (``isError: true``), ``block`` (waits until cancelled, then writes
@@ -70,7 +72,9 @@ def _server(markers: Path, sloppy: bool) -> Server[Any]:
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         name, arguments = params.name, params.arguments or {}
         if name == "echo":
-            return _text(str(arguments.get("text")))
+            request = getattr(ctx, "request", None)
+            header = "" if request is None else f" ({request.headers.get('x-test')})"
+            return _text(f"{arguments.get('text')}{header}")
         if name == "data":
             return types.CallToolResult(
                 content=[types.TextContent(type="text", text="two values")], structured_content={"a": 1, "b": [2, 3]}
@@ -124,6 +128,21 @@ async def _serve(markers: Path, sloppy: bool) -> None:
         await server.run(read_stream, write_stream, options)
 
 
+async def _serve_http(markers: Path) -> None:
+    import socket
+
+    import hypercorn.trio
+    from hypercorn.config import Config
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    config = Config()
+    config.bind = [f"fd://{listener.fileno()}"]
+    app = _server(markers, False).streamable_http_app()
+    (markers / "port").write_text(str(listener.getsockname()[1]))
+    await hypercorn.trio.serve(app, config)  # type: ignore[arg-type]
+
+
 def main() -> None:
     mode, markers = sys.argv[1], Path(sys.argv[2])
     (markers / "pid").write_text(str(os.getpid()))
@@ -133,7 +152,10 @@ def main() -> None:
     if mode == "hang":
         while True:
             time.sleep(60)
-    anyio.run(_serve, markers, mode == "sloppy")
+    if mode == "http":
+        anyio.run(_serve_http, markers, backend="trio")
+    else:
+        anyio.run(_serve, markers, mode == "sloppy")
 
 
 if __name__ == "__main__":
