@@ -13,6 +13,7 @@ from helikon_fc import LlmAgent, Permissions, RunCompleted, RunContext
 from helikon_fc.core import PermissionConfig, PermissionDenied, PermissionMode, ToolEffect
 from helikon_fc.mcp import MCPServerError, MCPServerStdio, MCPTool
 from helikon_fc.shell.function_tool import function_tool
+from helikon_fc.shell.hooks import Deny, HookPoint, PreToolUse
 from helikon_fc.shell.tool import Tool
 from helikon_fc.testing import ScriptedCall, ScriptedModel, call, call_tools, reply
 
@@ -139,3 +140,16 @@ def test_bad_arguments_are_refused_naming_them() -> None:
             assert expected in str(exc) and str(exc).startswith("MCPServerStdio: ")
         else:
             raise AssertionError(expected)
+
+
+async def test_hooks_see_mcp_calls_by_tool_name(tmp_path: Path) -> None:
+    """A ``PreToolUse`` hook refusing ``echo`` by name blocks the MCP call; the other MCP call runs."""
+
+    async def no_echo(ctx: RunContext[None], point: HookPoint) -> Deny | None:
+        await trio.lowlevel.checkpoint()
+        return Deny("not echo") if isinstance(point, PreToolUse) and point.call.name == "echo" else None
+
+    agent = _agent([fault_server("serve", tmp_path)], [call("echo", text="x"), call("data")]).with_hooks(no_echo)
+    echoed, data = results(await run_to_end(agent, "go"))
+    assert (echoed.output, echoed.is_error) == ("blocked by PreToolUse hook: not echo", True)
+    assert json.loads(data.output) == {"a": 1, "b": [2, 3]}
