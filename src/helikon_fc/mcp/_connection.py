@@ -59,7 +59,9 @@ class Connection:
         """
         async with self._listing:
             if self._tools is None:
-                self._tools = listed_tools(self, await self._list(), self._prefix, self._lenient, self._effects)
+                self._tools = listed_tools(
+                    self.label, self.call, await self._list(), self._prefix, self._lenient, self._effects
+                )
             return self._tools
 
     async def _list(self) -> list[types.Tool]:

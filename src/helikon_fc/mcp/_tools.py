@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, TypeAlias
 
 import attrs
 import mcp_types as types
@@ -14,8 +14,8 @@ from ..core.compiled_schema import SchemaError, compile_schema
 from ..shell.tool import ToolContext, ToolOutput
 from ._errors import MCPServerError
 
-if TYPE_CHECKING:
-    from ._connection import Connection
+Call: TypeAlias = Callable[[str, JsonObject], Awaitable[ToolOutput]]
+"""Calls a tool of the server by its name there (`Connection.call`)."""
 
 _ANY_OBJECT: JsonObject = {"type": "object"}
 
@@ -37,17 +37,17 @@ class MCPTool:
     parameters: JsonObject
     effect: ToolEffect
     remote_name: str
-    _connection: Connection = attrs.field(repr=False, eq=False)
+    _call: Call = attrs.field(repr=False, eq=False)
 
     async def invoke(self, ctx: ToolContext[Any], arguments: JsonObject) -> ToolOutput:
         """Call the tool on its server (see `Connection.call`)."""
-        return await self._connection.call(self.remote_name, arguments)
+        return await self._call(self.remote_name, arguments)
 
 
 def listed_tools(
-    connection: Connection, listed: list[types.Tool], prefix: str, lenient: bool, effects: Mapping[str, ToolEffect]
+    label: str, call: Call, listed: list[types.Tool], prefix: str, lenient: bool, effects: Mapping[str, ToolEffect]
 ) -> tuple[MCPTool, ...]:
-    """The server's listed tools as `MCPTool`s.
+    """The server's listed tools as `MCPTool`s (each calling `call`); `label` names the server in errors.
 
     Raises:
         MCPServerError: a tool's input schema is refused by the checker (and `lenient` is off), or
@@ -57,13 +57,13 @@ def listed_tools(
     if unknown:
         names = ", ".join(repr(tool.name) for tool in listed)
         raise MCPServerError(
-            f"{connection.label}: effects= names {', '.join(map(repr, unknown))}, which it does not offer;"
+            f"{label}: effects= names {', '.join(map(repr, unknown))}, which it does not offer;"
             f" its tools are {names or 'none'}"
         )
-    return tuple(_tool(connection, tool, prefix, lenient, effects.get(tool.name)) for tool in listed)
+    return tuple(_tool(label, call, tool, prefix, lenient, effects.get(tool.name)) for tool in listed)
 
 
-def _tool(connection: Connection, tool: types.Tool, prefix: str, lenient: bool, effect: ToolEffect | None) -> MCPTool:
+def _tool(label: str, call: Call, tool: types.Tool, prefix: str, lenient: bool, effect: ToolEffect | None) -> MCPTool:
     schema: JsonObject = dict(tool.input_schema)
     description = tool.description or ""
     try:
@@ -71,7 +71,7 @@ def _tool(connection: Connection, tool: types.Tool, prefix: str, lenient: bool, 
     except SchemaError as exc:
         if not lenient:
             raise MCPServerError(
-                f"{connection.label}: the input schema of its tool {tool.name!r} is refused ({exc});"
+                f"{label}: the input schema of its tool {tool.name!r} is refused ({exc});"
                 " pass lenient_schemas=True to offer it with its arguments unchecked"
             ) from None
         description = f"{description}\n\nArguments (JSON Schema, not checked): {json.dumps(schema, sort_keys=True)}"
@@ -82,7 +82,7 @@ def _tool(connection: Connection, tool: types.Tool, prefix: str, lenient: bool, 
         schema,
         effect or annotated_effect(tool.annotations),
         tool.name,
-        connection,
+        call,
     )
 
 
