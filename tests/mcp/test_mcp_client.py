@@ -6,6 +6,7 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 import trio
 from tests.mcp.servers import failure, fault_server, pid_in, process_gone, results, run_to_end
 
@@ -153,3 +154,16 @@ async def test_hooks_see_mcp_calls_by_tool_name(tmp_path: Path) -> None:
     echoed, data = results(await run_to_end(agent, "go"))
     assert (echoed.output, echoed.is_error) == ("blocked by PreToolUse hook: not echo", True)
     assert json.loads(data.output) == {"a": 1, "b": [2, 3]}
+
+
+async def test_an_error_in_the_block_comes_out_as_itself_and_the_server_opens_once(tmp_path: Path) -> None:
+    """The SDK's nurseries would wrap a block's error in exception groups; it comes out unwrapped, the server
+    stopped. A server open already refuses a second ``async with``."""
+    server = fault_server("serve", tmp_path)
+    with pytest.raises(KeyError, match="mine"):
+        async with server:
+            with pytest.raises(RuntimeError, match="is open already"):
+                async with server:
+                    raise AssertionError("opened twice")
+            raise KeyError("mine")
+    assert process_gone(pid_in(tmp_path))
