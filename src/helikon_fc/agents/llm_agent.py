@@ -21,14 +21,21 @@ from ..shell.hooks import Hook, Hooks, as_hooks
 from ..shell.input import AgentInput, as_input
 from ..shell.protocol import RunStream
 from ..shell.tool import Tool
+from ..shell.tool_source import ToolSource
 from .handoff import Handoff
 
 Ctx = TypeVar("Ctx", default=Any)
 """The user context type; `Any` when nothing (instructions, tools) pins it."""
 
 
-def _tools(value: Iterable[Tool[Any]]) -> tuple[Tool[Any], ...]:
+def _tools(value: Iterable[Tool[Any] | ToolSource]) -> tuple[Tool[Any] | ToolSource, ...]:
     return tuple(value)
+
+
+def _tool_or_source(owner: str, argument: str, value: object) -> None:
+    """A tool, or a source of tools listed when a run starts (an MCP server)."""
+    if not isinstance(value, ToolSource):
+        _checks.require_tool(owner, argument, value)
 
 
 def _handoffs(value: Iterable[Handoff[Any]]) -> tuple[Handoff[Any], ...]:
@@ -67,7 +74,8 @@ class LlmAgent(Generic[Ctx]):
         instructions: the system prompt: a string, or a callable of the run context rendered once
             per run (at its start).
         description: one sentence saying what the agent does (for handoffs and agent-as-tool).
-        tools: the tools the model may call.
+        tools: the tools the model may call, and sources of tools (an MCP server, see ``docs/mcp.md``)
+            whose tools are listed when each run starts and offered like the others.
         handoffs: the agents the model may hand control to.
         output_type: when set, the run ends with a structured-output turn whose JSON must decode
             into this type (an attrs class or a plain type); see `RunResultStreaming.collect_typed`.
@@ -89,8 +97,8 @@ class LlmAgent(Generic[Ctx]):
         default=None, validator=_checks.field(_checks.optional(_instructions))
     )
     description: str = attrs.field(default="", validator=_checks.field(_checks.instance_of(str, "a string")))
-    tools: tuple[Tool[Ctx], ...] = attrs.field(
-        default=(), converter=_tools, validator=_checks.each(_checks.require_tool)
+    tools: tuple[Tool[Ctx] | ToolSource, ...] = attrs.field(
+        default=(), converter=_tools, validator=_checks.each(_tool_or_source)
     )
     handoffs: tuple[Handoff[Ctx], ...] = attrs.field(
         default=(), converter=_handoffs, validator=_checks.each(_checks.instance_of(Handoff, _HANDOFF))
@@ -112,10 +120,18 @@ class LlmAgent(Generic[Ctx]):
 
     def __attrs_post_init__(self) -> None:
         names: set[str] = set()
+        tools: list[Tool[Ctx]] = []
+        sources: list[ToolSource] = []
         for tool in self.tools:
+            if isinstance(tool, ToolSource):
+                if tool in sources:
+                    raise ValueError(f"agent {self.name!r} has {tool.source_name} twice in its tools")
+                sources.append(tool)
+                continue
             if tool.name in names:
                 raise ValueError(f"agent {self.name!r} has two tools named {tool.name!r}; tool names must be unique")
             names.add(tool.name)
+            tools.append(tool)
         schema: OutputSchema | None = None
         if self.output_type is not None:
             from ..shell.type_schema import output_schema_for
@@ -125,7 +141,8 @@ class LlmAgent(Generic[Ctx]):
             name=self.name,
             model=self.model,
             instructions=self.instructions,
-            tools=self.tools,
+            tools=tuple(tools),
+            tool_sources=tuple(sources),
             handoff_targets=tuple(h.target() for h in self.handoffs),
             resolvers={h.agent_name: h.resolve for h in self.handoffs},
             settings=self.model_settings or ModelSettings(),
@@ -171,7 +188,7 @@ class LlmAgent(Generic[Ctx]):
         """A copy with another description."""
         return attrs.evolve(self, description=description)
 
-    def with_tools(self, *tools: Tool[Ctx]) -> LlmAgent[Ctx]:
+    def with_tools(self, *tools: Tool[Ctx] | ToolSource) -> LlmAgent[Ctx]:
         """A copy with `tools` added after the existing ones."""
         return attrs.evolve(self, tools=self.tools + tools)
 

@@ -22,6 +22,7 @@ from .guardrails import Guardrail
 from .hooks import Hooks
 from .protocol import Agent
 from .tool import Tool, tool_def
+from .tool_source import ToolSource
 
 Instructions = str | Callable[[RunContext[Any]], str] | None
 """A system prompt: a string, a callable of the run context (rendered once per run), or none."""
@@ -40,6 +41,8 @@ class LoopDefinition:
         model: the `Model` that takes the turns.
         instructions: the system prompt (see `Instructions`).
         tools: the tools the model may call, names unique.
+        tool_sources: where more tools come from when a run starts (MCP servers); the driver lists
+            them for each run and runs a copy of this definition with them added to `tools`.
         handoff_targets: the handoffs the model may take, as the core describes them.
         resolvers: for each handoff target's agent name, how to find that agent when the handoff happens.
         settings: the model settings of every request.
@@ -57,6 +60,7 @@ class LoopDefinition:
     model: Model
     instructions: Instructions = None
     tools: tuple[Tool[Any], ...] = ()
+    tool_sources: tuple[ToolSource, ...] = ()
     handoff_targets: tuple[HandoffTarget, ...] = ()
     resolvers: Mapping[str, Callable[[], Agent[Any]]] = attrs.field(
         factory=dict, converter=_frozen_resolvers, eq=False, repr=False

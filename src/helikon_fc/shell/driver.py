@@ -95,6 +95,7 @@ from .durable_llm import LlmRecording, handoff_segment
 from .guardrails import Tripped
 from .hooks import HookFailure, Hooks, after_tool_call, before_tool_call, subagent_stopped
 from .input import AgentInput
+from .listed_tools import with_listed_tools
 from .metering import UsageMeter
 from .permissions import ApprovalAnswer
 from .results import HandoffCollisionError, RunError
@@ -170,6 +171,8 @@ class _LoopRun:
         at the next step, whatever its model does).
         """
         await trio.lowlevel.checkpoint()
+        if self.definition.tool_sources:  # tools listed when the run starts (MCP servers): run a copy with them
+            return await with_listed_tools(self.definition, partial(self._drive_listed, send))
         definition, ctx = self.definition, self.ctx
         config = ctx.run_config or definition.run_config or _DEFAULT_CONFIG
         ctx = ctx.for_run(definition.run_config)  # what its tools, sub-runs and handoffs see
@@ -179,6 +182,12 @@ class _LoopRun:
         if controls is not None:
             controls.ctx = ctx
         return meter.completed(await _loop(definition, config, ctx, self.input, send, controls))
+
+    async def _drive_listed(self, send: Send, definition: LoopDefinition) -> TerminalEvent:
+        """`drive` over `definition`, the run's own copy of this definition with its sources' tools."""
+        run = _LoopRun(definition, self.ctx, self.input)
+        run.controls = self.controls
+        return await run.drive(send)
 
 
 _FixedContext: TypeAlias = tuple[

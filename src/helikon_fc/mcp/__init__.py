@@ -1,0 +1,11 @@
+"""Tools from Model Context Protocol servers: ``LlmAgent(tools=[..., MCPServerStdio("cmd")])``.
+
+Needs the ``mcp`` extra (``pip install 'helikon_fc[mcp]'``). See ``docs/mcp.md``.
+"""
+
+from ._errors import MCPServerError as MCPServerError
+from ._results import render_block as render_block
+from ._server import MCPServerHTTP as MCPServerHTTP, MCPServerStdio as MCPServerStdio
+from ._tools import MCPTool as MCPTool, annotated_effect as annotated_effect
+
+__all__ = ["MCPServerError", "MCPServerHTTP", "MCPServerStdio", "MCPTool", "annotated_effect", "render_block"]

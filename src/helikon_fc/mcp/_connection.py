@@ -1,0 +1,167 @@
+"""`Connection`: one live MCP session (and, over stdio, its process), opened and closed in one task.
+
+`open_connection` enters the transport (the SDK's stdio or streamable-HTTP client: its nursery owns
+the pipes or HTTP streams, and over stdio the process) and the `ClientSession` (its own nursery),
+in the caller's task, and leaves them in reverse order in the same task: nothing it starts runs
+after the block ends, and over stdio the process is stopped (stdin closed, then SIGTERM, then
+SIGKILL: the SDK's shielded, bounded shutdown) before the block returns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable, Mapping
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+
+import mcp_types as types
+import trio
+from mcp.client._transport import TransportStreams
+from mcp.client.session import IncomingMessage
+from mcp.shared.exceptions import MCPError
+
+from mcp import ClientSession
+
+from ..core import JsonObject, ToolEffect
+from ..shell.tool import ToolError, ToolOutput
+from ._errors import MCPServerError
+from ._results import tool_output
+from ._tools import MCPTool, listed_tools
+
+Transport = Callable[[], AbstractAsyncContextManager[TransportStreams]]
+"""Opens the streams of one session (the SDK's `stdio_client` or `streamable_http_client`)."""
+
+
+class Connection:
+    """A live session with one MCP server: its tools (listed once, again after ``list_changed``) and calls.
+
+    Once the session is lost (the process died, the connection closed), every call fails with a
+    `ToolError` saying the server is gone.
+    """
+
+    def __init__(self, label: str, prefix: str, lenient: bool, effects: Mapping[str, ToolEffect]) -> None:
+        self.label = label
+        self.session: ClientSession | None = None
+        self.gone: str | None = None
+        self._prefix, self._lenient, self._effects = prefix, lenient, effects
+        self._tools: tuple[MCPTool, ...] | None = None
+        self._listing = trio.Lock()
+
+    async def on_message(self, message: IncomingMessage) -> None:
+        """The session's message handler: a ``tools/list_changed`` notification drops the cached tool list."""
+        if isinstance(message, types.ToolListChangedNotification):
+            self._tools = None
+        await trio.lowlevel.checkpoint()
+
+    async def tools(self) -> tuple[MCPTool, ...]:
+        """The server's tools: the cached list, or a fresh one when none is cached (first use, ``list_changed``).
+
+        Raises:
+            MCPServerError: the server cannot list its tools, or offers one that cannot be used.
+        """
+        async with self._listing:
+            if self._tools is None:
+                self._tools = listed_tools(
+                    self.label, self.call, await self._list(), self._prefix, self._lenient, self._effects
+                )
+            return self._tools
+
+    async def _list(self) -> list[types.Tool]:
+        listed: list[types.Tool] = []
+        cursor: str | None = None
+        while True:
+            try:
+                page = await self._session().list_tools(params=types.PaginatedRequestParams(cursor=cursor))
+            except MCPError as exc:
+                raise MCPServerError(f"{self.label} could not list its tools: {exc.error.message}") from None
+            listed.extend(page.tools)
+            cursor = page.next_cursor
+            if cursor is None:
+                return listed
+
+    async def call(self, name: str, arguments: JsonObject) -> ToolOutput:
+        """Call the server's tool `name`; a failure the model should read is a `ToolError`.
+
+        Cancelling the caller cancels the call: the SDK sends the server ``notifications/cancelled``.
+        """
+        if self.gone is not None:
+            raise ToolError(f"{self.label} is gone ({self.gone}); its tool {name!r} cannot be called")
+        try:
+            result = await self._session().call_tool(name, dict(arguments))
+        except MCPError as exc:
+            if exc.code == types.CONNECTION_CLOSED:
+                self.gone = f"the connection closed during a call of {name!r}"
+                raise ToolError(f"{self.label} is gone: the connection closed during the call") from None
+            raise ToolError(f"{self.label}: {exc.error.message}") from None
+        return tool_output(result)
+
+    def _session(self) -> ClientSession:
+        assert self.session is not None, "the connection is used before it is open"
+        return self.session
+
+
+@asynccontextmanager
+async def open_connection(
+    connection: Connection, transport: Transport, init_timeout: float, stderr: Callable[[], str] | None
+) -> AsyncIterator[Connection]:
+    """Open `connection` on `transport`, initialize it within `init_timeout` seconds, yield it, close it.
+
+    Raises:
+        MCPServerError: the server could not be started, closed the connection or failed before it
+            answered ``initialize``, or did not answer in time; the message quotes `stderr()` (read
+            once the process has been stopped), when there is one.
+    """
+    ready = False
+    try:
+        async with transport() as (read, write), ClientSession(read, write, message_handler=connection.on_message) as s:
+            with trio.move_on_after(init_timeout) as waited:
+                await s.initialize()
+            if waited.cancelled_caught:
+                raise _NotReady(f"did not answer initialize within {init_timeout:g} s (init_timeout)")
+            connection.session, ready = s, True
+            try:
+                yield connection
+            finally:
+                connection.gone = connection.gone or "it was closed"
+    except BaseException as exc:  # the SDK's nurseries wrap everything in groups: take the one error out
+        leaf = single(exc)
+        if ready:
+            if leaf is exc:
+                raise
+            raise leaf from leaf.__cause__
+        reason = leaf.reason if isinstance(leaf, _NotReady) else _failure(leaf)
+        if reason is None:
+            raise leaf from None
+        quoted = "" if stderr is None else _quoted(stderr())
+        raise MCPServerError(f"{connection.label} {reason}{quoted}") from None
+
+
+class _NotReady(Exception):
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def _failure(exc: BaseException) -> str | None:
+    """Why the server never became ready, or `None` when `exc` is not the server's doing (a cancellation)."""
+    if isinstance(exc, MCPError):
+        return f"closed the connection before it answered initialize ({exc.error.message})"
+    if isinstance(exc, OSError):
+        return f"could not be started: {exc.strerror or exc}"
+    if isinstance(exc, Exception):
+        return f"failed before it answered initialize: {type(exc).__name__}: {exc}"
+    return None
+
+
+def _quoted(stderr: str) -> str:
+    return f"; its stderr ends: {stderr!r}" if stderr else "; it wrote nothing to stderr"
+
+
+def single(exc: BaseException) -> BaseException:
+    """The one exception inside nested single-member exception groups (`exc` itself otherwise)."""
+    while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
+        exc = exc.exceptions[0]
+    return exc
+
+
+def tail(text: str, lines: int = 10, chars: int = 2000) -> str:
+    """The last `lines` lines of `text`, at most `chars` characters, stripped."""
+    return "\n".join(text.strip().splitlines()[-lines:])[-chars:]

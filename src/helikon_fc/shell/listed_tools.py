@@ -1,0 +1,50 @@
+"""Run a loop definition with the tools of its tool sources listed for the run (see `shell.tool_source`)."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from contextlib import AsyncExitStack
+from typing import Any
+
+import attrs
+
+from ..core import OtherError, RunFailed, TerminalEvent
+from .definition import LoopDefinition
+from .tool import Tool
+from .tool_source import ToolSourceError
+
+Body = Callable[[LoopDefinition], Awaitable[TerminalEvent]]
+
+
+async def with_listed_tools(definition: LoopDefinition, body: Body) -> TerminalEvent:
+    """Open every tool source of `definition` for one run, then run `body` on the definition with their tools.
+
+    The sources stay open while `body` runs and close (in reverse order, in this task) when it ends,
+    however it ends. A source that cannot list its tools, or a tool name claimed twice (by two sources,
+    or a source and a tool), ends the run with `RunFailed` before any model call, naming both owners.
+    """
+    async with AsyncExitStack() as stack:
+        owners = {tool.name: f"tool {tool.name!r}" for tool in definition.tools}
+        listed: list[Tool[Any]] = []
+        try:
+            for source in definition.tool_sources:
+                for tool in await stack.enter_async_context(source.run_tools()):
+                    _claim(owners, tool.name, f"tool {tool.name!r} of {source.source_name}")
+                    listed.append(tool)
+        except ToolSourceError as exc:
+            return RunFailed(OtherError(str(exc)))
+        run = attrs.evolve(definition, tools=definition.tools + tuple(listed), tool_sources=())
+        if run.collision is not None:
+            return RunFailed(run.collision)
+        return await body(run)
+    raise AssertionError("unreachable")  # pragma: no cover - mypy cannot see that the block always returns
+
+
+def _claim(owners: dict[str, str], name: str, owner: str) -> None:
+    """Record that `owner` offers the tool `name`; raise `ToolSourceError` when another already does."""
+    if name in owners:
+        raise ToolSourceError(
+            f"tool name {name!r} is offered twice, by {owners[name]} and by {owner};"
+            " give one MCP server a prefix= (or rename the tool) so every tool name is unique"
+        )
+    owners[name] = owner

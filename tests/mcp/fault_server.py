@@ -1,0 +1,162 @@
+"""A small MCP server over stdio, written with the mcp SDK's low-level server API, for fault injection.
+
+Run as a subprocess by the tests: ``python fault_server.py MODE MARKER_DIR``. It writes its pid to
+``MARKER_DIR/pid`` as soon as it starts. Modes:
+
+- ``serve``: answer normally (tools below);
+- ``sloppy``: the same, plus the tool ``bad_schema`` whose input schema the checker refuses;
+- ``exit``: write a line to stderr and exit with status 3 before reading anything;
+- ``hang``: never answer ``initialize``;
+- ``http``: serve over streamable HTTP at ``http://127.0.0.1:PORT/mcp`` instead, PORT written to
+  ``MARKER_DIR/port`` once it listens (``echo`` then answers with the request's ``X-Test`` header too).
+
+Tools: ``echo`` (text back), ``data`` (structured content), ``media`` (an image, audio, an embedded
+resource, a resource link), ``fail`` (``isError: true``), ``block`` (waits until cancelled, then writes
+``MARKER_DIR/cancelled``), ``die`` (the process kills itself mid-call), ``grow`` (adds the tool
+``extra`` and sends ``notifications/tools/list_changed``). ``echo`` and ``data`` are read-only,
+``fail`` is destructive.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import anyio
+import mcp_types as types
+from mcp.server.lowlevel.server import NotificationOptions, Server
+from mcp.server.stdio import stdio_server
+
+_STRING_ARG = {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}
+_NO_ARGS: dict[str, Any] = {"type": "object", "properties": {}}
+
+
+def _tools(grown: bool, sloppy: bool) -> list[types.Tool]:
+    read_only = types.ToolAnnotations(read_only_hint=True)
+    tools = [
+        types.Tool(name="echo", description="Echo the text.", input_schema=_STRING_ARG, annotations=read_only),
+        types.Tool(name="data", description="Structured data.", input_schema=_NO_ARGS, annotations=read_only),
+        types.Tool(name="media", description="Non-text content.", input_schema=_NO_ARGS),
+        types.Tool(
+            name="fail",
+            description="Always fails.",
+            input_schema=_NO_ARGS,
+            annotations=types.ToolAnnotations(destructive_hint=True),
+        ),
+        types.Tool(name="block", description="Waits until cancelled.", input_schema=_NO_ARGS),
+        types.Tool(name="die", description="Kills the server.", input_schema=_NO_ARGS),
+        types.Tool(name="grow", description="Adds a tool.", input_schema=_NO_ARGS),
+    ]
+    if sloppy:
+        bad = {"type": "object", "properties": {"n": {"type": "integer", "minimum": "x"}}}
+        tools.append(types.Tool(name="bad_schema", description="Sloppy schema.", input_schema=bad))
+    if grown:
+        tools.append(types.Tool(name="extra", description="Added by grow.", input_schema=_NO_ARGS))
+    return tools
+
+
+def _text(text: str) -> types.CallToolResult:
+    return types.CallToolResult(content=[types.TextContent(type="text", text=text)])
+
+
+def _server(markers: Path, sloppy: bool) -> Server[Any]:
+    state = {"grown": False}
+
+    async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=_tools(state["grown"], sloppy))
+
+    async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        name, arguments = params.name, params.arguments or {}
+        if name == "echo":
+            request = getattr(ctx, "request", None)
+            header = "" if request is None else f" ({request.headers.get('x-test')})"
+            return _text(f"{arguments.get('text')}{header}")
+        if name == "data":
+            return types.CallToolResult(
+                content=[types.TextContent(type="text", text="two values")], structured_content={"a": 1, "b": [2, 3]}
+            )
+        if name == "media":
+            return types.CallToolResult(content=_media())
+        if name == "fail":
+            return types.CallToolResult(content=[types.TextContent(type="text", text="disk is full")], is_error=True)
+        if name == "block":
+            (markers / "blocking").write_text("1")
+            try:
+                await anyio.sleep_forever()
+            finally:
+                (markers / "cancelled").write_text("1")
+        if name == "die":
+            os.kill(os.getpid(), signal.SIGKILL)
+        if name == "grow":
+            state["grown"] = True
+            await ctx.session.send_tool_list_changed()
+            return _text("grown")
+        if name == "extra":
+            return _text("extra")
+        if name == "bad_schema":
+            return _text(f"got {arguments}")
+        raise ValueError(f"unknown tool {name}")
+
+    return Server("fault", on_list_tools=list_tools, on_call_tool=call_tool)
+
+
+def _media() -> list[types.ContentBlock]:
+    return [
+        types.TextContent(type="text", text="see attached"),
+        types.ImageContent(type="image", data="aGk=", mime_type="image/png"),
+        types.AudioContent(type="audio", data="aGk=", mime_type="audio/wav"),
+        types.EmbeddedResource(
+            type="resource",
+            resource=types.TextResourceContents(uri="file:///notes.txt", mime_type="text/plain", text="a note"),
+        ),
+        types.EmbeddedResource(
+            type="resource",
+            resource=types.BlobResourceContents(uri="file:///x.bin", mime_type="application/x", blob="aGk="),
+        ),
+        types.ResourceLink(type="resource_link", uri="file:///big.csv", name="big.csv", mime_type="text/csv"),
+    ]
+
+
+async def _serve(markers: Path, sloppy: bool) -> None:
+    server = _server(markers, sloppy)
+    options = server.create_initialization_options(NotificationOptions(tools_changed=True))
+    async with stdio_server() as (read_stream, write_stream):
+        await server.run(read_stream, write_stream, options)
+
+
+async def _serve_http(markers: Path) -> None:
+    import socket
+
+    import hypercorn.trio
+    from hypercorn.config import Config
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    config = Config()
+    config.bind = [f"fd://{listener.fileno()}"]
+    app = _server(markers, False).streamable_http_app()
+    (markers / "port").write_text(str(listener.getsockname()[1]))
+    await hypercorn.trio.serve(app, config)  # type: ignore[arg-type]
+
+
+def main() -> None:
+    mode, markers = sys.argv[1], Path(sys.argv[2])
+    (markers / "pid").write_text(str(os.getpid()))
+    if mode == "exit":
+        print("fault server: no licence for this host", file=sys.stderr, flush=True)
+        sys.exit(3)
+    if mode == "hang":
+        while True:
+            time.sleep(60)
+    if mode == "http":
+        anyio.run(_serve_http, markers, backend="trio")
+    else:
+        anyio.run(_serve, markers, mode == "sloppy")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,48 @@
+"""`MCPServerHTTP`: the fault server over streamable HTTP on loopback (a subprocess)."""
+
+from __future__ import annotations
+
+import socket
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from functools import partial
+from pathlib import Path
+
+import trio
+from tests.mcp.servers import FAULT_SERVER, failure, results, run_to_end, wait_for
+
+from helikon_fc import LlmAgent, RunCompleted
+from helikon_fc.mcp import MCPServerHTTP
+from helikon_fc.testing import ScriptedModel, call, call_tools, reply
+
+
+@asynccontextmanager
+async def http_fault_server(markers: Path) -> AsyncIterator[str]:
+    """The fault server listening on loopback for the block; its URL."""
+    async with trio.open_nursery() as nursery:
+        command = [sys.executable, str(FAULT_SERVER), "http", str(markers)]
+        nursery.start_soon(partial(trio.run_process, command, check=False, capture_stderr=True))
+        await wait_for(markers / "port", 60)
+        yield f"http://127.0.0.1:{(markers / 'port').read_text()}/mcp"
+        nursery.cancel_scope.cancel()
+
+
+async def test_a_run_calls_a_tool_over_streamable_http_with_its_headers(tmp_path: Path) -> None:
+    """The model's call reaches the HTTP server, with the server's headers on the request."""
+    async with http_fault_server(tmp_path) as url:
+        server = MCPServerHTTP(url, headers={"X-Test": "from the client"})
+        model = ScriptedModel([call_tools(call("echo", text="hello")), reply("done")])
+        events = await run_to_end(LlmAgent(name="a", model=model, tools=[server]), "go")
+    assert isinstance(events[-1], RunCompleted)
+    assert [(r.output, r.is_error) for r in results(events)] == [("hello (from the client)", False)]
+
+
+async def test_an_unreachable_url_fails_the_run_naming_it() -> None:
+    """Nothing listening: the run fails before any model call, naming the URL."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]  # closed again below: nothing listens there
+    server = MCPServerHTTP(f"http://127.0.0.1:{port}/mcp")
+    message = failure(await run_to_end(LlmAgent(name="a", model=ScriptedModel([reply("x")]), tools=[server]), "go"))
+    assert f"'http://127.0.0.1:{port}/mcp' failed before it answered initialize" in message
