@@ -57,3 +57,13 @@ def test_library_agents_with_cyclic_handoffs_are_accepted() -> None:
     agents["a"] = _loop("a").with_handoffs(Handoff(agent_name="b", description="B.", resolve=lambda: agents["b"]))
     agents["b"] = _loop("b").with_handoffs(Handoff(agent_name="a", description="A.", resolve=lambda: agents["a"]))
     assert AgentRegistry([agents["a"]]).names == ("a",)
+
+
+def test_an_agent_taking_tools_from_an_mcp_server_is_refused_naming_the_server() -> None:
+    """A worker cannot list an MCP server's tools yet: an agent with one, at any depth, is refused when built."""
+    from helikon_fc.mcp import MCPServerStdio
+
+    server = MCPServerStdio("mcp-server-time", args=("--local-timezone", "UTC"))
+    root = SequentialAgent[None](name="pipe").then(_loop("a")).then(_loop("clock").with_tools(server))
+    with pytest.raises(TypeError, match=r"agents: 'pipe/step:1' \('clock'\) takes tools from .*cannot run on Temporal"):
+        AgentRegistry([root])

@@ -132,6 +132,12 @@ def _check_runnable(root: Agent[Any]) -> None:
                 f"agents: {path!r} is an {type(agent).__name__} ({agent.name!r}), which cannot run on Temporal: "
                 f"a worker runs the library's agents only: {kinds} (and AgentAsTool around any of them)"
             )
+        if isinstance(agent, LlmAgent) and agent.definition.tool_sources:
+            sources = ", ".join(repr(source.source_name) for source in agent.definition.tool_sources)
+            raise TypeError(
+                f"agents: {path!r} ({agent.name!r}) takes tools from {sources}, which cannot run on Temporal yet: "
+                "a worker runs an agent's own tools only (MCP servers as tool sources run on trio)"
+            )
         stack.extend((f"{path}/{segment}", child, depth + 1) for segment, child in _below(agent))
 
 
