@@ -24,7 +24,7 @@ from __future__ import annotations
 import os
 import signal
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import attrs
 import trio
@@ -44,7 +44,6 @@ from ..core.records import (
 from .storage import RunNotFound, RunRecord, RunStatus, RunStore, StoreError
 
 if TYPE_CHECKING:
-    from .context import RunContext
     from .input import AgentInput
 
 _CRASH_ENV = "HELIKON_FC_CRASH_AFTER_WRITES"
@@ -130,14 +129,6 @@ class Durability:
         return Durability(
             self.store, f"{self.run_id}/{segment}", self.marks, scope=f"{self.scope}{segment}/", fresh=self.fresh
         )
-
-
-def child_context(ctx: RunContext[Any], parent: RunContext[Any], segment: str) -> RunContext[Any]:
-    """`ctx` (a sub-run's context built from `parent`) recorded under `parent`'s child id `segment`."""
-    durable = parent.durable
-    if durable is None:
-        return ctx
-    return attrs.evolve(ctx, durable=durable.child(segment))
 
 
 def definition_fingerprint(pattern: str, definition: JsonValue) -> str:
