@@ -37,7 +37,7 @@ from cattrs.preconf.json import JsonConverter, make_converter
 
 from . import errors, events, items, model, records, states
 from .conversation import Conversation
-from .errors import AgentError, BranchFailure
+from .errors import AgentError, BranchFailure, OtherError
 from .events import AgentEvent, HandoffItem
 from .items import Item
 from .json_value import JsonObject, JsonValue
@@ -189,7 +189,6 @@ TAGS: Mapping[type, str] = {
     errors.HookFailed: "hook_failed",
     errors.ToolFailed: "tool_failed",
     errors.SessionFailed: "session_failed",
-    errors.NotImplementedPhase: "not_implemented_phase",
     errors.InvalidTransition: "invalid_transition",
     errors.OtherError: "other_error",
     # LoopState
@@ -272,6 +271,24 @@ def _members_in_order(unions: Mapping[str, object]) -> tuple[type, ...]:
 
 
 _TAGS: dict[type, str] = check_tags(UNIONS, TAGS)
+
+
+@attrs.frozen
+class _NotImplementedPhase:
+    """The retired `AgentError` ``not_implemented_phase``: a reserved phase no driver ran (no run ever
+    failed with it). Read only, as the `OtherError` with the same text; never written."""
+
+    feature: str
+
+
+def _upgrade_not_implemented_phase(old: _NotImplementedPhase) -> OtherError:
+    return OtherError(f"not implemented: {old.feature}")
+
+
+_RETIRED: Mapping[str, Mapping[str, tuple[type, Callable[[Any], object]]]] = {
+    "AgentError": {"not_implemented_phase": (_NotImplementedPhase, _upgrade_not_implemented_phase)},
+}
+"""Tags no longer written, by union: the class an old document is read as, and the value it becomes."""
 
 
 # Problems, with the path to where they are.
@@ -517,7 +534,8 @@ def _make_converter(check_json: bool = True) -> JsonConverter:
     conv.register_structure_hook(Conversation, structure_conversation)
     conv.register_unstructure_hook(Conversation, unstructure_conversation)
 
-    for cls in (*_TAGS, *_PLAIN_CLASSES):
+    retired = [cls for tags in _RETIRED.values() for cls, _ in tags.values()]
+    for cls in (*_TAGS, *_PLAIN_CLASSES, *retired):
         _resolve_annotations(cls)
 
     def structure_class_factory(cls: type) -> Callable[[object, object], object]:
@@ -584,6 +602,7 @@ def _structure_list(conv: JsonConverter, value: object, element: object) -> list
 def _register_union(conv: JsonConverter, name: str, union: object) -> None:
     by_tag = {_TAGS[cls]: cls for cls in _members(union)}
     expected = ", ".join(sorted(by_tag))
+    retired = _RETIRED.get(name, {})
 
     def structure(value: object, _: object) -> object:
         if not isinstance(value, dict):
@@ -591,6 +610,9 @@ def _register_union(conv: JsonConverter, name: str, union: object) -> None:
         if "type" not in value:
             raise _Problems.one(f"missing field (the {name} tag, one of: {expected})", ".type")
         tag = value["type"]
+        if isinstance(tag, str) and tag in retired:
+            old, upgrade = retired[tag]
+            return upgrade(conv.structure({key: item for key, item in value.items() if key != "type"}, old))
         cls = by_tag.get(tag) if isinstance(tag, str) else None
         if cls is None:
             raise _Problems.one(f"unknown {name} type {json.dumps(tag)} (expected one of: {expected})", ".type")
