@@ -96,6 +96,7 @@ if TYPE_CHECKING:
         CancelToken as CancelToken,
         InMemorySession as InMemorySession,
         RunContext as RunContext,
+        RunState as RunState,
         SessionState as SessionState,
     )
     from .shell.durable import IncompatibleRunError as IncompatibleRunError
@@ -196,6 +197,7 @@ _EXPORTS: dict[str, str] = {
     "RunResult": ".shell.results",
     "RunResultStreaming": ".shell.results",
     "RunStartError": ".shell.results",
+    "RunState": ".shell.context",
     "RunStarted": ".core",
     "RunStream": ".shell.protocol",
     "ApprovalRequest": ".shell.permissions",
@@ -315,6 +317,7 @@ __all__ = [
     "RunResultStreaming",
     "RunStartError",
     "RunStarted",
+    "RunState",
     "RunStream",
     "Runner",
     "SequentialAgent",

@@ -137,8 +137,9 @@ def _output_guardrails(value: object) -> tuple[Guardrail[Any], ...]:
     return value if value == () else guardrail_tuple("RunContext", "output_guardrails", value)
 
 
-class SessionState:
-    """A run-scoped map from keys to JSON values, shared by an agent and the sub-agents it runs.
+class RunState:
+    """A run-scoped map from keys to JSON values, shared by an agent and the sub-agents it runs
+    (``ctx.state``; its old name, `SessionState`, still imports: it has nothing to do with a `Session`).
 
     Workflow agents write each child's final text here under the child's key (as a JSON string);
     dynamic instructions read it back. Values are copied in and out, so no caller can change a
@@ -177,7 +178,11 @@ class SessionState:
         return key in self._values
 
     def __repr__(self) -> str:
-        return f"SessionState({self._values!r})"
+        return f"RunState({self._values!r})"
+
+
+SessionState = RunState
+"""Deprecated: the old name of `RunState` (the same class)."""
 
 
 class ActionsHandle:
@@ -413,12 +418,12 @@ class WorkerGate:
         )
 
 
-class _GatedState(SessionState):
-    """A run's `SessionState` as a worker thread sees it: every use through a `WorkerGate`."""
+class _GatedState(RunState):
+    """A run's `RunState` as a worker thread sees it: every use through a `WorkerGate`."""
 
     __slots__ = ("_gate", "_inner")
 
-    def __init__(self, inner: SessionState, gate: WorkerGate) -> None:  # no super().__init__: `inner` holds the values
+    def __init__(self, inner: RunState, gate: WorkerGate) -> None:  # no super().__init__: `inner` holds the values
         self._inner = inner
         self._gate = gate
 
@@ -438,7 +443,7 @@ class _GatedState(SessionState):
         return self._gate.run(lambda: key in self._inner)
 
     def __repr__(self) -> str:
-        return "<SessionState of a worker thread>"
+        return "<RunState of a worker thread>"
 
 
 class _GatedActions(ActionsHandle):
@@ -535,7 +540,7 @@ class RunContext(Generic[Ctx]):
     """
 
     user: Ctx
-    state: SessionState = attrs.field(factory=SessionState)
+    state: RunState = attrs.field(factory=RunState)
     actions: ActionsHandle = attrs.field(factory=ActionsHandle)
     cancel_token: CancelToken = attrs.field(factory=CancelToken)
     session: Session = attrs.field(factory=InMemorySession)
