@@ -42,6 +42,7 @@ from .storage import RunNotFound, RunRecord, RunStatus, RunStore, StoreError
 if TYPE_CHECKING:
     from .input import AgentInput
 
+
 def _once() -> bool:
     """`RunRecorder.write`'s `more`: no second transaction (one object for every write, not one each)."""
     return False
