@@ -3,8 +3,8 @@
     python examples/durable_resume.py
 
 The script runs the agent in a child process that kills itself with SIGKILL right after its 3rd
-record write (the test hook ``HELIKON_FC_CRASH_AFTER_WRITES``: the opening with the first boundary,
-the model's answer with the boundary after it, then the first lookup's result), in the middle of a
+record write (its store, `DiesAfterWrites`, does it: the opening with the first boundary, the
+model's answer with the boundary after it, then the first lookup's result), in the middle of a
 round of three lookups; then, in this process, it resumes the run from the SQLite file. The lookup
 recorded as finished is not made again; the two that were in flight are made again with the same
 idempotency keys (each tool writes its key to a log once its work is done: a real tool would
@@ -22,9 +22,11 @@ crash this script shows.
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 import trio
@@ -42,7 +44,7 @@ from helikon_fc import (
     function_tool,
 )
 from helikon_fc.core import ModelRequest, ToolResult
-from helikon_fc.stores import SQLiteStore
+from helikon_fc.stores import RunRecord, RunStatus, SQLiteStore
 from helikon_fc.testing import FunctionModel, call, call_tools, reply
 from helikon_fc.testing.script import ScriptedTurn
 
@@ -76,9 +78,32 @@ def build(folder: Path, model_args: list[str]) -> LlmAgent[None]:
     return LlmAgent(name="report", model=_model(FunctionModel(turn), model_args), tools=[spending])
 
 
+class DiesAfterWrites(SQLiteStore):
+    """A SQLite store whose process kills itself with SIGKILL right after its `writes`-th record write:
+    the crash, at a moment chosen in advance (as a power cut or ``kill -9`` would choose it)."""
+
+    def __init__(self, path: Path, writes: int) -> None:
+        super().__init__(path)
+        self._left = writes
+
+    async def create_run(self, run_id: str, agent: str, records: Sequence[RunRecord] = ()) -> None:
+        await super().create_run(run_id, agent, records)
+        self._wrote(records)
+
+    async def append_run_records(self, run_id: str, records: Sequence[RunRecord], status: RunStatus) -> None:
+        await super().append_run_records(run_id, records, status)
+        self._wrote(records)
+
+    def _wrote(self, records: Sequence[RunRecord]) -> None:
+        if records:  # a status change alone is not a record write
+            self._left -= 1
+            if self._left == 0:
+                os.kill(os.getpid(), signal.SIGKILL)
+
+
 async def first_attempt(folder: Path, model_args: list[str]) -> None:
-    """Start the run (in the child process, which the hook kills mid-run)."""
-    async with SQLiteStore(folder / "runs.db") as store:
+    """Start the run (in the child process, which its store kills mid-run)."""
+    async with DiesAfterWrites(folder / "runs.db", writes=3) as store:
         agent, question = build(folder, model_args), AgentInput.from_user_text("Sum up my spending.")
         stream = Runner(store=store).run(agent, RunContext.ephemeral(None), question, run_id=RUN_ID)
         async with stream as events:
@@ -110,8 +135,7 @@ def main() -> None:
     model_args = sys.argv[1:]
     _model(FunctionModel(lambda request: reply("")), model_args)  # a bad --model is a usage error before anything runs
     with tempfile.TemporaryDirectory() as folder:
-        env = {**os.environ, "HELIKON_FC_CRASH_AFTER_WRITES": "3"}
-        child = subprocess.run([sys.executable, __file__, "--child", folder, *model_args], env=env, check=False)
+        child = subprocess.run([sys.executable, __file__, "--child", folder, *model_args], check=False)
         if child.returncode < 0:
             print(f"first attempt killed by signal {-child.returncode}")
         try:

@@ -15,11 +15,11 @@ TIME = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC")
 
 
 def _helikon(*args: str, crash_after_writes: int | None = None) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI", "HELIKON_FC_CRASH"))}
-    env.update(NO_COLOR="1", PYTHONPATH=str(ROOT / "src"))
-    if crash_after_writes is not None:
-        env["HELIKON_FC_CRASH_AFTER_WRITES"] = str(crash_after_writes)  # the process kills itself, as kill -9 would
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI")}
+    env.update(NO_COLOR="1", PYTHONPATH=os.pathsep.join([str(ROOT / "src"), str(ROOT)]))
     command = [sys.executable, "-m", "helikon_fc", *args]
+    if crash_after_writes is not None:  # the process kills itself after that write, as kill -9 would
+        command = [sys.executable, "-m", "tests.durable.crashing_cli", str(crash_after_writes), *args]
     return subprocess.run(command, capture_output=True, text=True, env=env, cwd=ROOT, timeout=120)
 
 

@@ -8,7 +8,8 @@ Jobs, each on a store location and a trial folder:
 
 - ``{"op": "baseline", ...}``: the scenario uninterrupted;
 - ``{"op": "crash", "after": N, ...}``: the scenario, killed with SIGKILL right after its N-th
-  record write (``after: 0``: not killed from inside; the parent kills it at a random moment).
+  record write (its store is wrapped in a `KillingStore`; ``after: 0``: not killed from inside,
+  the parent kills it at a random moment).
   Before starting it prints ``CRASH-PHASE`` on stdout, so the parent knows when to start its clock;
 - ``{"op": "resume", "replay": bool, ...}``: first the calls whose results are recorded are written
   to ``recorded.json``, then the run is resumed to its end.
@@ -30,12 +31,14 @@ from typing import Any
 import trio
 import trio.testing
 from tests.durable.crash_trials import open_store
+from tests.durable.crashing_store import KillingStore
 from tests.durable.harness import PROMPT, RUN_ID, finished_calls, logs
 from tests.durable.scenario import build
 
 from helikon_fc import AgentInput, RunContext, Runner
 from helikon_fc.core import to_json
 from helikon_fc.shell import durable
+from helikon_fc.stores import StoreBase
 
 
 def _appender(path: Path) -> Any:
@@ -53,7 +56,9 @@ async def _job(job: dict[str, Any]) -> None:
     effect_line = _appender(folder / "effects.txt")
     event_line = _appender(folder / f"events-{op}.jsonl")
     agent = build(lambda run_id, call_id, label: effect_line(f"{run_id}\t{call_id}\t{label}"))
-    async with open_store(job["store"]) as store:
+    after = int(job.get("after", 0))
+    async with open_store(job["store"]) as opened:
+        store: StoreBase | KillingStore = KillingStore(opened, after) if op == "crash" and after else opened
         runner = Runner(store=store)
         ctx = RunContext.ephemeral(None)
         if op == "resume":
@@ -64,8 +69,6 @@ async def _job(job: dict[str, Any]) -> None:
                 stream = runner.run(agent, ctx, AgentInput.from_user_text(PROMPT), run_id=RUN_ID)
         else:
             if op == "crash":
-                durable._CRASH.writes = 0
-                durable._CRASH.after = int(job["after"])
                 sys.stdout.write("CRASH-PHASE\n")
                 sys.stdout.flush()
             stream = runner.run(agent, ctx, AgentInput.from_user_text(PROMPT), run_id=RUN_ID)

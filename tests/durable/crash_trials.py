@@ -77,7 +77,6 @@ class ForkServer:
 
     def __init__(self) -> None:
         env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT)])}
-        env.pop("HELIKON_FC_CRASH_AFTER_WRITES", None)
         self._process = subprocess.Popen(
             [sys.executable, "-m", "tests.durable.crash_child"],
             cwd=ROOT,
@@ -150,8 +149,9 @@ def run_trials(trials: list[Trial], location: Callable[[str], str], base: Path) 
                     time.sleep(trial.delay * seconds * 1.2)
                     _kill(pid)
             status = server.ended(pid)
-            # killed (by the hook or at the random moment), or finished before the moment came
+            # killed (by its store after the chosen write, or at the random moment), or finished before the moment came
             assert status in ((-signal.SIGKILL, 0) if trial is not None else (0,)), (trial, status)
+            assert trial is None or trial.after == 0 or status == -signal.SIGKILL, (trial, status)
             previous = trial
     finally:
         server.close()

@@ -22,8 +22,7 @@ from ..core import (
     TerminalEvent,
 )
 from ..shell import _checks
-from ..shell.context import RunContext
-from ..shell.durable import child_context
+from ..shell.context import RunContext, child_context
 from ..shell.input import AgentInput
 from ._workflow import COMPLETED, ChildFailed, ChildOutcome, ChildPaused, ChildSucceeded, Emit, run_child, write_state
 from .protocol import Agent

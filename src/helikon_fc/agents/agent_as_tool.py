@@ -11,8 +11,7 @@ from ..core import JsonObject, ToolEffect
 from ..core.permissions.checks import member
 from ..shell import _checks
 from ..shell.config import RunConfig
-from ..shell.context import RunContext
-from ..shell.durable import child_context
+from ..shell.context import RunContext, child_context
 from ..shell.hooks import subagent_stopped
 from ..shell.input import AgentInput
 from ..shell.permissions import SubRunPaused

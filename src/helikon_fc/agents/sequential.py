@@ -9,8 +9,7 @@ from typing_extensions import TypeVar
 
 from ..core import TerminalEvent
 from ..shell import _checks
-from ..shell.context import RunContext
-from ..shell.durable import child_context
+from ..shell.context import RunContext, child_context
 from ..shell.input import AgentInput, as_input
 from ._children import Steps, nothing_to_run, step_end
 from ._workflow import COMPLETED, Emit, open_workflow_stream, run_child, workflow_fingerprint

@@ -12,8 +12,7 @@ from typing_extensions import TypeVar
 from ..core import AgentUpdated, MaxHandoffsExceeded, RunFailed, RunPaused, TerminalEvent
 from ..core.events import AgentEvent
 from ..shell import _checks
-from ..shell.context import RunContext
-from ..shell.durable import child_context
+from ..shell.context import RunContext, child_context
 from ..shell.input import AgentInput, as_input
 from ._workflow import (
     COMPLETED,

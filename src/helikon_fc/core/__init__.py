@@ -37,7 +37,6 @@ from .errors import (
     MaxTurnsExceeded as MaxTurnsExceeded,
     ModelFailed as ModelFailed,
     ModelFailureKind as ModelFailureKind,
-    NotImplementedPhase as NotImplementedPhase,
     OtherError as OtherError,
     ParallelFailed as ParallelFailed,
     SessionFailed as SessionFailed,

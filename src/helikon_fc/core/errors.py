@@ -218,16 +218,6 @@ class SessionFailed:
 
 
 @attrs.frozen
-class NotImplementedPhase:
-    """The machine reached a reserved phase (`compaction` or `approval`) that no driver runs yet."""
-
-    feature: str
-
-    def __str__(self) -> str:
-        return f"not implemented: {self.feature}"
-
-
-@attrs.frozen
 class InvalidTransition:
     """`transition` was given an input its state cannot accept (a driver bug, reported as data)."""
 
@@ -268,7 +258,6 @@ AgentError: TypeAlias = (
     | HookFailed
     | ToolFailed
     | SessionFailed
-    | NotImplementedPhase
     | InvalidTransition
     | OtherError
 )

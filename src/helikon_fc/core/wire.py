@@ -6,7 +6,8 @@ The rules (documented with an example per union member in ``docs/wire-format.md`
 - A member of one of the core unions (`Item`, `ModelEvent`, `AgentEvent`, `AgentError`,
   `LoopState`, `TransitionInput`, `NextAction`, `RunRecordBody`, and the permission unions
   `PermissionRule`, `PolicyVerdict`, `PermissionDecision`) always carries a snake_case ``"type"`` tag
-  first: ``{"type": "tool_call", "call_id": ...}``. `from_json` requires it.
+  first: ``{"type": "tool_call", "call_id": ...}``. `from_json` requires it. The tags are declared
+  (`TAGS`, checked against the unions at import), never derived from class names.
 - `HandoffItem` writes its fields as ``from`` and ``to``.
 - Tuples are JSON lists and come back as tuples; a `Conversation` is a list of tagged items.
 - Enums are written by value; `JsonValue` fields pass through as JSON, checked to be JSON.
@@ -23,7 +24,6 @@ import enum
 import functools
 import json
 import math
-import re
 import sys
 import types
 import typing
@@ -35,13 +35,18 @@ from cattrs.errors import ClassValidationError, ForbiddenExtraKeysError, Iterabl
 from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
 from cattrs.preconf.json import JsonConverter, make_converter
 
+from . import errors, events, items, model, records, states
 from .conversation import Conversation
-from .errors import AgentError, BranchFailure
+from .errors import AgentError, BranchFailure, OtherError
 from .events import AgentEvent, HandoffItem
 from .items import Item
 from .json_value import JsonObject, JsonValue
 from .model import ModelEvent, ModelRequest, ModelSettings, OutputSchema, ToolDef
 from .permissions import (
+    Allow,
+    Ask,
+    ConsultPolicy,
+    Deny,
     Guard,
     PermissionConfig,
     PermissionDecision,
@@ -49,6 +54,7 @@ from .permissions import (
     PolicyRule,
     PolicyVerdict,
     ToolInfo,
+    config as permission_config,
 )
 from .records import RunRecordBody
 from .states import (
@@ -128,15 +134,161 @@ _PLAIN_CLASSES: tuple[type, ...] = (
 )
 
 
-def _snake_case(name: str) -> str:
-    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+TAGS: Mapping[type, str] = {
+    # Item
+    items.SystemMessage: "system_message",
+    items.UserMessage: "user_message",
+    items.AssistantMessage: "assistant_message",
+    items.ToolCall: "tool_call",
+    items.ToolResult: "tool_result",
+    items.Reasoning: "reasoning",
+    items.Compacted: "compacted",
+    # ModelEvent
+    model.ModelTextDelta: "model_text_delta",
+    model.ModelReasoningDelta: "model_reasoning_delta",
+    model.ModelToolCallDelta: "model_tool_call_delta",
+    model.ModelUsage: "model_usage",
+    model.ModelFinish: "model_finish",
+    # AgentEvent
+    events.RunStarted: "run_started",
+    events.TurnStarted: "turn_started",
+    events.TokenDelta: "token_delta",
+    events.ReasoningDelta: "reasoning_delta",
+    events.ToolCallDelta: "tool_call_delta",
+    events.MessageOutput: "message_output",
+    events.ToolCallItem: "tool_call_item",
+    events.ToolOutputItem: "tool_output_item",
+    events.HandoffItem: "handoff_item",
+    events.AgentUpdated: "agent_updated",
+    events.GuardrailTriggered: "guardrail_triggered",
+    events.ApprovalRequested: "approval_requested",
+    events.PermissionDenied: "permission_denied",
+    events.PermissionGranted: "permission_granted",
+    events.RepairStarted: "repair_started",
+    events.StructuredOutputFailed: "structured_output_failed",
+    events.ConversationCompacted: "conversation_compacted",
+    events.CompactionSkipped: "compaction_skipped",
+    events.RunCompleted: "run_completed",
+    events.RunFailed: "run_failed",
+    events.RunPaused: "run_paused",
+    # AgentError
+    errors.MaxTurnsExceeded: "max_turns_exceeded",
+    errors.MaxAgentDepthExceeded: "max_agent_depth_exceeded",
+    errors.MaxIterationsExceeded: "max_iterations_exceeded",
+    errors.MaxHandoffsExceeded: "max_handoffs_exceeded",
+    errors.HandoffCollision: "handoff_collision",
+    errors.UnknownHandoffTarget: "unknown_handoff_target",
+    errors.ModelFailed: "model_failed",
+    errors.StructuredOutputInvalid: "structured_output_invalid",
+    errors.TimedOut: "timed_out",
+    errors.Cancelled: "cancelled",
+    errors.ParallelFailed: "parallel_failed",
+    errors.GraphFailed: "graph_failed",
+    errors.GuardrailTripped: "guardrail_tripped",
+    errors.HookDenied: "hook_denied",
+    errors.HookFailed: "hook_failed",
+    errors.ToolFailed: "tool_failed",
+    errors.SessionFailed: "session_failed",
+    errors.InvalidTransition: "invalid_transition",
+    errors.OtherError: "other_error",
+    # LoopState
+    states.CallingModel: "calling_model",
+    states.ExecutingTools: "executing_tools",
+    states.ApplyingHandoff: "applying_handoff",
+    states.Finalizing: "finalizing",
+    states.RepairingOutput: "repairing_output",
+    states.Compacting: "compacting",
+    states.NeedsApproval: "needs_approval",
+    states.Done: "done",
+    states.Failed: "failed",
+    # TransitionInput
+    states.Start: "start",
+    model.ModelResponse: "model_response",
+    states.ToolResults: "tool_results",
+    states.SummaryFailed: "summary_failed",
+    # NextAction
+    states.CallModel: "call_model",
+    states.ExecuteTools: "execute_tools",
+    states.AwaitApproval: "await_approval",
+    states.PerformHandoff: "perform_handoff",
+    states.Terminate: "terminate",
+    # RunRecordBody
+    records.RunOpened: "run_opened",
+    records.Boundary: "boundary",
+    records.ModelAnswered: "model_answered",
+    records.ToolFinished: "tool_finished",
+    records.RunFinished: "run_finished",
+    # PermissionRule
+    permission_config.ToolRule: "tool_rule",
+    permission_config.BashRule: "bash_rule",
+    permission_config.ReadRule: "read_rule",
+    permission_config.EditRule: "edit_rule",
+    # PolicyVerdict
+    permission_config.PolicyAllow: "policy_allow",
+    permission_config.PolicyDeny: "policy_deny",
+    permission_config.PolicyAsk: "policy_ask",
+    permission_config.PolicyReplace: "policy_replace",
+    # PermissionDecision
+    Allow: "allow",
+    Deny: "deny",
+    Ask: "ask",
+    ConsultPolicy: "consult_policy",
+}
+"""The ``"type"`` tag of every union member, declared: a class may be renamed without changing the wire."""
 
 
 def _members(union: object) -> tuple[type, ...]:
     return tuple(arg for arg in get_args(union) if isinstance(arg, type))
 
 
-_TAGS: dict[type, str] = {cls: _snake_case(cls.__name__) for union in UNIONS.values() for cls in _members(union)}
+def check_tags(unions: Mapping[str, object], tags: Mapping[type, str]) -> dict[type, str]:
+    """`tags` as a dict, once checked against `unions`: every member of every union has a declared tag,
+    no tag is declared for a class that is in no union, and no two members of one union share a tag.
+
+    Raises:
+        TypeError: the declarations do not match the unions; the message lists every mismatch.
+    """
+    found: list[str] = []
+    members = {cls for union in unions.values() for cls in _members(union)}
+    found.extend(f"{cls.__qualname__} has no declared tag" for cls in _members_in_order(unions) if cls not in tags)
+    found.extend(f"{cls.__qualname__} has a tag but is in no union" for cls in tags if cls not in members)
+    for name, union in unions.items():
+        seen: dict[str, type] = {}
+        for cls in _members(union):
+            tag = tags.get(cls)
+            if tag is None:
+                continue
+            if tag in seen:
+                found.append(f"{name}: {seen[tag].__qualname__} and {cls.__qualname__} share the tag {tag!r}")
+            seen[tag] = cls
+    if found:
+        raise TypeError("wire tags: " + "; ".join(found))
+    return dict(tags)
+
+
+def _members_in_order(unions: Mapping[str, object]) -> tuple[type, ...]:
+    return tuple(dict.fromkeys(cls for union in unions.values() for cls in _members(union)))
+
+
+_TAGS: dict[type, str] = check_tags(UNIONS, TAGS)
+
+
+@attrs.frozen
+class _NotImplementedPhase:
+    """The retired `AgentError` ``not_implemented_phase``: a reserved phase no driver ran (no run ever
+    failed with it). Read only, as the `OtherError` with the same text; never written."""
+
+    feature: str
+
+
+def _upgrade_not_implemented_phase(old: _NotImplementedPhase) -> OtherError:
+    return OtherError(f"not implemented: {old.feature}")
+
+
+_RETIRED: Mapping[str, Mapping[str, tuple[type, Callable[[Any], object]]]] = {
+    "AgentError": {"not_implemented_phase": (_NotImplementedPhase, _upgrade_not_implemented_phase)},
+}
+"""Tags no longer written, by union: the class an old document is read as, and the value it becomes."""
 
 
 # Problems, with the path to where they are.
@@ -382,7 +534,8 @@ def _make_converter(check_json: bool = True) -> JsonConverter:
     conv.register_structure_hook(Conversation, structure_conversation)
     conv.register_unstructure_hook(Conversation, unstructure_conversation)
 
-    for cls in (*_TAGS, *_PLAIN_CLASSES):
+    retired = [cls for tags in _RETIRED.values() for cls, _ in tags.values()]
+    for cls in (*_TAGS, *_PLAIN_CLASSES, *retired):
         _resolve_annotations(cls)
 
     def structure_class_factory(cls: type) -> Callable[[object, object], object]:
@@ -449,6 +602,7 @@ def _structure_list(conv: JsonConverter, value: object, element: object) -> list
 def _register_union(conv: JsonConverter, name: str, union: object) -> None:
     by_tag = {_TAGS[cls]: cls for cls in _members(union)}
     expected = ", ".join(sorted(by_tag))
+    retired = _RETIRED.get(name, {})
 
     def structure(value: object, _: object) -> object:
         if not isinstance(value, dict):
@@ -456,6 +610,9 @@ def _register_union(conv: JsonConverter, name: str, union: object) -> None:
         if "type" not in value:
             raise _Problems.one(f"missing field (the {name} tag, one of: {expected})", ".type")
         tag = value["type"]
+        if isinstance(tag, str) and tag in retired:
+            old, upgrade = retired[tag]
+            return upgrade(conv.structure({key: item for key, item in value.items() if key != "type"}, old))
         cls = by_tag.get(tag) if isinstance(tag, str) else None
         if cls is None:
             raise _Problems.one(f"unknown {name} type {json.dumps(tag)} (expected one of: {expected})", ".type")

@@ -1,15 +1,22 @@
 """`RunContext`: what a run carries besides its conversation — the user's value, shared state,
-the escalate signal, cancellation, the session, the nesting depth and the run's config."""
+the escalate signal, cancellation, the session, the nesting depth and the run's config.
+
+It also declares what receives a context: a hook (`Hook`, gathered in `Hooks`) and a guardrail
+(`Guardrail`). A context carries them and they are called with it, so they live beside it; the code
+that fires hooks and runs guardrails (`helikon_fc.shell.hooks`, `helikon_fc.shell.guardrails`) sits
+above this module and re-exports them.
+"""
 
 from __future__ import annotations
 
 import copy
+import inspect
 import json
 import weakref
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import Any, Generic, TypeAlias, TypeVar
 
 import attrs
 import trio
@@ -17,20 +24,108 @@ import trio
 from ..core import Item, JsonValue
 from . import _checks
 from .config import RunConfig
+from .control_values import GuardrailVerdict, HookDecision, HookPoint
 from .durable import Durability
-from .guardrails import Guardrail, guardrail_tuple
-from .hooks import Hook, Hooks, as_hooks
 from .metering import UsageMeter
 from .permissions import Approvals, Permissions, require_permissions
 from .storage import Session, SessionSnapshot
-
-if TYPE_CHECKING:
-    from .tracing import Tracer
+from .tracing import Tracer
 
 Ctx = TypeVar("Ctx")
 T = TypeVar("T")
 _DEFAULT_CONFIG = RunConfig()
 Ctx_co = TypeVar("Ctx_co", covariant=True)
+
+
+# What receives a context: hooks and guardrails.
+
+
+Hook: TypeAlias = Callable[["RunContext[Ctx]", HookPoint], Awaitable[HookDecision | None]]
+"""An async callable consulted at every point."""
+
+_HOOK = "an async callable (ctx, point) -> HookDecision | None"
+
+
+def require_hook(owner: str, argument: str, value: object) -> None:
+    """Raise `TypeError` unless `value` can be a hook: callable, and not a plain ``def`` (which cannot be awaited)."""
+    if not callable(value) or isinstance(value, type | Hooks):
+        raise TypeError(_checks.message(owner, argument, value, _HOOK))
+    if inspect.isfunction(value) and not inspect.iscoroutinefunction(value):
+        raise TypeError(_checks.message(owner, argument, value, _HOOK, "define it with `async def`"))
+
+
+def _hook_tuple(hooks: Iterable[Hook[Any]]) -> tuple[Hook[Any], ...]:
+    if callable(hooks) and not isinstance(hooks, Hooks):
+        raise TypeError(_checks.message("Hooks", "hooks", hooks, "an iterable of hooks", "wrap one hook in a list"))
+    items = tuple(hooks)
+    for index, hook in enumerate(items):
+        require_hook("Hooks", f"hooks[{index}]", hook)
+    return items
+
+
+def as_hooks(value: Hooks[Any] | Iterable[Hook[Any]]) -> Hooks[Any]:
+    """`value` as a `Hooks` registry: a registry as it is, an iterable of hooks wrapped (and checked)."""
+    return value if isinstance(value, Hooks) else Hooks(value)
+
+
+@attrs.frozen
+class Hooks(Generic[Ctx]):
+    """A registry of hooks, fired in order (an agent's, or a run's)."""
+
+    hooks: tuple[Hook[Ctx], ...] = attrs.field(default=(), converter=_hook_tuple)
+
+    def __bool__(self) -> bool:
+        """Whether there is any hook to fire."""
+        return bool(self.hooks)
+
+    def with_hook(self, hook: Hook[Ctx]) -> Hooks[Ctx]:
+        """A copy with `hook` added last."""
+        return attrs.evolve(self, hooks=(*self.hooks, hook))
+
+
+_CHECK = "an async callable (ctx, text) -> Pass | Tripwire"
+
+
+def _require_check(owner: str, argument: str, value: object) -> None:
+    if not callable(value) or isinstance(value, type):
+        raise TypeError(_checks.message(owner, argument, value, _CHECK))
+    if inspect.isfunction(value) and not inspect.iscoroutinefunction(value):
+        raise TypeError(_checks.message(owner, argument, value, _CHECK, "define it with `async def`"))
+
+
+@attrs.frozen
+class Guardrail(Generic[Ctx]):
+    """A named async check: ``await check(ctx, text)`` answers `Pass` or `Tripwire`.
+
+    Attributes:
+        name: Names the guardrail in a raising guardrail's tripwire info.
+        check: The check; it may await (a moderation call) and may raise (a tripwire of kind ``"other"``).
+    """
+
+    name: str = attrs.field(validator=_checks.field(_checks.require_name))
+    check: Callable[[RunContext[Ctx], str], Awaitable[GuardrailVerdict]] = attrs.field(
+        validator=_checks.field(_require_check)
+    )
+
+
+def require_guardrail(owner: str, argument: str, value: object) -> None:
+    """Raise `TypeError` unless `value` is a `Guardrail`; a bare function gets a hint to wrap it."""
+    if isinstance(value, Guardrail):
+        return
+    hint = "wrap the check: Guardrail('name', check)" if callable(value) else ""
+    raise TypeError(_checks.message(owner, argument, value, "a Guardrail(name, check)", hint))
+
+
+def guardrail_tuple(owner: str, argument: str, value: object) -> tuple[Guardrail[Any], ...]:
+    """`value` (an iterable of guardrails) as a tuple, each element checked (`require_guardrail`)."""
+    if isinstance(value, Guardrail | str) or not isinstance(value, Iterable):
+        raise TypeError(_checks.message(owner, argument, value, "a list of Guardrail values", "wrap one in a list"))
+    items = tuple(value)
+    for index, item in enumerate(items):
+        require_guardrail(owner, f"{argument}[{index}]", item)
+    return items
+
+
 _NO_HOOKS: Hooks[Any] = Hooks()
 
 
@@ -42,8 +137,9 @@ def _output_guardrails(value: object) -> tuple[Guardrail[Any], ...]:
     return value if value == () else guardrail_tuple("RunContext", "output_guardrails", value)
 
 
-class SessionState:
-    """A run-scoped map from keys to JSON values, shared by an agent and the sub-agents it runs.
+class RunState:
+    """A run-scoped map from keys to JSON values, shared by an agent and the sub-agents it runs
+    (``ctx.state``; its old name, `SessionState`, still imports: it has nothing to do with a `Session`).
 
     Workflow agents write each child's final text here under the child's key (as a JSON string);
     dynamic instructions read it back. Values are copied in and out, so no caller can change a
@@ -82,7 +178,11 @@ class SessionState:
         return key in self._values
 
     def __repr__(self) -> str:
-        return f"SessionState({self._values!r})"
+        return f"RunState({self._values!r})"
+
+
+SessionState = RunState
+"""Deprecated: the old name of `RunState` (the same class)."""
 
 
 class ActionsHandle:
@@ -318,12 +418,12 @@ class WorkerGate:
         )
 
 
-class _GatedState(SessionState):
-    """A run's `SessionState` as a worker thread sees it: every use through a `WorkerGate`."""
+class _GatedState(RunState):
+    """A run's `RunState` as a worker thread sees it: every use through a `WorkerGate`."""
 
     __slots__ = ("_gate", "_inner")
 
-    def __init__(self, inner: SessionState, gate: WorkerGate) -> None:  # no super().__init__: `inner` holds the values
+    def __init__(self, inner: RunState, gate: WorkerGate) -> None:  # no super().__init__: `inner` holds the values
         self._inner = inner
         self._gate = gate
 
@@ -343,7 +443,7 @@ class _GatedState(SessionState):
         return self._gate.run(lambda: key in self._inner)
 
     def __repr__(self) -> str:
-        return "<SessionState of a worker thread>"
+        return "<RunState of a worker thread>"
 
 
 class _GatedActions(ActionsHandle):
@@ -440,7 +540,7 @@ class RunContext(Generic[Ctx]):
     """
 
     user: Ctx
-    state: SessionState = attrs.field(factory=SessionState)
+    state: RunState = attrs.field(factory=RunState)
     actions: ActionsHandle = attrs.field(factory=ActionsHandle)
     cancel_token: CancelToken = attrs.field(factory=CancelToken)
     session: Session = attrs.field(factory=InMemorySession)
@@ -553,7 +653,7 @@ class RunContext(Generic[Ctx]):
 
     def handoff_child(self) -> RunContext[Ctx]:
         """The context a handoff target runs in: everything shared, one level deeper (not recorded
-        until given a child id: see `helikon_fc.shell.durable.child_context`)."""
+        until given a child id: see `child_context`)."""
         return attrs.evolve(self, agent_depth=self.agent_depth + 1, durable=None)
 
     def subagent_child(self) -> RunContext[Ctx]:
@@ -583,6 +683,14 @@ class RunContext(Generic[Ctx]):
             permissions=self.permissions,
             approvals=self.approvals,
         )
+
+
+def child_context(ctx: RunContext[Any], parent: RunContext[Any], segment: str) -> RunContext[Any]:
+    """`ctx` (a sub-run's context built from `parent`) recorded under `parent`'s child id `segment`."""
+    durable = parent.durable
+    if durable is None:
+        return ctx
+    return attrs.evolve(ctx, durable=durable.child(segment))
 
 
 def _tightest(depth_limit: int | None, config: RunConfig | None) -> int:

@@ -87,10 +87,10 @@ from ..core.usage import one_call
 from ..models.protocol import Model, ModelError
 from .compaction import discard
 from .config import RunConfig
-from .context import RunContext
+from .context import RunContext, child_context
 from .controls import InputGate, LoopControls, failed_step, failing_on_hook
 from .definition import LoopDefinition
-from .durable import IncompatibleRunError, child_context
+from .durable import IncompatibleRunError
 from .durable_llm import LlmRecording, handoff_segment
 from .guardrails import Tripped
 from .hooks import HookFailure, Hooks, after_tool_call, before_tool_call, subagent_stopped
@@ -101,9 +101,9 @@ from .permissions import ApprovalAnswer
 from .results import HandoffCollisionError, RunError
 from .run_stream import RunStreamManager, Send, emit_run, forward_run, open_run_stream, sender
 from .tool import Tool
-from .tool_exec import execute_tool_call
+from .tool_exec import execute_tool_call, traced_tool_call
 from .tool_round import ApprovalPhase, CallDone, CallOutcome, invoke_call, round_results, run_call
-from .tracing import Tracer, trace_model_call, traced_tool_call
+from .tracing import Tracer, trace_model_call
 
 _DEFAULT_CONFIG = RunConfig()
 _NO_HOOKS: Hooks[Any] = Hooks()

@@ -14,17 +14,13 @@ marked ones unless asked to replay, so a consumer sees each event once — excep
 run's last boundary when nothing was recorded after it (they may have been written but never
 delivered), which go out again: delivery is at-least-once at the seam of the crash.
 
-`RunRecorder.write` is the one place records are written. For crash tests it honours one
-environment variable, read once at import: ``HELIKON_FC_CRASH_AFTER_WRITES=N`` makes the process
-kill itself with SIGKILL right after its N-th record write (each write is one store transaction).
+`RunRecorder.write` is the one place records are written (each write is one store transaction).
 """
 
 from __future__ import annotations
 
-import os
-import signal
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import attrs
 import trio
@@ -44,28 +40,7 @@ from ..core.records import (
 from .storage import RunNotFound, RunRecord, RunStatus, RunStore, StoreError
 
 if TYPE_CHECKING:
-    from .context import RunContext
     from .input import AgentInput
-
-_CRASH_ENV = "HELIKON_FC_CRASH_AFTER_WRITES"
-
-
-class _CrashHook:
-    """The test hook: SIGKILL this process after its N-th record write (0: never)."""
-
-    __slots__ = ("after", "writes")
-
-    def __init__(self, after: int) -> None:
-        self.after = after
-        self.writes = 0
-
-    def wrote(self) -> None:
-        self.writes += 1
-        if self.after and self.writes >= self.after:
-            os.kill(os.getpid(), signal.SIGKILL)
-
-
-_CRASH = _CrashHook(int(os.environ.get(_CRASH_ENV, "0") or "0"))
 
 
 def _once() -> bool:
@@ -130,14 +105,6 @@ class Durability:
         return Durability(
             self.store, f"{self.run_id}/{segment}", self.marks, scope=f"{self.scope}{segment}/", fresh=self.fresh
         )
-
-
-def child_context(ctx: RunContext[Any], parent: RunContext[Any], segment: str) -> RunContext[Any]:
-    """`ctx` (a sub-run's context built from `parent`) recorded under `parent`'s child id `segment`."""
-    durable = parent.durable
-    if durable is None:
-        return ctx
-    return attrs.evolve(ctx, durable=durable.child(segment))
 
 
 def definition_fingerprint(pattern: str, definition: JsonValue) -> str:
@@ -260,7 +227,6 @@ class RunRecorder:
         self._next = seq + len(records)
         self._written += count
         self._seen = seen
-        _CRASH.wrote()
 
     async def _set_status(self, status: RunStatus) -> None:
         """Set the run's status without appending a record (after every queued record is stored)."""

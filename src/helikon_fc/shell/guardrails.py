@@ -17,18 +17,15 @@ A trip becomes `GuardrailTriggered(kind, info)` followed by `RunFailed(Guardrail
 
 from __future__ import annotations
 
-import inspect
-from collections.abc import Awaitable, Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, Any, Generic, TypeAlias, TypeVar
+from collections.abc import Iterable, Sequence
+from typing import Any, TypeVar
 
 import attrs
 import trio
 
-from ..core import AgentEvent, GuardrailTriggered, GuardrailTripped, Item, JsonValue, RunFailed, UserMessage
-from . import _checks
-
-if TYPE_CHECKING:
-    from .context import RunContext
+from ..core import AgentEvent, GuardrailTriggered, GuardrailTripped, Item, RunFailed, UserMessage
+from .context import Guardrail, RunContext, guardrail_tuple, require_guardrail
+from .control_values import GuardrailVerdict, Pass, Tripwire
 
 __all__ = [
     "Guardrail",
@@ -38,6 +35,7 @@ __all__ = [
     "Tripwire",
     "guardrail_tuple",
     "input_text",
+    "require_guardrail",
     "run_guardrails",
     "run_input_guardrails",
     "run_output_guardrails",
@@ -47,66 +45,6 @@ Ctx = TypeVar("Ctx")
 
 OTHER = "other"
 """The kind of the tripwire a raising guardrail becomes."""
-
-
-@attrs.frozen
-class Pass:
-    """The guarded text is fine."""
-
-
-@attrs.frozen
-class Tripwire:
-    """The guarded text must stop the run; `kind` says what kind of problem (``"input_policy"``, ...)."""
-
-    kind: str
-    info: JsonValue = None
-
-
-GuardrailVerdict: TypeAlias = Pass | Tripwire
-"""What a guardrail's check answers."""
-
-
-_CHECK = "an async callable (ctx, text) -> Pass | Tripwire"
-
-
-def _require_check(owner: str, argument: str, value: object) -> None:
-    if not callable(value) or isinstance(value, type):
-        raise TypeError(_checks.message(owner, argument, value, _CHECK))
-    if inspect.isfunction(value) and not inspect.iscoroutinefunction(value):
-        raise TypeError(_checks.message(owner, argument, value, _CHECK, "define it with `async def`"))
-
-
-@attrs.frozen
-class Guardrail(Generic[Ctx]):
-    """A named async check: ``await check(ctx, text)`` answers `Pass` or `Tripwire`.
-
-    Attributes:
-        name: Names the guardrail in a raising guardrail's tripwire info.
-        check: The check; it may await (a moderation call) and may raise (a tripwire of kind ``"other"``).
-    """
-
-    name: str = attrs.field(validator=_checks.field(_checks.require_name))
-    check: Callable[[RunContext[Ctx], str], Awaitable[GuardrailVerdict]] = attrs.field(
-        validator=_checks.field(_require_check)
-    )
-
-
-def require_guardrail(owner: str, argument: str, value: object) -> None:
-    """Raise `TypeError` unless `value` is a `Guardrail`; a bare function gets a hint to wrap it."""
-    if isinstance(value, Guardrail):
-        return
-    hint = "wrap the check: Guardrail('name', check)" if callable(value) else ""
-    raise TypeError(_checks.message(owner, argument, value, "a Guardrail(name, check)", hint))
-
-
-def guardrail_tuple(owner: str, argument: str, value: object) -> tuple[Guardrail[Any], ...]:
-    """`value` (an iterable of guardrails) as a tuple, each element checked (`require_guardrail`)."""
-    if isinstance(value, Guardrail | str) or not isinstance(value, Iterable):
-        raise TypeError(_checks.message(owner, argument, value, "a list of Guardrail values", "wrap one in a list"))
-    items = tuple(value)
-    for index, item in enumerate(items):
-        require_guardrail(owner, f"{argument}[{index}]", item)
-    return items
 
 
 @attrs.frozen

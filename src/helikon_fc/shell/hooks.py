@@ -24,20 +24,32 @@ What the answers do depends on the point (the `fire_*` functions, which the driv
 
 from __future__ import annotations
 
-import inspect
 import json
 import re
-from collections.abc import Awaitable, Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, Any, Generic, TypeAlias, TypeVar
+from collections.abc import Sequence
+from typing import TypeVar
 
 import attrs
 import trio
 
 from ..core import AgentError, HookDenied, HookFailed, JsonObject, JsonValue, ToolCall, ToolResult, parse_arguments
-from . import _checks
-
-if TYPE_CHECKING:
-    from .context import RunContext
+from .context import Hook, Hooks, RunContext, as_hooks, require_hook
+from .control_values import (
+    Allow,
+    Deny,
+    HookDecision,
+    HookPoint,
+    InjectSystemMessage,
+    OnHandoff,
+    OnRunComplete,
+    OnRunStart,
+    OnSubagentStop,
+    OnTurnStart,
+    PostToolUse,
+    PreToolUse,
+    ReplaceInput,
+    ReplaceOutput,
+)
 
 __all__ = [
     "Allow",
@@ -62,6 +74,7 @@ __all__ = [
     "ReplaceOutput",
     "StartEffect",
     "after_tool_call",
+    "as_hooks",
     "before_tool_call",
     "fire",
     "fire_on_handoff",
@@ -72,149 +85,11 @@ __all__ = [
     "fire_post_tool_use",
     "fire_pre_tool_use",
     "point_name",
+    "require_hook",
     "subagent_stopped",
 ]
 
 Ctx = TypeVar("Ctx")
-
-# Points.
-
-
-@attrs.frozen
-class OnRunStart:
-    """The run of `agent` starts (a handoff target's run starts again)."""
-
-    agent: str
-
-
-@attrs.frozen
-class OnTurnStart:
-    """Model turn `turn` (0-based) is about to call the model."""
-
-    turn: int
-
-
-@attrs.frozen
-class PreToolUse:
-    """`call` is about to run with `arguments`."""
-
-    call: ToolCall
-    arguments: JsonObject
-
-
-@attrs.frozen
-class PostToolUse:
-    """`call` succeeded with `output`."""
-
-    call: ToolCall
-    output: JsonValue
-
-
-@attrs.frozen
-class OnHandoff:
-    """Control is about to pass from `from_agent` to `to_agent`."""
-
-    from_agent: str
-    to_agent: str
-
-
-@attrs.frozen
-class OnRunComplete:
-    """The run of `agent` has ended (after its terminal event)."""
-
-    agent: str
-
-
-@attrs.frozen
-class OnSubagentStop:
-    """A sub-agent (`AgentAsTool`, a workflow child, a handoff child) `agent` has stopped."""
-
-    agent: str
-
-
-HookPoint: TypeAlias = OnRunStart | OnTurnStart | PreToolUse | PostToolUse | OnHandoff | OnRunComplete | OnSubagentStop
-"""Where a hook fires."""
-
-# Decisions.
-
-
-@attrs.frozen
-class Allow:
-    """Go on (the same as answering `None`)."""
-
-
-@attrs.frozen
-class Deny:
-    """Stop this point, for `reason`; later hooks are not called."""
-
-    reason: str
-
-
-@attrs.frozen
-class ReplaceInput:
-    """Replace the input (a tool call's arguments) with `value`."""
-
-    value: JsonValue
-
-
-@attrs.frozen
-class ReplaceOutput:
-    """Replace the output (a tool's result) with `value`."""
-
-    value: JsonValue
-
-
-@attrs.frozen
-class InjectSystemMessage:
-    """Add `text` as a system message at the end of the next model request (not stored)."""
-
-    text: str
-
-
-HookDecision: TypeAlias = Allow | Deny | ReplaceInput | ReplaceOutput | InjectSystemMessage
-"""What a hook answers."""
-
-Hook: TypeAlias = Callable[["RunContext[Ctx]", HookPoint], Awaitable[HookDecision | None]]
-"""An async callable consulted at every point."""
-
-_HOOK = "an async callable (ctx, point) -> HookDecision | None"
-
-
-def require_hook(owner: str, argument: str, value: object) -> None:
-    """Raise `TypeError` unless `value` can be a hook: callable, and not a plain ``def`` (which cannot be awaited)."""
-    if not callable(value) or isinstance(value, type | Hooks):
-        raise TypeError(_checks.message(owner, argument, value, _HOOK))
-    if inspect.isfunction(value) and not inspect.iscoroutinefunction(value):
-        raise TypeError(_checks.message(owner, argument, value, _HOOK, "define it with `async def`"))
-
-
-def _hook_tuple(hooks: Iterable[Hook[Any]]) -> tuple[Hook[Any], ...]:
-    if callable(hooks) and not isinstance(hooks, Hooks):
-        raise TypeError(_checks.message("Hooks", "hooks", hooks, "an iterable of hooks", "wrap one hook in a list"))
-    items = tuple(hooks)
-    for index, hook in enumerate(items):
-        require_hook("Hooks", f"hooks[{index}]", hook)
-    return items
-
-
-def as_hooks(value: Hooks[Any] | Iterable[Hook[Any]]) -> Hooks[Any]:
-    """`value` as a `Hooks` registry: a registry as it is, an iterable of hooks wrapped (and checked)."""
-    return value if isinstance(value, Hooks) else Hooks(value)
-
-
-@attrs.frozen
-class Hooks(Generic[Ctx]):
-    """A registry of hooks, fired in order (an agent's, or a run's)."""
-
-    hooks: tuple[Hook[Ctx], ...] = attrs.field(default=(), converter=_hook_tuple)
-
-    def __bool__(self) -> bool:
-        """Whether there is any hook to fire."""
-        return bool(self.hooks)
-
-    def with_hook(self, hook: Hook[Ctx]) -> Hooks[Ctx]:
-        """A copy with `hook` added last."""
-        return attrs.evolve(self, hooks=(*self.hooks, hook))
 
 
 @attrs.frozen

@@ -18,17 +18,19 @@ off the schema, a `ToolError`, any other exception, a timeout — is a `ToolResu
 from __future__ import annotations
 
 import json
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import trio
 
 from ..core import JsonObject, ToolCall, ToolResult, parse_arguments, validate
+from ._redaction import redact_result
 from .context import RunContext
 from .hooks import HookFailure
 from .permissions import SubRunPaused
 from .tool import Tool, ToolContext, ToolError, ToolOutput
+from .tracing import current_span, within_span
 
-__all__ = ["execute_tool_call"]
+__all__ = ["execute_tool_call", "tool_error_type", "traced_tool_call"]
 
 Ctx = TypeVar("Ctx")
 
@@ -140,3 +142,35 @@ def _leaves(group: BaseExceptionGroup[BaseException]) -> list[BaseException]:
 
 def _error(call: ToolCall, message: str) -> ToolResult:
     return ToolResult(call.call_id, message, is_error=True)
+
+
+async def traced_tool_call(
+    tool: Tool[Any] | None,
+    call: ToolCall,
+    ctx: RunContext[Any],
+    *,
+    checked: bool = False,
+    arguments: JsonObject | None = None,
+    problem: str | None = None,
+) -> ToolResult:
+    """`execute_tool_call` inside a tool-call span of ``ctx.tracer`` (which must be set)."""
+    tracer = ctx.tracer
+    assert tracer is not None
+    span = tracer.start_tool_call(call, current_span())
+    with within_span(span):
+        result = await execute_tool_call(tool, call, ctx, checked=checked, arguments=arguments, problem=problem)
+    permissions = ctx.permissions  # the span records the output as the run will redact it; hooks still see it whole
+    redaction = permissions.redaction if permissions is not None else None
+    span.finish(redact_result(result, redaction), tool_error_type(tool, call, result))
+    return result
+
+
+def tool_error_type(tool: Tool[Any] | None, call: ToolCall, result: ToolResult) -> str | None:
+    """A low-cardinality name for a failed call: ``unknown_tool``, ``timeout`` or ``tool_error``; `None` on success."""
+    if not result.is_error:
+        return None
+    if tool is None:
+        return "unknown_tool"
+    if getattr(tool, "timeout", None) is not None and result.output.startswith(f"tool {tool.name} timed out after "):
+        return "timeout"
+    return "tool_error"

@@ -21,18 +21,12 @@ import math
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 import trio
 
-from ..core import JsonObject, ModelRequest, ModelResponse, RunFailed, TerminalEvent, ToolCall, ToolResult
+from ..core import ModelRequest, ModelResponse, RunFailed, TerminalEvent, ToolCall, ToolResult
 from ..models.protocol import Model
-from ._redaction import redact_result
-from .tool_exec import execute_tool_call
-
-if TYPE_CHECKING:
-    from .context import RunContext
-    from .tool import Tool
 
 __all__ = [
     "AgentRunSpan",
@@ -44,7 +38,7 @@ __all__ = [
     "run_deadline",
     "trace_agent_run",
     "trace_model_call",
-    "traced_tool_call",
+    "within_span",
 ]
 
 
@@ -157,39 +151,15 @@ async def trace_model_call(
     return outcome
 
 
-async def traced_tool_call(
-    tool: Tool[Any] | None,
-    call: ToolCall,
-    ctx: RunContext[Any],
-    *,
-    checked: bool = False,
-    arguments: JsonObject | None = None,
-    problem: str | None = None,
-) -> ToolResult:
-    """`execute_tool_call` inside a tool-call span of ``ctx.tracer`` (which must be set)."""
-    tracer = ctx.tracer
-    assert tracer is not None
-    span = tracer.start_tool_call(call, _CURRENT.get())
+@contextmanager
+def within_span(span: Span) -> Iterator[None]:
+    """Make `span` the innermost open span inside the block; interrupt it if the block is unwound by an exception
+    (trio cancellation included) — the caller ends it with its kind's ``finish`` after the block."""
     token = _CURRENT.set(span)
     try:
-        result = await execute_tool_call(tool, call, ctx, checked=checked, arguments=arguments, problem=problem)
+        yield
     except BaseException:
         span.interrupt(_interruption())
         raise
     finally:
         _CURRENT.reset(token)
-    permissions = ctx.permissions  # the span records the output as the run will redact it; hooks still see it whole
-    redaction = permissions.redaction if permissions is not None else None
-    span.finish(redact_result(result, redaction), tool_error_type(tool, call, result))
-    return result
-
-
-def tool_error_type(tool: Tool[Any] | None, call: ToolCall, result: ToolResult) -> str | None:
-    """A low-cardinality name for a failed call: ``unknown_tool``, ``timeout`` or ``tool_error``; `None` on success."""
-    if not result.is_error:
-        return None
-    if tool is None:
-        return "unknown_tool"
-    if getattr(tool, "timeout", None) is not None and result.output.startswith(f"tool {tool.name} timed out after "):
-        return "timeout"
-    return "tool_error"
