@@ -44,12 +44,9 @@ def typecheck(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def tests(session: nox.Session) -> None:
-    """The unit, integration and example tests, on two pytest-xdist workers (``-- -n 0`` for one process)."""
+    """The unit, integration and example tests."""
     session.install("-e", ".[dev]")
-    # Two workers: most of the time is spent waiting on subprocesses and servers (the crash trials, the
-    # examples and the CLI run in processes of their own), so two workers nearly halve the session on two
-    # cores. Each worker starts its own PostgreSQL and Temporal dev servers (free ports, folders of their own).
-    session.run("pytest", "tests", "-n", "2", *session.posargs)
+    session.run("pytest", "tests", *session.posargs)
 
 
 @nox.session(python=PYTHON)
