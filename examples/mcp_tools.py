@@ -12,10 +12,10 @@ import shutil
 import sys
 from pathlib import Path
 
-from _events import EventPrinter
 from _support import needs, pick_model, run_example
 
-from helikon_fc import LlmAgent, RunContext, RunError, RunFailed
+from helikon_fc import LlmAgent, RunContext
+from helikon_fc.console import print_events
 from helikon_fc.testing import ScriptedModel, call, call_tools, reply
 
 with needs("pip install 'helikon_fc[mcp]' mcp-server-time"):
@@ -49,15 +49,10 @@ async def main() -> None:
         instructions="Answer questions about times and time zones with the time tools.",
         tools=[server],
     )
-    show = EventPrinter()
     async with server:  # one server process for every run inside the block (a run could also open its own)
         async with server.run_tools() as tools:
             print("tools:", ", ".join(tool.name for tool in tools))
-        async with agent.run(RunContext.ephemeral(None), QUESTION) as events:
-            async for event in events:
-                show(event)
-                if isinstance(event, RunFailed):
-                    raise RunError(event.error)
+        await print_events(agent.run(RunContext.ephemeral(None), QUESTION))
 
 
 if __name__ == "__main__":

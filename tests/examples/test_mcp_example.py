@@ -25,9 +25,11 @@ async def test_the_mcp_example_converts_a_time_through_the_real_server() -> None
     assert done.returncode == 0, done.stderr.decode()
     out = done.stdout.decode().splitlines()
     assert out[0] == "tools: get_current_time, convert_time"
-    assert out[1].startswith('  -> [clock] convert_time {"source_timezone":"Asia/Kolkata"')
-    assert out[2].startswith('  <- {"source":{"datetime":') and "T14:30:00+05:30" in out[2]
-    assert out[3] == "  clock: When it is 14:30 in Kolkata it is 18:00 in Tokyo, three and a half hours ahead."
+    assert out[1] == "  run clock"  # the console's live view (helikon_fc.console.print_events)
+    assert out[2].startswith('  -> convert_time {"source_timezone":"Asia/Kolkata"')
+    assert out[3].startswith('  <- {"source":{"datetime":') and "T14:30:00+05:30" in out[3]
+    assert out[4] == "  clock: When it is 14:30 in Kolkata it is 18:00 in Tokyo, three and a half hours ahead."
+    assert out[5].startswith("  done in ")
 
 
 def test_the_mcp_example_without_the_mcp_package_says_what_to_install(tmp_path: pathlib.Path) -> None:
