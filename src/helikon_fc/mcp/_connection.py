@@ -126,12 +126,12 @@ async def open_connection(
         if ready:
             if leaf is exc:
                 raise
-            raise leaf from leaf.__cause__
+            raise leaf from leaf.__cause__  # noqa: ASYNC104 - the group's one error, a Cancelled included, raised itself
         reason = leaf.reason if isinstance(leaf, _NotReady) else _failure(leaf)
         if reason is None:
-            raise leaf from None
+            raise leaf from None  # noqa: ASYNC104 - _failure names no reason for Cancelled: it is raised itself
         quoted = "" if stderr is None else _quoted(stderr())
-        raise MCPServerError(f"{connection.label} {reason}{quoted}") from None
+        raise MCPServerError(f"{connection.label} {reason}{quoted}") from None  # noqa: ASYNC104 - not a Cancelled
 
 
 class _NotReady(Exception):
