@@ -179,6 +179,8 @@ class ModelResponse:
     tool_calls: tuple[ToolCall, ...] = ()
     usage: Usage = Usage()
     finish_reason: FinishReason = FinishReason.STOP
+    model: str | None = None
+    """The model that answered when it is not the one asked (from the last `ModelUsage`); `None`: the one asked."""
 
 
 def assemble_response(events: Iterable[ModelEvent]) -> ModelResponse:
@@ -186,13 +188,15 @@ def assemble_response(events: Iterable[ModelEvent]) -> ModelResponse:
 
     Text and reasoning fragments are concatenated; tool-call fragments are grouped by `call_id`
     in the order calls first appeared, named by the first name seen and with their argument
-    fragments concatenated; the last usage snapshot wins; a missing finish means `STOP`.
+    fragments concatenated; the last usage snapshot wins, and names the model that answered; a
+    missing finish means `STOP`.
     """
     text: list[str] = []
     reasoning: list[str] = []
     names: dict[str, str] = {}
     arguments: dict[str, list[str]] = {}
     usage = Usage()
+    model: str | None = None
     finish = FinishReason.STOP
     for event in events:
         match event:
@@ -205,8 +209,8 @@ def assemble_response(events: Iterable[ModelEvent]) -> ModelResponse:
                 parts.append(delta)
                 if name and call_id not in names:
                     names[call_id] = name
-            case ModelUsage(usage=snapshot):
-                usage = snapshot
+            case ModelUsage(usage=snapshot, model=answered_by):
+                usage, model = snapshot, answered_by
             case ModelFinish(reason=reason):
                 finish = reason
             case _:
@@ -218,4 +222,5 @@ def assemble_response(events: Iterable[ModelEvent]) -> ModelResponse:
         tool_calls=calls,
         usage=usage,
         finish_reason=finish,
+        model=model,
     )
