@@ -32,6 +32,7 @@ from ..core import (
     TurnStarted,
     Usage,
 )
+from ..pricing import PriceTable, format_cost, run_cost
 
 _CODES = {
     "bold": "1",
@@ -93,6 +94,7 @@ class EventRenderer:
         indent: put before every line.
         simulated: the usage comes from the simulator, and the final line says so.
         clock: seconds now (e.g. ``trio.current_time``); when given, the final line says how long the run took.
+        prices: when given, the final line says what the run cost at these prices (or which model has none).
     """
 
     def __init__(
@@ -103,12 +105,14 @@ class EventRenderer:
         indent: str = "  ",
         simulated: bool = False,
         clock: Callable[[], float] | None = None,
+        prices: PriceTable | None = None,
     ) -> None:
         self._out = out
         self._color = color
         self._indent = indent
         self._simulated = simulated
         self._clock = clock
+        self._prices = prices
         self._started_at: float | None = None
         self._streaming_agent: str | None = None
         self._agent = "?"
@@ -147,6 +151,11 @@ class EventRenderer:
     def _usage(self, usage: Usage) -> str:
         label = "simulated usage" if self._simulated else "usage"
         return f" - {label}: {describe_usage(usage)}"
+
+    def _cost(self, completed: RunCompleted) -> str:
+        if self._prices is None or not completed.usage_by_model:
+            return ""
+        return " - " + format_cost(run_cost(completed.usage_by_model, self._prices))
 
     def _break(self) -> None:
         if self._streaming or self._reasoning:
@@ -236,9 +245,8 @@ class EventRenderer:
             case CompactionSkipped(reason=reason):
                 self.line(pad + self.paint(f"compaction skipped: {reason}", "yellow"))
             case RunCompleted(usage=usage):
-                self.line(
-                    pad + self.paint("done", "green", "bold") + self.paint(self._elapsed() + self._usage(usage), "dim")
-                )
+                ending = self._elapsed() + self._usage(usage) + self._cost(event)
+                self.line(pad + self.paint("done", "green", "bold") + self.paint(ending, "dim"))
             case RunFailed(error=error):
                 self.line(pad + self.paint(f"failed{self._elapsed()}: {error}", "red", "bold"))
             case RunPaused(pending=pending):
