@@ -4,10 +4,16 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+from tests.compaction.fakes import config, summariser, worker
+
 from helikon_fc import AgentAsTool, Handoff, LlmAgent, Usage
-from helikon_fc.core import ModelFailureKind, ModelShare
+from helikon_fc.core import ModelFailureKind, ModelShare, RunCompleted
 from helikon_fc.models import FallbackModel
 from helikon_fc.pricing import Price, Prices
+from helikon_fc.shell.context import RunContext
+from helikon_fc.shell.input import AgentInput
+from helikon_fc.shell.runner import Runner
+from helikon_fc.stores import MemoryStore
 from helikon_fc.testing import ScriptedModel, call, call_tools, fail, reply, simulate
 
 ONE = Usage(input_tokens=1_000_000, output_tokens=1_000_000, requests=1)
@@ -75,3 +81,22 @@ def test_a_run_that_paused_or_has_no_usage_costs_nothing_priced() -> None:
     assert sim.result is not None, sim.error
     paused = type(sim.result)(final_output="", events=(), usage=Usage())
     assert (paused.cost_with(PRICES).total, paused.cost_with(PRICES).unpriced) == (Decimal(0), ())
+
+
+async def test_a_summary_models_calls_count_under_its_own_name_live_and_resumed() -> None:
+    """Compaction summaries count under the summary model, in the live run and in its replay from the records."""
+    store = MemoryStore()
+    summary_model = summariser()
+    agent, _ = worker(max_tokens=200, summariser=summary_model)
+    runner = Runner(config(200, summary_model), store=store)
+    async with runner.run(agent, RunContext.ephemeral(None), AgentInput.from_user_text("go"), run_id="r") as stream:
+        live = [event async for event in stream]
+    completed = live[-1]
+    assert isinstance(completed, RunCompleted)
+    assert [(share.model, share.usage.requests) for share in completed.usage_by_model] == [
+        ("summariser", len(summary_model.requests)),
+        ("worker-model", completed.usage.requests - len(summary_model.requests)),
+    ]
+    async with runner.resume("r", agent, RunContext.ephemeral(None), replay=True) as stream:
+        resumed = [event async for event in stream]
+    assert resumed[-1] == completed

@@ -380,12 +380,14 @@ class _Steps:
     async def call_model(self, state: LoopState, request: ModelRequest) -> TransitionInput | TerminalEvent:
         """`CallModel`: the model's answer for the next step (from `Compacting`: the summary's)."""
         definition, recording, tracer = self.definition, self.recording, self.ctx.tracer
-        asked = definition.model
+        agent_model = definition.model.name
         if type(state) is Compacting:  # the summary: its model, no hooks or guardrails, deltas not the answer's
-            asked = self.summary_model or definition.model
-            answer = await _ask_model(tracer, asked, request, discard)
+            summary_model = self.summary_model or definition.model
+            answer = await _ask_model(tracer, summary_model, request, discard)
             if type(answer) is RunFailed:
                 return SummaryFailed(answer.error)
+            if type(answer) is ModelResponse and answer.model is None and summary_model is not definition.model:
+                answer = _answered_by(answer, summary_model.name)  # counted and recorded as its model's answer
         else:
             if self.controls is not None:
                 request = self.controls.request(request)
@@ -397,7 +399,7 @@ class _Steps:
                 asking: Callable[[Send], Awaitable[ModelResponse | RunFailed]] = partial(
                     _ask_model, tracer, definition.model, request
                 )
-                gated = await _ask_beside_guardrails(gate, asking, sink, self.meter, definition.name, asked.name)
+                gated = await _ask_beside_guardrails(gate, asking, sink, self.meter, definition.name, agent_model)
                 if type(gated) is Tripped:  # nothing of this call is delivered, no tool of it runs
                     return await _stop(state, gated.events, self.send, recording)
                 answer = cast("ModelResponse | RunFailed", gated)
@@ -406,7 +408,7 @@ class _Steps:
                 await recording.finish(answer)
             return answer
         assert type(answer) is ModelResponse
-        self.meter.add(definition.name, one_call(answer.usage), answer.model or asked.name)
+        self.meter.add(definition.name, one_call(answer.usage), answer.model or agent_model)
         if recording is not None:
             recording.answered(answer)
         return answer
@@ -484,6 +486,18 @@ async def _ask_beside_guardrails(
     if type(answer) is ModelResponse:
         meter.add(name, one_call(answer.usage), answer.model or model)
     return tripped
+
+
+def _answered_by(answer: ModelResponse, model: str) -> ModelResponse:
+    """`answer` marked as given by `model` (a summary model's answer, counted and recorded under its name)."""
+    return ModelResponse(
+        text=answer.text,
+        reasoning=answer.reasoning,
+        tool_calls=answer.tool_calls,
+        usage=answer.usage,
+        finish_reason=answer.finish_reason,
+        model=model,
+    )
 
 
 async def _stop(
