@@ -36,6 +36,7 @@ __all__ = [
     "PriceTable",
     "Prices",
     "RunCost",
+    "UNKNOWN_MODEL",
     "default_prices",
     "format_cost",
     "run_cost",
