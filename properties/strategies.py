@@ -28,6 +28,7 @@ from helikon_fc.core import (
     AgentError,
     AgentEvent,
     AgentUpdated,
+    AgentUsage,
     Allow,
     ApplyingHandoff,
     ApprovalRequested,
@@ -78,6 +79,7 @@ from helikon_fc.core import (
     ModelRequest,
     ModelResponse,
     ModelSettings,
+    ModelShare,
     ModelTextDelta,
     ModelToolCallDelta,
     ModelUsage,
@@ -234,6 +236,12 @@ def usages() -> st.SearchStrategy[Usage]:
     )
 
 
+@functools.cache
+def model_shares() -> st.SearchStrategy[ModelShare]:
+    """Any usage of one agent's calls to one model (a model not known included)."""
+    return st.builds(ModelShare, names(), st.none() | names(), usages())
+
+
 # Items
 
 
@@ -366,7 +374,7 @@ def model_events() -> st.SearchStrategy[ModelEvent]:
         st.builds(ModelTextDelta, texts()),
         st.builds(ModelReasoningDelta, texts()),
         st.builds(ModelToolCallDelta, names(), st.none() | names(), texts()),
-        st.builds(ModelUsage, usages()),
+        st.builds(ModelUsage, usages(), st.none() | names()),
         st.builds(ModelFinish, finish_reasons(), st.none() | names()),
     )
 
@@ -381,6 +389,7 @@ def model_responses() -> st.SearchStrategy[ModelResponse]:
         tool_calls=st.lists(tool_calls(), max_size=3).map(tuple),
         usage=usages(),
         finish_reason=finish_reasons(),
+        model=st.none() | names(),
     )
 
 
@@ -448,7 +457,12 @@ def agent_events() -> st.SearchStrategy[AgentEvent]:
         st.builds(StructuredOutputFailed, st.lists(texts(), max_size=3).map(tuple), texts()),
         st.builds(ConversationCompacted, texts(), counts(), counts(), counts()),
         st.builds(CompactionSkipped, texts()),
-        st.builds(RunCompleted, usages()),
+        st.builds(
+            RunCompleted,
+            usages(),
+            st.lists(st.builds(AgentUsage, names(), usages()), max_size=2).map(tuple),
+            st.lists(model_shares(), max_size=3).map(tuple),
+        ),
         st.builds(RunFailed, agent_errors()),
     )
 

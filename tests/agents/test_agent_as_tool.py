@@ -11,6 +11,7 @@ from helikon_fc.agents.llm_agent import LlmAgent
 from helikon_fc.core import (
     AgentUsage,
     MaxTurnsExceeded,
+    ModelShare,
     RunCompleted,
     ToolOutputItem,
     ToolResult,
@@ -78,6 +79,7 @@ async def test_the_parent_reads_the_sub_agents_final_output_and_keeps_going() ->
     assert events[-1] == RunCompleted(
         writer_usage + summarizer_usage,
         (AgentUsage("summarizer", summarizer_usage), AgentUsage("writer", writer_usage)),
+        (ModelShare("summarizer", "summarizer", summarizer_usage), ModelShare("writer", "writer", writer_usage)),
     )
 
 

@@ -45,7 +45,7 @@ def test_runs_show_renders_each_graph_node_with_its_own_lines(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """A workflow's children are recorded as runs of their own; ``runs show`` puts each node's calls and answer
-    under its name, whole, and ends with the graph's usage."""
+    under its name, whole, and ends with the graph's usage and cost."""
     store = tmp_path / "runs.db"
     run_id, _ = _record(GRAPH, store, capsys)
     assert main(["runs", "show", run_id, "--store", str(store), "--no-color"]) == 0
@@ -53,7 +53,7 @@ def test_runs_show_renders_each_graph_node_with_its_own_lines(
     for node, line in (("spending", "  spending: Spending: $228.30"), ("income", "  income: Income: $4,900")):
         start = shown.index(f"  active agent: {node}")
         assert shown[start + 3].startswith(line), shown
-    assert shown[-1] == "  done - usage: 50 input + 25 output tokens, 5 model requests"
+    assert shown[-1] == "  done - usage: 50 input + 25 output tokens, 5 model requests - cost: no price for 'scripted'"
 
 
 def test_runs_show_json_prints_the_events_that_replay_reads(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -64,6 +64,7 @@ from helikon_fc.core import (
     ModelRequest,
     ModelResponse,
     ModelSettings,
+    ModelShare,
     ModelTextDelta,
     ModelToolCallDelta,
     ModelUsage,
@@ -200,6 +201,14 @@ SAMPLES: Mapping[str, tuple[object, ...]] = {
                 ),
                 AgentUsage("triage", Usage(input_tokens=20, requests=1)),
             ),
+            (
+                ModelShare(
+                    "billing",
+                    "gpt-5-mini",
+                    Usage(input_tokens=100, output_tokens=30, cached_input_tokens=64, reasoning_tokens=8, requests=1),
+                ),
+                ModelShare("triage", None, Usage(input_tokens=20, requests=1)),
+            ),
         ),
         RunFailed(MaxTurnsExceeded(16)),
         RunPaused((ApprovalRequested("tool:call_1/call_3", "delete_file", '{"path": "/tmp/x"}'),), USAGE),
@@ -260,6 +269,7 @@ SAMPLES: Mapping[str, tuple[object, ...]] = {
             tool_calls=(CALL,),
             usage=USAGE,
             finish_reason=FinishReason.TOOL_CALLS,
+            model="gpt-5-nano",
         ),
         ToolResults(
             (RESULT,),

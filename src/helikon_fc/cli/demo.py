@@ -11,6 +11,7 @@ import trio.testing
 
 from ..core import Cancelled, RunCompleted, RunFailed
 from ..models.protocol import Model
+from ..pricing import default_prices
 from ..shell.context import RunContext
 from ..shell.function_tool import sync_tools_inline
 from ..shell.input import AgentInput
@@ -85,7 +86,7 @@ def run_demo(
     scenarios = [build(model) for build in SCENARIOS]
     if only:
         scenarios = [s for s in scenarios if s.key in only]
-    renderer = EventRenderer(out, color=color, simulated=model is None, width=line_width(out))
+    renderer = EventRenderer(out, color=color, simulated=model is None, width=line_width(out), prices=default_prices())
     note = (
         " - no API key, no network: every model above is helikon_fc.testing's simulator."
         if model is None

@@ -15,6 +15,7 @@ import trio
 from ..agents.protocol import Agent, RunStream
 from ..core import AgentEvent, RunCompleted, RunFailed, RunPaused, TerminalEvent, to_json
 from ..models.protocol import Model
+from ..pricing import default_prices
 from ..shell.config import RunConfig
 from ..shell.context import RunContext
 from ..shell.durable import IncompatibleRunError
@@ -41,8 +42,8 @@ def json_lines(out: TextIO) -> Sink:
 
 
 def live_view(out: TextIO, *, color: bool) -> Sink:
-    """A sink rendering each event for a person: the active agent, tokens, tool calls, handoffs, usage, time."""
-    renderer = EventRenderer(out, color=color, clock=trio.current_time, width=line_width(out))
+    """A sink rendering each event for a person: the active agent, tokens, tool calls, handoffs, usage, time, cost."""
+    renderer = EventRenderer(out, color=color, clock=trio.current_time, width=line_width(out), prices=default_prices())
     return renderer.render
 
 

@@ -32,6 +32,7 @@ from ..core import (
     TurnStarted,
     Usage,
 )
+from ..pricing import PriceTable, format_cost, run_cost
 from .flow import Flow, hanging_indent, wrapped
 
 _CODES = {
@@ -101,6 +102,7 @@ class EventRenderer:
         simulated: the usage comes from the simulator, and the final line says so.
         clock: seconds now (e.g. ``trio.current_time``); when given, the final line says how long the run took.
         width: the line width to wrap text at (the terminal's), or `None` not to wrap.
+        prices: when given, the final line says what the run cost at these prices (or which model has none).
     """
 
     def __init__(
@@ -112,6 +114,7 @@ class EventRenderer:
         simulated: bool = False,
         clock: Callable[[], float] | None = None,
         width: int | None = None,
+        prices: PriceTable | None = None,
     ) -> None:
         self._out = out
         self._color = color
@@ -119,6 +122,7 @@ class EventRenderer:
         self._simulated = simulated
         self._clock = clock
         self._width = width
+        self._prices = prices
         self._started_at: float | None = None
         self._agent = "?"
         self._announced: str | None = None
@@ -155,6 +159,11 @@ class EventRenderer:
     def _usage(self, usage: Usage) -> str:
         label = "simulated usage" if self._simulated else "usage"
         return f" - {label}: {describe_usage(usage)}"
+
+    def _cost(self, completed: RunCompleted) -> str:
+        if self._prices is None or not completed.usage_by_model:
+            return ""
+        return " - " + format_cost(run_cost(completed.usage_by_model, self._prices))
 
     # --- who may write: one streaming agent at a time, the others held back ---
 
@@ -322,9 +331,8 @@ class EventRenderer:
             case CompactionSkipped(reason=reason):
                 self._agent_line(agent, pad + self.paint(f"compaction skipped: {reason}", "yellow"))
             case RunCompleted(usage=usage):
-                self.line(
-                    pad + self.paint("done", "green", "bold") + self.paint(self._elapsed() + self._usage(usage), "dim")
-                )
+                ending = self._elapsed() + self._usage(usage) + self._cost(event)
+                self.line(pad + self.paint("done", "green", "bold") + self.paint(ending, "dim"))
             case RunFailed(error=error):
                 self.line(pad + self.paint(f"failed{self._elapsed()}: {error}", "red", "bold"))
             case RunPaused(pending=pending):

@@ -168,6 +168,11 @@ from .states import (
     initial_state as initial_state,
 )
 from .transition import transition as transition, validate_output as validate_output
-from .usage import AgentUsage as AgentUsage, Usage as Usage, usage_problem as usage_problem
+from .usage import (
+    AgentUsage as AgentUsage,
+    ModelShare as ModelShare,
+    Usage as Usage,
+    usage_problem as usage_problem,
+)
 from .wavefront import Wavefront as Wavefront, find_cycle as find_cycle
 from .wire import WireFormatError as WireFormatError, from_json as from_json, to_json as to_json

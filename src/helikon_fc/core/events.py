@@ -15,7 +15,7 @@ import attrs
 from .errors import AgentError
 from .items import AssistantMessage, ToolCall, ToolResult
 from .json_value import JsonValue
-from .usage import AgentUsage, Usage
+from .usage import AgentUsage, ModelShare, Usage
 
 # Lifecycle
 
@@ -197,11 +197,13 @@ class RunCompleted:
     """The run succeeded; `usage` is its total, sub-runs of every kind included.
 
     `usage_by_agent` splits that total by the agent whose model made each call, sorted by agent
-    name (the trio shell fills it; empty from `transition` alone).
+    name (the trio shell fills it; empty from `transition` alone). `usage_by_model` splits it further
+    by the model that answered, sorted by agent then model (empty in runs recorded before it existed).
     """
 
     usage: Usage
     usage_by_agent: tuple[AgentUsage, ...] = ()
+    usage_by_model: tuple[ModelShare, ...] = ()
 
 
 @attrs.frozen

@@ -196,6 +196,8 @@ class ModelResponse:
     reasoning_blocks: tuple[Reasoning, ...] = ()
     """The reasoning as the provider's blocks, when any block was signed or redacted (their texts joined
     are `reasoning`); empty otherwise, and `reasoning` is then one unsigned block."""
+    model: str | None = None
+    """The model that answered when it is not the one asked (from the last `ModelUsage`); `None`: the one asked."""
 
 
 def assemble_response(events: Iterable[ModelEvent]) -> ModelResponse:
@@ -203,8 +205,9 @@ def assemble_response(events: Iterable[ModelEvent]) -> ModelResponse:
 
     Text and reasoning fragments are concatenated; tool-call fragments are grouped by `call_id`
     in the order calls first appeared, named by the first name seen and with their argument
-    fragments concatenated; the last usage snapshot wins; a missing finish means `STOP`. Reasoning
-    deltas that sign or redact a block split the reasoning into `ModelResponse.reasoning_blocks`.
+    fragments concatenated; the last usage snapshot wins, and names the model that answered; a
+    missing finish means `STOP`. Reasoning deltas that sign or redact a block split the reasoning into
+    `ModelResponse.reasoning_blocks`.
     """
     text: list[str] = []
     reasoning: list[str] = []
@@ -212,6 +215,7 @@ def assemble_response(events: Iterable[ModelEvent]) -> ModelResponse:
     names: dict[str, str] = {}
     arguments: dict[str, list[str]] = {}
     usage = Usage()
+    model: str | None = None
     finish = FinishReason.STOP
     for event in events:
         match event:
@@ -225,8 +229,8 @@ def assemble_response(events: Iterable[ModelEvent]) -> ModelResponse:
                 parts.append(delta)
                 if name and call_id not in names:
                     names[call_id] = name
-            case ModelUsage(usage=snapshot):
-                usage = snapshot
+            case ModelUsage(usage=snapshot, model=answered_by):
+                usage, model = snapshot, answered_by
             case ModelFinish(reason=reason):
                 finish = reason
             case _:
@@ -239,6 +243,7 @@ def assemble_response(events: Iterable[ModelEvent]) -> ModelResponse:
         usage=usage,
         finish_reason=finish,
         reasoning_blocks=blocks.finish(),
+        model=model,
     )
 
 

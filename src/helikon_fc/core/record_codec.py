@@ -136,7 +136,9 @@ def _tool_result(result: ToolResult) -> dict[str, object]:
 
 
 def _response(response: ModelResponse) -> dict[str, object]:
-    return {
+    """The wire form of `response`; ``"model"`` only when a model other than the one asked answered
+    (so the records of every other call stay as they were, and read back to the same default)."""
+    data: dict[str, object] = {
         "type": "model_response",
         "text": response.text,
         "reasoning": response.reasoning,
@@ -145,6 +147,9 @@ def _response(response: ModelResponse) -> dict[str, object]:
         "finish_reason": response.finish_reason.value,
         "reasoning_blocks": [unstructure_data(block) for block in response.reasoning_blocks],
     }
+    if response.model is not None:
+        data["model"] = response.model
+    return data
 
 
 def _tool_finished(body: ToolFinished) -> dict[str, object]:

@@ -86,3 +86,16 @@ class AgentUsage:
 
     agent: str
     usage: Usage
+
+
+@attrs.frozen
+class ModelShare:
+    """What one agent's calls to one model cost within a run (`RunCompleted.usage_by_model`).
+
+    `model` is the name of the model that answered; `None` when it is not known (usage an `Agent` of
+    your own reported without a meter, or a run recorded before models were counted).
+    """
+
+    agent: str
+    model: str | None
+    usage: Usage

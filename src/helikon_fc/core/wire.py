@@ -68,7 +68,7 @@ from .states import (
     TransitionInput,
     TransitionOutcome,
 )
-from .usage import AgentUsage, Usage
+from .usage import AgentUsage, ModelShare, Usage
 
 __all__ = ["WireFormatError", "from_json", "to_json"]
 
@@ -118,6 +118,7 @@ _OMITTED: Mapping[type, tuple[str, ...]] = {ExecuteTools: ("arguments", "problem
 _PLAIN_CLASSES: tuple[type, ...] = (
     Usage,
     AgentUsage,
+    ModelShare,
     ModelSettings,
     ToolDef,
     OutputSchema,

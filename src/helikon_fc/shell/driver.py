@@ -372,7 +372,7 @@ class _Steps:
         if recording is not None:
             point = await recording.start(self.send)
             for answered in recording.point.answers:  # the recorded model calls count as if made now
-                self.meter.add(name, one_call(answered.usage))
+                self.meter.add(name, one_call(answered.usage), answered.model or self.definition.model.name)
             if recording.finished_terminal is not None and not isinstance(point.state, ApplyingHandoff):
                 return cast("TerminalEvent", recording.finished_terminal)
             # (a finished run that handed off goes on into the handoff: the target replays its own events)
@@ -389,10 +389,14 @@ class _Steps:
     async def call_model(self, state: LoopState, request: ModelRequest) -> TransitionInput | TerminalEvent:
         """`CallModel`: the model's answer for the next step (from `Compacting`: the summary's)."""
         definition, recording, tracer = self.definition, self.recording, self.ctx.tracer
+        agent_model = definition.model.name
         if type(state) is Compacting:  # the summary: its model, no hooks or guardrails, deltas not the answer's
-            answer = await _ask_model(tracer, self.summary_model or definition.model, request, discard)
+            summary_model = self.summary_model or definition.model
+            answer = await _ask_model(tracer, summary_model, request, discard)
             if type(answer) is RunFailed:
                 return SummaryFailed(answer.error)
+            if type(answer) is ModelResponse and answer.model is None and summary_model is not definition.model:
+                answer = _answered_by(answer, summary_model.name)  # counted and recorded as its model's answer
         else:
             if self.controls is not None:
                 request = self.controls.request(request)
@@ -404,7 +408,7 @@ class _Steps:
                 asking: Callable[[Send], Awaitable[ModelResponse | RunFailed]] = partial(
                     _ask_model, tracer, definition.model, request
                 )
-                gated = await _ask_beside_guardrails(gate, asking, sink, self.meter, definition.name)
+                gated = await _ask_beside_guardrails(gate, asking, sink, self.meter, definition.name, agent_model)
                 if type(gated) is Tripped:  # nothing of this call is delivered, no tool of it runs
                     return await _stop(state, gated.events, self.send, recording)
                 answer = cast("ModelResponse | RunFailed", gated)
@@ -413,7 +417,7 @@ class _Steps:
                 await recording.finish(answer)
             return answer
         assert type(answer) is ModelResponse
-        self.meter.add(definition.name, one_call(answer.usage))
+        self.meter.add(definition.name, one_call(answer.usage), answer.model or agent_model)
         if recording is not None:
             recording.answered(answer)
         return answer
@@ -478,6 +482,7 @@ async def _ask_beside_guardrails(
     send: Send,
     meter: UsageMeter,
     name: str,
+    model: str,
 ) -> ModelResponse | RunFailed | Tripped:
     """The first model call, beside the input guardrails (`InputGate.beside`): its answer, or the trip.
 
@@ -488,8 +493,20 @@ async def _ask_beside_guardrails(
         assert answer is not None
         return answer
     if type(answer) is ModelResponse:
-        meter.add(name, one_call(answer.usage))
+        meter.add(name, one_call(answer.usage), answer.model or model)
     return tripped
+
+
+def _answered_by(answer: ModelResponse, model: str) -> ModelResponse:
+    """`answer` marked as given by `model` (a summary model's answer, counted and recorded under its name)."""
+    return ModelResponse(
+        text=answer.text,
+        reasoning=answer.reasoning,
+        tool_calls=answer.tool_calls,
+        usage=answer.usage,
+        finish_reason=answer.finish_reason,
+        model=model,
+    )
 
 
 async def _stop(

@@ -34,6 +34,7 @@ from ..core import (
     JsonValue,
     LoopState,
     ModelResponse,
+    ModelShare,
     RunCompleted,
     RunFailed,
     Start,
@@ -217,8 +218,8 @@ class LlmRecording:
             last = decode_records(child, finished)  # (a record before the end may refer to earlier ones)
             terminal = last[0].terminal if last and isinstance(last[0], RunFinished) else None
             if isinstance(terminal, RunCompleted):
-                for part in terminal.usage_by_agent or (AgentUsage(records_agent(records), terminal.usage),):
-                    meter.add(part.agent, part.usage)
+                for part in _shares(terminal, records_agent(records)):
+                    meter.add(part.agent, part.usage, part.model)
 
     def collecting(self, send: Send) -> Send:
         """`send` that also keeps the model's delta events, to record them with the model's answer."""
@@ -313,3 +314,12 @@ def handoff_segment(target: str) -> str:
 def is_tool_round(state: LoopState) -> bool:
     """Whether `state` is a tool round (whose recorded results a resume keeps)."""
     return isinstance(state, ExecutingTools)
+
+
+def _shares(terminal: RunCompleted, agent: str) -> tuple[ModelShare, ...]:
+    """The usage a recorded `terminal` of `agent`'s run reports, by agent and model (the model not known
+    when it was recorded before models were counted)."""
+    if terminal.usage_by_model:
+        return terminal.usage_by_model
+    parts = terminal.usage_by_agent or (AgentUsage(agent, terminal.usage),)
+    return tuple(ModelShare(part.agent, None, part.usage) for part in parts)

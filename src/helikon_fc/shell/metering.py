@@ -7,40 +7,46 @@ subtree: handoffs, workflow children, agent-as-tool sub-runs — failed ones inc
 calls were counted when they were made. A child run started through `run_child` or a handoff gets a
 meter of its own (a slot) too, so usage a custom `Agent` reports without a meter is still added
 (`settle`).
+
+Counts are kept per agent and per model that answered, so the price of a run (`helikon_fc.pricing`)
+can be told: `by_agent` sums over the models, `by_model` does not.
 """
 
 from __future__ import annotations
 
-from ..core import AgentUsage, RunCompleted, RunPaused, TerminalEvent, Usage
+from ..core import AgentUsage, ModelShare, RunCompleted, RunPaused, TerminalEvent, Usage
 
 _NONE = Usage()
 
 
 class UsageMeter:
-    """The usage of one run and everything below it, by agent; additions flow up to the enclosing meters.
+    """The usage of one run and everything below it, by agent and model; additions flow up to the
+    enclosing meters.
 
-    Counts are kept as plain integers per agent (``[input, output, cached input, reasoning, requests,
-    unreported requests]``) and turned into `Usage` values only when read: a model call costs a few
-    additions per level.
+    Counts are kept as plain integers per (agent, model) (``[input, output, cached input, reasoning,
+    requests, unreported requests]``) and turned into `Usage` values only when read: a model call
+    costs a few additions per level.
     """
 
     __slots__ = ("_counts", "_parent")
 
     def __init__(self, parent: UsageMeter | None = None) -> None:
         self._parent = parent
-        self._counts: dict[str, list[int]] = {}
+        self._counts: dict[tuple[str, str | None], list[int]] = {}
 
     def child(self) -> UsageMeter:
         """A meter for a run started below this one."""
         return UsageMeter(self)
 
-    def add(self, agent: str, usage: Usage) -> None:
-        """Count `usage` of a model call `agent` made, here and in every enclosing meter."""
+    def add(self, agent: str, usage: Usage, model: str | None) -> None:
+        """Count `usage` of a model call `agent` made, answered by `model` (`None`: not known), here and
+        in every enclosing meter."""
+        key = (agent, model)
         meter: UsageMeter | None = self
         while meter is not None:
-            counts = meter._counts.get(agent)
+            counts = meter._counts.get(key)
             if counts is None:
-                meter._counts[agent] = [
+                meter._counts[key] = [
                     usage.input_tokens,
                     usage.output_tokens,
                     usage.cached_input_tokens,
@@ -68,8 +74,17 @@ class UsageMeter:
 
     def by_agent(self) -> tuple[AgentUsage, ...]:
         """The total split by agent, sorted by agent name (so concurrent children cannot change it)."""
-        counts = self._counts
-        return tuple(AgentUsage(agent, _usage(counts[agent])) for agent in sorted(counts))
+        sums: dict[str, list[int]] = {}
+        for (agent, _), counts in self._counts.items():
+            into = sums.setdefault(agent, [0, 0, 0, 0, 0, 0])
+            for index, value in enumerate(counts):
+                into[index] += value
+        return tuple(AgentUsage(agent, _usage(sums[agent])) for agent in sorted(sums))
+
+    def by_model(self) -> tuple[ModelShare, ...]:
+        """The total split by agent and the model that answered, sorted by agent, then model (unknown first)."""
+        keys = sorted(self._counts, key=_order)
+        return tuple(ModelShare(agent, model, _usage(self._counts[agent, model])) for agent, model in keys)
 
     def settle(self, agent: str, reported: Usage) -> None:
         """A child run on this meter completed reporting `reported`: count what of it was not counted here.
@@ -87,7 +102,7 @@ class UsageMeter:
             unreported_requests=max(0, reported.unreported_requests - seen.unreported_requests),
         )
         if missing != _NONE:
-            self.add(agent, missing)
+            self.add(agent, missing, None)
 
     def completed(self, terminal: TerminalEvent) -> TerminalEvent:
         """`terminal`, a `RunCompleted` replaced by one carrying this meter's total and breakdown (a
@@ -96,10 +111,15 @@ class UsageMeter:
             return RunPaused(terminal.pending, self.total)
         if type(terminal) is not RunCompleted:
             return terminal
-        by_agent = self.by_agent()
+        by_agent, by_model = self.by_agent(), self.by_model()
         if len(by_agent) == 1:
-            return RunCompleted(by_agent[0].usage, by_agent)
-        return RunCompleted(self.total, by_agent)
+            return RunCompleted(by_agent[0].usage, by_agent, by_model)
+        return RunCompleted(self.total, by_agent, by_model)
+
+
+def _order(key: tuple[str, str | None]) -> tuple[str, bool, str]:
+    agent, model = key
+    return (agent, model is not None, model or "")
 
 
 def _usage(counts: list[int]) -> Usage:

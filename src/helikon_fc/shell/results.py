@@ -30,6 +30,7 @@ from ..core import (
     RunStarted,
     Usage,
 )
+from ..pricing import PriceTable, RunCost, default_prices, run_cost
 from .run_stream import forward_run
 
 T = TypeVar("T")
@@ -114,6 +115,20 @@ class RunResult(Generic[T_co]):
         last = self.events[-1] if self.events else None
         pairs = last.usage_by_agent if isinstance(last, RunCompleted) else ()
         return MappingProxyType({pair.agent: pair.usage for pair in pairs})
+
+    @property
+    def cost(self) -> RunCost:
+        """What the run cost in US dollars at `default_prices()` (the ``genai-prices`` package where installed).
+
+        Its `total` is `None` when a model has no price (named in `unpriced`) or a call reported no
+        usage: never a number that leaves a part out. Split by agent like `usage_by_agent`.
+        """
+        return self.cost_with(default_prices())
+
+    def cost_with(self, prices: PriceTable) -> RunCost:
+        """What the run cost at `prices`: ``result.cost_with(Prices({"my-model": Price(input="1", output="3")}))``."""
+        last = self.events[-1] if self.events else None
+        return run_cost(last.usage_by_model if isinstance(last, RunCompleted) else (), prices)
 
     @staticmethod
     def from_events(events: Iterable[AgentEvent]) -> RunResult[str]:

@@ -220,7 +220,7 @@ class Activities:
             ),
             heartbeat_every=self._heartbeat_every,
         )
-        state_json, usage_json = json.dumps(ctx.state.snapshot()), to_json(meter.by_agent())
+        state_json, usage_json = json.dumps(ctx.state.snapshot()), to_json(meter.by_model())
         if isinstance(outcome, HookFailed):
             return ToolCallOutput("", state_json, usage_json, hook_failed_json=to_json(outcome))
         if isinstance(outcome, CallHeld):
@@ -373,4 +373,11 @@ def _loop_plan(agent: LlmAgent[Any], request: DescribeInput, user: Any) -> Agent
         for tool in definition.tools
         if isinstance(tool, AgentAsTool)
     ]
-    return AgentPlan(kind="llm", name=agent.name, config=settings, ctx_json=to_json(tctx), agent_tools=agent_tools)
+    return AgentPlan(
+        kind="llm",
+        name=agent.name,
+        config=settings,
+        ctx_json=to_json(tctx),
+        agent_tools=agent_tools,
+        model=definition.model.name,
+    )

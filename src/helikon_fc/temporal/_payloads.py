@@ -85,7 +85,7 @@ class RunRequest:
 class RunOutcome:
     """The result of one run workflow: its terminal event, final output text and what its model calls cost.
 
-    `usage_json` is the run's usage by agent (a sorted tuple of `AgentUsage`, as wire JSON), counted
+    `usage_json` is the run's usage by agent and model (a sorted tuple of `ModelShare`, as wire JSON), counted
     whether the run completed or failed, so the parent folds a failed child's calls in too.
     """
 
@@ -156,6 +156,7 @@ class AgentPlan:
         output_guarded: (llm) the agent has output guardrails.
         guarded_tools: (llm) its calls go through hooks or permissions, so an `AgentAsTool` call is
             authorized and finished by activities around its child workflow.
+        model: (llm) the name of the agent's model (its calls count under it unless another answered).
     """
 
     kind: str
@@ -171,6 +172,7 @@ class AgentPlan:
     input_guarded: bool = False
     output_guarded: bool = False
     guarded_tools: bool = False
+    model: str = ""
 
 
 @dataclass(frozen=True)
@@ -193,7 +195,7 @@ class ChildBatch:
 
     `events` are the child's events from its `start`-th on (wire JSON; empty when the parent does not
     show them, as for an agent-as-tool sub-run), `usage_json` what its model calls cost so far, by
-    agent: the parent counts it should the child fail as a workflow (terminated, say). `pending` is
+    agent and model: the parent counts it should the child fail as a workflow (terminated, say). `pending` is
     what its waiting calls ask (`ApprovalRequested` wire JSON, ids qualified), its sub-runs' included.
     """
 
@@ -252,8 +254,8 @@ class ToolCallOutput:
 
     `finished_json` is the `helikon_fc.core.records.ToolFinished` a recorded trio run writes for the
     same call (its `ToolResult` and whether it escalated), as wire JSON. `usage_json` is what the
-    models the tool ran (an agent it started in its context, say) cost, by agent (a tuple of
-    `AgentUsage` as wire JSON): the workflow counts it on the run, as the trio meter does. `held`:
+    models the tool ran (an agent it started in its context, say) cost, by agent and model (a tuple
+    of `ModelShare` as wire JSON): the workflow counts it on the run, as the trio meter does. `held`:
     the call waits for a human (its permission decision asked, no answer was given); its record is
     then empty, and `held_json` is the `ToolCall` it waits as (the arguments an approver gave in its place,
     when those asked again). `hook_failed_json`: a tool hook raised, the run fails with this `HookFailed`.

@@ -69,6 +69,7 @@ with workflow.unsafe.imports_passed_through():
         ModelFailureKind,
         ModelRequest,
         ModelResponse,
+        ModelShare,
         OtherError,
         ParallelFailed,
         PerformHandoff,
@@ -229,7 +230,7 @@ class RunWorkflow:
             if self._done:
                 return
             end, asked = len(self._events), self._asked
-            usage = to_json(self._meter.by_agent())
+            usage = to_json(self._meter.by_model())
             pending = self.pending()
             if events or usage != reported or pending != reported_pending:
                 batch = ChildBatch(me, sent, self._events[sent:end] if events else [], usage, pending)
@@ -271,7 +272,7 @@ class RunWorkflow:
         if forwarding is not None:
             forwarding.cancel()
         events = self._events if request.return_events else []
-        usage = to_json(self._meter.by_agent())
+        usage = to_json(self._meter.by_model())
         return RunOutcome(to_json(terminal), self._output, len(self._events), json.dumps(state), events, usage)
 
     def _record(self, event: AgentEvent) -> None:
@@ -581,7 +582,7 @@ class RunWorkflow:
                         if isinstance(asked, tuple):  # tripped: nothing of the call is delivered, no tool of it runs
                             first = controls.answered_before_trip
                             if isinstance(first, ModelResponse):
-                                scope.meter.add(plan.name, one_call(first.usage))
+                                scope.meter.add(plan.name, one_call(first.usage), first.model or plan.model or None)
                             for event in asked[:-1]:
                                 emit(event)
                             last = asked[-1]
@@ -594,7 +595,7 @@ class RunWorkflow:
                     continue
                 if isinstance(answer, RunFailed):
                     return answer
-                scope.meter.add(plan.name, one_call(answer.usage))
+                scope.meter.add(plan.name, one_call(answer.usage), answer.model or plan.model or None)
                 step = answer
             elif isinstance(action, ExecuteTools):
                 problems = _problems(action.calls, action.problems)
@@ -889,10 +890,18 @@ _METERED = RunCompleted(Usage())
 
 
 def _count(meter: UsageMeter, usage_json: str) -> None:
-    """Count on `meter` a usage by agent that crossed a boundary (a tuple of `AgentUsage` as wire JSON)."""
-    usage: tuple[AgentUsage, ...] = from_json(tuple[AgentUsage, ...], usage_json)
-    for entry in usage:
-        meter.add(entry.agent, entry.usage)
+    """Count on `meter` a usage by agent and model that crossed a boundary (a tuple of `ModelShare` as
+    wire JSON; one of `AgentUsage`, as histories recorded before models were counted hold, counts with
+    the model not known)."""
+    entries = json.loads(usage_json)
+    if any("model" not in entry for entry in entries):
+        usage: tuple[AgentUsage, ...] = from_json(tuple[AgentUsage, ...], usage_json)
+        for part in usage:
+            meter.add(part.agent, part.usage, None)
+        return
+    shares: tuple[ModelShare, ...] = from_json(tuple[ModelShare, ...], usage_json)
+    for share in shares:
+        meter.add(share.agent, share.usage, share.model)
 
 
 def _compact(value: dict[str, str]) -> str:

@@ -117,6 +117,7 @@ async def _list(location: str, as_json: bool) -> str:
 async def _show_events(location: str, run_id: str, as_json: bool, out: TextIO, color: bool) -> None:
     """The run as the live view shows it (headed by its summary), or its events as wire-format JSON lines."""
     from ...core import to_json
+    from ...pricing import default_prices
     from ...stores import store_at
     from ..render import EventRenderer
     from ..stored import stored_events
@@ -128,7 +129,7 @@ async def _show_events(location: str, run_id: str, as_json: bool, out: TextIO, c
         out.write("".join(to_json(event) + "\n" for event in events))
         return
     out.write(_headline(summary) + "\n")
-    renderer = EventRenderer(out, color=color, width=line_width(out))
+    renderer = EventRenderer(out, color=color, width=line_width(out), prices=default_prices())
     for event in events:
         renderer.render(event)
     if summary.status == "running":
