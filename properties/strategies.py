@@ -85,7 +85,6 @@ from helikon_fc.core import (
     ModelUsage,
     NeedsApproval,
     NextAction,
-    NotImplementedPhase,
     OtherError,
     OutputSchema,
     ParallelFailed,
@@ -414,7 +413,6 @@ def _leaf_errors() -> st.SearchStrategy[AgentError]:
         st.builds(HookFailed, names(), texts()),
         st.builds(ToolFailed, names(), texts()),
         st.builds(SessionFailed, texts()),
-        st.builds(NotImplementedPhase, st.sampled_from(["compaction", "approval"])),
         st.builds(InvalidTransition, names(), names(), texts()),
         st.builds(OtherError, texts()),
     )
