@@ -25,8 +25,8 @@ from collections.abc import Mapping
 import httpx2
 
 from ..core import ModelFailureKind
+from ..models._wire_json import JsonMap, get_int, get_list, get_map, get_str
 from ..models.protocol import ModelError
-from ._json import JsonMap, get_int, get_list, get_map, get_str
 
 _UNAVAILABLE = frozenset({500, 502, 503, 504})
 _UNAVAILABLE_STATUSES = frozenset({"INTERNAL", "UNAVAILABLE", "DEADLINE_EXCEEDED"})

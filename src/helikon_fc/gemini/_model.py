@@ -22,10 +22,10 @@ import httpx2
 import trio
 
 from ..core import ModelEvent, ModelFailureKind, ModelRequest
+from ..models._wire_json import decode_map
 from ..models.protocol import ModelError, ModelStream
 from ._client import RunClients, close_shielded
 from ._errors import error_from_exception, error_from_status
-from ._json import decode_map
 from ._request import request_body
 from ._signatures import SHARED
 from ._sse import SseData

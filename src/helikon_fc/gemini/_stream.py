@@ -45,9 +45,9 @@ from ..core import (
     ModelUsage,
     Usage,
 )
+from ..models._wire_json import JsonMap, get_int, get_list, get_map, get_str
 from ..models.protocol import ModelError
 from ._errors import stream_error
-from ._json import JsonMap, get_int, get_list, get_map, get_str
 from ._request import synthetic_call_id
 from ._signatures import ThoughtSignatures
 

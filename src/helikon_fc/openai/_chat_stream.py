@@ -19,9 +19,9 @@ from typing import cast
 import attrs
 
 from ..core import ModelEvent, ModelFailureKind, ModelReasoningDelta, ModelTextDelta
+from ..models._wire_json import JsonMap, decode_map, get_int, get_list, get_map, get_str
 from ..models.protocol import ModelError
 from ._errors import reported_error
-from ._json import JsonMap, decode_map, get_int, get_list, get_map, get_str
 from ._sse import SseFrame
 from ._turn import TurnState, finish_for, usage_from
 

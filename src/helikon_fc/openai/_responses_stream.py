@@ -13,8 +13,8 @@ from __future__ import annotations
 import attrs
 
 from ..core import FinishReason, ModelEvent, ModelFinish, ModelReasoningDelta, ModelTextDelta
+from ..models._wire_json import JsonMap, decode_map, get_int, get_map, get_str
 from ._errors import reported_error, stream_error
-from ._json import JsonMap, decode_map, get_int, get_map, get_str
 from ._sse import SseFrame
 from ._turn import TurnState, finish_for, usage_from
 

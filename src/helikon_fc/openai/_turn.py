@@ -5,8 +5,8 @@ from __future__ import annotations
 import attrs
 
 from ..core import FinishReason, ModelEvent, ModelFailureKind, ModelFinish, ModelUsage, Usage
+from ..models._wire_json import JsonMap, get_int, get_map
 from ..models.protocol import ModelError
-from ._json import JsonMap, get_int, get_map
 from ._tool_calls import ToolCallAssembler
 
 _FINISH_REASONS = {

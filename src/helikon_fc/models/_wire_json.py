@@ -1,4 +1,7 @@
-"""Typed reads from decoded JSON: wire payloads are untrusted, so every read checks the type it gets."""
+"""Typed reads from decoded JSON for the providers: wire payloads are untrusted, so every read checks the type it gets.
+
+A negative count is read as it came (not as 0), so the driver's usage check fails the turn naming it.
+"""
 
 from __future__ import annotations
 
