@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import functools
-import os
 import sys
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
@@ -25,9 +24,10 @@ from helikon_fc import Model, RunError
 def pick_model(scripted: Model, argv: list[str] | None = None) -> Model:
     """The model an example runs on: `scripted`, unless the command line asks for a real one.
 
-    ``--model PROVIDER:NAME`` chooses a real model (``openai:<name>`` for Chat Completions,
-    ``openai-responses:<name>`` for the Responses API); it needs ``OPENAI_API_KEY`` or a
-    ``--base-url`` (a local OpenAI-compatible server needs no key). Without ``--model`` the
+    ``--model PROVIDER:NAME`` chooses a real model, by the strings `helikon_fc.models.model_from_name`
+    takes (``openai:<name>``, ``openai-responses:<name>``, ``anthropic:<name>``, ``gemini:<name>``); it
+    needs the provider's key variable (``OPENAI_API_KEY``, ``ANTHROPIC_API_KEY``, ``GEMINI_API_KEY``...) or a
+    ``--base-url`` (a local server needs no key). Without ``--model`` the
     scripted simulator answers, and a note on stderr says so (once per process, however many
     agents the example builds). A provider that does not exist, a ``--base-url`` without
     ``--model``, or a real model with no way to authenticate is an error (exit 2), never a silent
@@ -43,11 +43,14 @@ def pick_model(scripted: Model, argv: list[str] | None = None) -> Model:
     real = _real_model(tuple(sys.argv[1:] if argv is None else argv))
     if real is None:
         return scripted
-    from helikon_fc.openai import OpenAIModel  # imported only when a real model is wanted
+    from helikon_fc.models import model_from_name  # a provider is imported only when a real model is wanted
 
-    provider, name, base_url = real
-    build = OpenAIModel.chat if provider == "openai" else OpenAIModel.responses
-    return build(name, base_url=base_url)
+    spec, base_url = real
+    try:
+        return model_from_name(spec, base_url=base_url)
+    except (ImportError, ValueError) as exc:  # a provider whose extra is missing, or that refused the arguments
+        print(f"--model {spec}: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
 
 
 def run_example(main: Callable[[], Awaitable[None]]) -> None:
@@ -89,26 +92,26 @@ def _run_as_example() -> bool:
     return Path(sys.argv[0]).resolve().parent == Path(__file__).resolve().parent
 
 
-_PROVIDERS = ("openai", "openai-responses")
-
-
 @functools.cache
-def _real_model(argv: tuple[str, ...]) -> tuple[str, str, str | None] | None:
-    """The real model's ``(provider, name, base_url)`` the arguments ask for, or `None` for the simulator."""
+def _real_model(argv: tuple[str, ...]) -> tuple[str, str | None] | None:
+    """The real model's ``(PROVIDER:NAME, base_url)`` the arguments ask for, or `None` for the simulator."""
+    from helikon_fc.models.by_name import PROVIDERS, has_api_key
+
     parser = argparse.ArgumentParser(description="Run this example on the simulator, or on a real model.")
     parser.add_argument("--model", default=None, help="PROVIDER:NAME, e.g. openai:gpt-5-mini (default: the simulator)")
-    parser.add_argument("--base-url", default=None, help="an OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1")
+    parser.add_argument("--base-url", default=None, help="the provider's server, e.g. http://127.0.0.1:8000/v1")
     args = parser.parse_args(argv)
     if args.model is None:
         if args.base_url is not None:
-            parser.error("--base-url says where the model is: add --model openai:<name>")
+            parser.error("--base-url says where the model is: add --model PROVIDER:<name>")
         print("[helikon] no --model given: running on the scripted simulator model.", file=sys.stderr)
         return None
     provider, _, name = str(args.model).partition(":")
     if not name:
         parser.error(f"--model must look like PROVIDER:NAME (e.g. openai:gpt-5-mini), got {args.model!r}")
-    if provider not in _PROVIDERS:
-        parser.error(f"--model: unknown provider {provider!r}; known: {', '.join(_PROVIDERS)}")
-    if args.base_url is None and not os.environ.get("OPENAI_API_KEY"):
-        parser.error(f"--model {args.model}: set OPENAI_API_KEY, or point --base-url at a local server")
-    return provider, name, args.base_url
+    if provider not in PROVIDERS:
+        parser.error(f"--model: unknown provider {provider!r}; known: {', '.join(PROVIDERS)}")
+    if args.base_url is None and not has_api_key(provider):
+        keys = " or ".join(PROVIDERS[provider].key_variables)
+        parser.error(f"--model {args.model}: set {keys}, or point --base-url at a local server")
+    return str(args.model), args.base_url

@@ -68,3 +68,20 @@ async def test_helikon_run_with_gemini_and_no_key_is_a_usage_error() -> None:
     done = await helikon("tests/cli/cli_agents.py:build", "hi", "--model", "gemini:gemini-2.5-flash")
     assert done.returncode == 2
     assert "no API key; set GOOGLE_API_KEY or GEMINI_API_KEY" in done.stderr.decode()
+
+
+async def test_an_example_runs_on_gemini_with_its_model_option(gemini: GeminiServer) -> None:
+    """``python examples/budget_assistant.py --model gemini:NAME --base-url URL`` runs the example's agent on
+    the local Gemini server (the examples build their model with `model_from_name`, as ``helikon run`` does)."""
+    gemini.enqueue("spending_call")
+    gemini.enqueue("spending_answer")
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("GEMINI", "GOOGLE", "OPENAI", "HTTP"))}
+    clean.update(NO_COLOR="1", PYTHONPATH=str(ROOT / "src"), GEMINI_API_KEY=API_KEY)
+    command = [sys.executable, "examples/budget_assistant.py", "--model", "gemini:gemini-2.5-flash"]
+    with trio.fail_after(120):
+        done = await trio.run_process(
+            [*command, "--base-url", gemini.root], cwd=ROOT, env=clean, capture_stdout=True, capture_stderr=True
+        )
+    assert "You spent $212 on dining." in done.stdout.decode()
+    assert len(gemini.requests) == 2
+    assert "budgeting assistant" in str(gemini.requests[0].body["systemInstruction"])
