@@ -1,32 +1,18 @@
 """Who builds and who closes the ``AsyncAnthropic`` clients an `AnthropicModel` makes for itself.
 
-The rules are `OpenAIModel`'s (``docs/providers.md``, "Who closes what"): a client's connections
-belong to the trio run that opened them and the SDK's close-on-garbage-collection only works under
-asyncio, so a model builds one client per trio run, on first use, and hands it to a trio *system
-task* that closes it when the run's main task has returned; `RunClients.close` closes it earlier,
-and a model garbage-collected mid-run has its client closed then.
+A model builds one client per trio run and the run closes it: the rule every provider shares,
+in `helikon_fc.models._run_clients`.
 """
 
 from __future__ import annotations
 
-import contextlib
-import threading
-import weakref
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Mapping
 from typing import TypedDict
 
 import attrs
-import trio
 from anthropic import AsyncAnthropic, not_given
 
-_CLOSE_TIMEOUT = 5.0
-"""How long closing a response or a client may take when the caller has been cancelled (seconds)."""
-
-
-async def close_shielded(close: Callable[[], Awaitable[None]]) -> None:
-    """Run `close` even if the caller is being cancelled, bounded by `_CLOSE_TIMEOUT`."""
-    with trio.CancelScope(deadline=trio.current_time() + _CLOSE_TIMEOUT, shield=True):
-        await close()
+from ..models._run_clients import RunClients
 
 
 class ConnectionOptions(TypedDict, total=False):
@@ -77,74 +63,8 @@ class ClientOptions:
         )
 
 
-@attrs.define(eq=False)
-class _Owned:
-    client: AsyncAnthropic
-    scope: trio.CancelScope = attrs.Factory(trio.CancelScope)
-
-
-class RunClients:
-    """One client per trio run, built on first use and closed when the run ends (or on `close`)."""
-
-    __slots__ = ("__weakref__", "_lock", "_options", "_runs")
-
-    def __init__(self, options: ClientOptions) -> None:
-        self._options = options
-        self._runs: dict[trio.lowlevel.TrioToken, _Owned] = {}
-        self._lock = threading.Lock()
-
-    @property
-    def base_url(self) -> str | None:
-        """The base URL the clients are built with (`None`: the SDK's default)."""
-        return self._options.base_url
-
-    def get(self) -> AsyncAnthropic:
-        """The current run's client, built (and handed to a closing system task) on first use."""
-        token = trio.lowlevel.current_trio_token()
-        with self._lock:
-            owned = self._runs.get(token)
-            if owned is not None and not owned.client.is_closed():
-                return owned.client
-            if owned is not None:
-                owned.scope.cancel()
-            owned = _Owned(self._options.build())
-            self._runs[token] = owned
-        trio.lowlevel.spawn_system_task(
-            _own, self._runs, self._lock, token, owned, name="helikon_fc.anthropic: close the run's client"
-        )
-        weakref.finalize(self, _release, token, owned.scope)
-        return owned.client
-
-    async def close(self) -> None:
-        """Close the current run's client now, if one was built (a later call builds a fresh one)."""
-        token = trio.lowlevel.current_trio_token()
-        with self._lock:
-            owned = self._runs.pop(token, None)
-        if owned is None:
-            await trio.lowlevel.checkpoint()
-            return
-        owned.scope.cancel()
-        await close_shielded(owned.client.close)
-
-
-def _release(token: trio.lowlevel.TrioToken, scope: trio.CancelScope) -> None:
-    """The owner was garbage-collected: wake its system task so the client closes now (a no-op after the run)."""
-    with contextlib.suppress(trio.RunFinishedError):
-        token.run_sync_soon(scope.cancel)
-
-
-async def _own(
-    runs: dict[trio.lowlevel.TrioToken, _Owned], lock: threading.Lock, token: trio.lowlevel.TrioToken, owned: _Owned
-) -> None:
-    """Hold the client until the run ends (or `close` or the owner's collection cancels us), then close it."""
-    try:
-        with owned.scope:
-            await trio.sleep_forever()
-    finally:
-        with lock:
-            if runs.get(token) is owned:
-                del runs[token]
-        try:
-            await close_shielded(owned.client.close)  # noqa: ASYNC102 - close_shielded shields, with a deadline
-        except Exception:  # a system task must not crash the run; the client is gone anyway
-            pass
+def run_clients(options: ClientOptions) -> RunClients[AsyncAnthropic]:
+    """One ``AsyncAnthropic`` per trio run, built from `options` (see `helikon_fc.models._run_clients`)."""
+    return RunClients(
+        options.build, is_closed=AsyncAnthropic.is_closed, close=AsyncAnthropic.close, name="helikon_fc.anthropic"
+    )

@@ -16,8 +16,9 @@ from anthropic._response import AsyncAPIResponse
 from typing_extensions import Unpack
 
 from ..core import ModelEvent, ModelRequest
+from ..models._run_clients import close_shielded
 from ..models.protocol import ModelStream
-from ._client import CONNECTION_OPTIONS, ClientOptions, ConnectionOptions, RunClients, close_shielded
+from ._client import CONNECTION_OPTIONS, ClientOptions, ConnectionOptions, run_clients
 from ._errors import error_from_exception
 from ._request import StructuredOutput, request_body
 from ._sse import SseLines
@@ -77,7 +78,7 @@ class AnthropicModel:
         ```
     """
 
-    __slots__ = ("_client", "_depth", "_max_tokens", "_model", "_output", "_own", "_thinking")
+    __slots__ = ("_base_url", "_client", "_depth", "_max_tokens", "_model", "_output", "_own", "_thinking")
 
     def __init__(
         self,
@@ -107,7 +108,8 @@ class AnthropicModel:
         )
         self._output: StructuredOutput = structured_output
         self._client, options = _connect(connection)
-        self._own = RunClients(options) if options is not None else None
+        self._own = run_clients(options) if options is not None else None
+        self._base_url = options.base_url if options is not None else None
         self._depth = 0
 
     @property
@@ -116,7 +118,7 @@ class AnthropicModel:
         return self._model
 
     def __repr__(self) -> str:
-        base_url = str(self._client.base_url) if self._client is not None else self._own and self._own.base_url
+        base_url = str(self._client.base_url) if self._client is not None else self._base_url
         return f"AnthropicModel({self._model!r}, base_url={base_url!r})"
 
     async def __aenter__(self) -> AnthropicModel:

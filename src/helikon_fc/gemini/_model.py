@@ -22,9 +22,9 @@ import httpx2
 import trio
 
 from ..core import ModelEvent, ModelFailureKind, ModelRequest
+from ..models._run_clients import RunClients, close_shielded
 from ..models._wire_json import decode_map
 from ..models.protocol import ModelError, ModelStream
-from ._client import RunClients, close_shielded
 from ._errors import error_from_exception, error_from_status
 from ._request import request_body
 from ._signatures import SHARED
@@ -77,6 +77,11 @@ def _checked(model: object, stream: object, include_thoughts: object, timeout: o
 def _build_client(headers: Mapping[str, str], timeout: float) -> httpx2.AsyncClient:
     """A new HTTP client sending `headers`; a module function, so the clients never hold their model alive."""
     return httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(timeout, connect=min(_CONNECT_TIMEOUT, timeout)))
+
+
+def _is_closed(client: httpx2.AsyncClient) -> bool:
+    """Whether `client` was closed."""
+    return client.is_closed
 
 
 def api_root(base_url: str | None) -> str:
@@ -165,7 +170,12 @@ class GeminiModel:
         self._include_thoughts = include_thoughts
         self._timeout = timeout if timeout is not None else _DEFAULT_TIMEOUT
         self._signatures = SHARED
-        self._clients = RunClients(functools.partial(_build_client, dict(self._headers), self._timeout))
+        self._clients = RunClients(
+            functools.partial(_build_client, dict(self._headers), self._timeout),
+            is_closed=_is_closed,
+            close=httpx2.AsyncClient.aclose,
+            name="helikon_fc.gemini",
+        )
         self._depth = 0
 
     @property

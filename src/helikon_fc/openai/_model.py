@@ -18,6 +18,7 @@ from openai.types.chat.completion_create_params import ResponseFormat
 from typing_extensions import Unpack
 
 from ..core import ModelEvent, ModelRequest
+from ..models._run_clients import close_shielded
 from ..models.protocol import ModelStream
 from ._chat_request import (
     StructuredOutput,
@@ -29,7 +30,7 @@ from ._chat_request import (
     json_object_instructions,
 )
 from ._chat_stream import ChatStreamTranslator
-from ._client import CONNECTION_OPTIONS, ClientOptions, ConnectionOptions, RunClients, close_shielded
+from ._client import CONNECTION_OPTIONS, ClientOptions, ConnectionOptions, run_clients
 from ._errors import error_from_exception
 from ._responses_request import responses_input, responses_text_format, responses_tool_choice, responses_tools
 from ._responses_stream import ResponsesStreamTranslator
@@ -129,7 +130,7 @@ class OpenAIModel:
         self._client = client
         self._options = options
         self._chat = chat
-        self._own = RunClients(options) if options is not None else None
+        self._own = run_clients(options) if options is not None else None
         self._depth = 0
 
     @classmethod
