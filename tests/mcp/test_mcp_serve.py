@@ -20,6 +20,7 @@ from mcp.client.streamable_http import streamable_http_client
 from tests.mcp.servers import results, run_to_end, wait_for
 
 from helikon_fc import LlmAgent, RunCompleted
+from helikon_fc.cli import main
 from helikon_fc.mcp import MCPServerStdio, serve_mcp
 from helikon_fc.testing import ScriptedModel, call, call_tools, reply
 from mcp import ClientSession
@@ -222,3 +223,39 @@ async def test_something_not_an_agent_is_refused() -> None:
     """`serve_mcp` of a non-agent says what it got."""
     with pytest.raises(TypeError, match=r"serve_mcp: agent must be an agent .*, got 'triage' \(str\)"):
         await serve_mcp("triage")  # type: ignore[arg-type]
+
+
+def test_helikon_lists_the_mcp_command_and_mcp_serve_has_help(capsys: pytest.CaptureFixture[str]) -> None:
+    """``helikon --help`` lists ``mcp``; ``helikon mcp serve --help`` explains the target and ``--http``."""
+    for args in ([], ["mcp"], ["mcp", "serve"]):
+        with pytest.raises(SystemExit) as info:
+            main([*args, "--help"])
+        assert info.value.code == 0
+        text = capsys.readouterr().out
+        assert {0: "mcp ", 1: "serve", 2: "--http HOST:PORT"}[len(args)] in text
+
+
+@pytest.mark.parametrize(
+    ("args", "reason"),
+    [
+        (["mcp", "serve", "no_such_module:agent"], "cannot import no_such_module"),
+        (["mcp", "serve", TRIAGE, "--http", "localhost"], "--http: must be HOST:PORT (such as 127.0.0.1:8000)"),
+        (["mcp", "serve", TRIAGE, "--http", "127.0.0.1:99999"], "got '127.0.0.1:99999'"),
+    ],
+)
+def test_bad_arguments_exit_2_with_the_reason(
+    args: list[str], reason: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A target that does not load or a malformed ``--http`` exits 2 with ``mcp serve``'s usage and the reason."""
+    monkeypatch.chdir(ROOT)
+    with pytest.raises(SystemExit) as info:
+        main(args)
+    assert info.value.code == 2
+    error = capsys.readouterr().err
+    assert "usage: helikon mcp serve" in error and reason in error
+
+
+def test_mcp_without_an_action_prints_its_help_and_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
+    """``helikon mcp`` alone shows what it can do, with the status of bad arguments."""
+    assert main(["mcp"]) == 2
+    assert "serve" in capsys.readouterr().out
