@@ -169,27 +169,12 @@ async def test_our_own_client_uses_a_served_agent_as_a_tool_source() -> None:
     assert not is_error and str(output).startswith("First keep three months")
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-    return port
-
-
 async def test_a_served_agent_answers_over_streamable_http_in_process() -> None:
-    """`serve_mcp(transport="http")` in this process answers the SDK's streamable HTTP client."""
-    port = _free_port()
+    """``nursery.start(serve_mcp, ..., transport="http", port=0)`` gives the URL; the SDK's HTTP client is answered."""
     agent = LlmAgent(name="helper", model=ScriptedModel([reply("hello over HTTP")]), description="Says hello.")
     async with trio.open_nursery() as nursery:
-        nursery.start_soon(partial(serve_mcp, agent, transport="http", port=port))
-        url = f"http://127.0.0.1:{port}/mcp"
-        with trio.fail_after(30):
-            while True:
-                try:
-                    await (await trio.open_tcp_stream("127.0.0.1", port)).aclose()
-                    break
-                except OSError:
-                    await trio.sleep(0.05)
+        url = await nursery.start(partial(serve_mcp, agent, transport="http", port=0))
+        assert isinstance(url, str) and url.startswith("http://127.0.0.1:") and url.endswith("/mcp")
         async with httpx2.AsyncClient() as client, streamable_http_client(url, http_client=client) as (read, write):
             async with ClientSession(read, write) as session:
                 await session.initialize()
@@ -198,6 +183,20 @@ async def test_a_served_agent_answers_over_streamable_http_in_process() -> None:
         nursery.cancel_scope.cancel()
     assert (tool.name, tool.description) == ("helper", "Says hello.")
     assert _text(result) == "hello over HTTP"
+
+
+async def test_a_port_in_use_exits_1_saying_so() -> None:
+    """``--http`` on a port something else listens on: status 1 and one line naming the failure."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        command = [sys.executable, "-m", "helikon_fc", "mcp", "serve", TRIAGE, "--http", f"127.0.0.1:{port}"]
+        with trio.fail_after(60):
+            done = await trio.run_process(command, check=False, capture_stderr=True, env=_environment(), cwd=ROOT)
+    assert done.returncode == 1
+    assert "helikon mcp: the server could not run:" in done.stderr.decode() and "in use" in done.stderr.decode()
+    assert "Traceback" not in done.stderr.decode()
 
 
 @pytest.mark.parametrize(

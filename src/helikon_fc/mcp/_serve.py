@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
+from functools import partial
 from typing import Any, Literal
 
 import attrs
@@ -161,8 +162,12 @@ async def serve_mcp(
     transport: Literal["stdio", "http"] = "stdio",
     host: str = "127.0.0.1",
     port: int = 8000,
+    task_status: trio.TaskStatus[str | None] = trio.TASK_STATUS_IGNORED,
 ) -> None:
     """Serve `agent` as an MCP tool until the client goes away (stdio) or the task is cancelled (HTTP).
+
+    ``url = await nursery.start(partial(serve_mcp, agent, transport="http", port=0))`` returns once
+    the server listens, with its URL (``http://127.0.0.1:PORT/mcp``; `None` over stdio).
 
     Args:
         agent: any `Agent`; each call runs it on the call's ``input`` with a context whose user value is `None`.
@@ -175,7 +180,8 @@ async def serve_mcp(
         transport: ``"stdio"`` (stdin and stdout: the client started this process) or ``"http"``
             (streamable HTTP at ``http://host:port/mcp``).
         host: the address the HTTP server listens on.
-        port: its port.
+        port: its port (0: any free one; the URL `task_status` gets names it).
+        task_status: for ``nursery.start``: given the URL once the server listens.
 
     Raises:
         TypeError, ValueError: an argument is of the wrong kind (the message names it).
@@ -192,16 +198,20 @@ async def serve_mcp(
         from mcp.server.stdio import stdio_server
 
         async with stdio_server() as (read, write):
+            task_status.started(None)
             await server.run(read, write, server.create_initialization_options())
         return
-    await _serve_http(server, host, port)
+    await _serve_http(server, host, port, task_status)
 
 
-async def _serve_http(server: Server[Any], host: str, port: int) -> None:
+async def _serve_http(server: Server[Any], host: str, port: int, task_status: trio.TaskStatus[str | None]) -> None:
     import hypercorn.trio
     from hypercorn.config import Config
 
     config = Config()
     config.bind = [f"[{host}]:{port}" if ":" in host else f"{host}:{port}"]
     config.accesslog = None
-    await hypercorn.trio.serve(server.streamable_http_app(host=host), config)  # type: ignore[arg-type]
+    app = server.streamable_http_app(host=host)
+    async with trio.open_nursery() as nursery:
+        (bound,) = await nursery.start(partial(hypercorn.trio.serve, app, config))  # type: ignore[arg-type]
+        task_status.started(f"{bound}/mcp")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from contextlib import AbstractAsyncContextManager, AsyncExitStack
+from functools import partial
 from typing import TYPE_CHECKING, Any, Literal
 
 from .._command import Command
@@ -87,25 +88,32 @@ def _serve(args: argparse.Namespace, agent: Agent[Any], model: Model | None) -> 
                 await stack.enter_async_context(model)
             store = None if args.store is None else await stack.enter_async_context(store_at(args.store))
             host, port = args.http or ("127.0.0.1", 0)
-            if args.http is not None:
-                print(f"helikon mcp: serving {agent.name!r} at http://{host}:{port}/mcp", file=sys.stderr, flush=True)
             transport: Literal["stdio", "http"] = "stdio" if args.http is None else "http"
-            await serve_mcp(
-                agent,
-                name=args.name,
-                description=args.description,
-                store=store,
-                transport=transport,
-                host=host,
-                port=port,
+            serving = partial(
+                serve_mcp, agent, name=args.name, description=args.description, store=store, transport=transport
             )
+            async with trio.open_nursery() as nursery:
+                serving = partial(serving, host=host, port=port)
+                url = await nursery.start(serving)
+                if url is not None:
+                    print(f"helikon mcp: serving {agent.name!r} at {url}", file=sys.stderr, flush=True)
 
     try:
         trio.run(serve)
-    except (TypeError, ValueError, StoreError, OSError) as exc:
-        print(f"helikon mcp: {exc}", file=sys.stderr)
+    except BaseException as exc:  # a nursery wraps the server's failure in a group: take the one error out
+        failure = _single(exc)
+        if not isinstance(failure, TypeError | ValueError | StoreError | OSError):
+            raise  # Ctrl-C and the unforeseen: `main` reports them
+        print(f"helikon mcp: the server could not run: {failure}", file=sys.stderr)
         return EXIT_FAILED
     return EXIT_COMPLETED
+
+
+def _single(exc: BaseException) -> BaseException:
+    """The one exception inside nested single-member exception groups (`exc` itself otherwise)."""
+    while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
+        exc = exc.exceptions[0]
+    return exc
 
 
 MCP = Command(
