@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from .._command import Command
 from .demo import DEMO
+from .mcp import MCP
 from .replay import REPLAY
 from .run import RUN
 from .runs import RUNS
 from .temporal import TEMPORAL
 
-COMMANDS: tuple[Command, ...] = (RUN, REPLAY, RUNS, DEMO, TEMPORAL)
+COMMANDS: tuple[Command, ...] = (RUN, REPLAY, RUNS, DEMO, TEMPORAL, MCP)
 """Every subcommand, in the order ``helikon --help`` lists them."""
 
 __all__ = ["COMMANDS"]
