@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -167,3 +170,17 @@ async def test_an_error_in_the_block_comes_out_as_itself_and_the_server_opens_on
                     raise AssertionError("opened twice")
             raise KeyError("mine")
     assert process_gone(pid_in(tmp_path))
+
+
+def test_importing_the_package_without_the_sdk_says_what_to_install(tmp_path: Path) -> None:
+    """Where the ``mcp`` package is missing, ``import helikon_fc.mcp`` is an ImportError naming the extra."""
+    hidden = tmp_path / "mcp"
+    hidden.mkdir()  # first on the path, it stands for a missing package
+    (hidden / "__init__.py").write_text("raise ModuleNotFoundError(\"No module named 'mcp'\", name='mcp')\n")
+    source = Path((MCPTool.__module__ and sys.modules["helikon_fc"].__file__) or "").parents[1]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(source)])}
+    code = "import helikon_fc.mcp"
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=False)
+    assert done.returncode == 1
+    assert "ImportError: helikon_fc.mcp needs the mcp package" in done.stderr
+    assert "pip install 'helikon_fc[mcp]'" in done.stderr
