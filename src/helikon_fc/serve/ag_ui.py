@@ -1,0 +1,305 @@
+"""The AG-UI protocol (``ag-ui-protocol`` 1.0) for helikon_fc agents, as an ASGI app for any ASGI server.
+
+``ag_ui_endpoint(agents)`` answers ``POST`` with a `RunAgentInput` body by running the agent with a
+`Runner` under trio and streaming the run as AG-UI events (server-sent events, written by the
+package's `EventEncoder`), so AG-UI frontends (CopilotKit and others) talk to it unchanged. Mount it
+where you like: ``Route("/ag-ui", ag_ui_endpoint(agent), methods=["POST"])`` in a Starlette app, or
+serve it alone (``hypercorn.trio.serve(endpoint, config)``). See ``docs/ag-ui.md``.
+
+- The request: ``threadId`` names the conversation (the session, with `sessions`), ``runId`` the run,
+  ``messages`` are its conversation (the last user message its input), ``state`` seeds ``ctx.state``;
+  see `helikon_fc.serve._ag_ui_input` for what crosses. A body that is not a valid ``RunAgentInput``
+  is answered 400 with ``{"error": ..., "problems": [...]}``; one over `max_body_bytes` 413.
+- The stream: `AgUiTranslator` (pure, see its module) makes the AG-UI events; the shared state is
+  ``ctx.state``, looked at after every event but the streamed deltas (a ``STATE_DELTA`` when it changed).
+- A client that disconnects cancels the run (a durable run is left resumable, as any cancelled run).
+- Authentication is the enclosing app's job (``helikon serve`` checks its bearer token before this).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from typing import Any, TypeAlias
+
+import attrs
+import trio
+from ag_ui.core import RunAgentInput
+from ag_ui.encoder import EventEncoder
+
+from ..core import ReasoningDelta, TokenDelta, ToolCallDelta
+from ..shell.context import RunContext
+from ..shell.input import AgentInput
+from ..shell.protocol import Agent
+from ..shell.runner import Runner
+from ..shell.storage import RunRecordConflict, Session
+from ._ag_ui_input import AgUiInputError, conversation, initial_state, new_turn, read_run_input
+from ._ag_ui_translate import AgUiTranslator
+
+__all__ = ["AgUiEndpoint", "AgUiInputError", "AgUiTranslator", "ag_ui_endpoint"]
+
+Scope: TypeAlias = Mapping[str, Any]
+Message: TypeAlias = Mapping[str, Any]
+Receive: TypeAlias = Callable[[], Awaitable[Message]]
+Send: TypeAlias = Callable[[Message], Awaitable[None]]
+
+ContextFactory: TypeAlias = Callable[[RunAgentInput], RunContext[Any]]
+"""Makes the run context of one request (a fresh one each time: its `RunState` is the run's)."""
+
+SessionFactory: TypeAlias = Callable[[str], Session]
+"""The session of an AG-UI thread, by thread id (``store.session``)."""
+
+DEFAULT_MAX_BODY_BYTES = 1 << 20
+"""The largest request body `ag_ui_endpoint` reads by default (1 MiB)."""
+
+_STREAMED = (TokenDelta, ReasoningDelta, ToolCallDelta)
+"""The live fragments, after which the shared state is not looked at (it changes at settled events)."""
+
+
+def ag_ui_endpoint(
+    agents: Agent[Any] | Iterable[Agent[Any]] | Mapping[str, Agent[Any]],
+    *,
+    runner: Runner | None = None,
+    context: ContextFactory | None = None,
+    sessions: SessionFactory | None = None,
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+) -> AgUiEndpoint:
+    """An ASGI app speaking AG-UI for `agents`: see the module docstring.
+
+    Args:
+        agents: one agent, several (each by its ``name``), or a mapping from name to agent. With several,
+            a request names its agent in ``forwardedProps.agent``, or in the path parameter ``agent`` of a
+            route such as ``Route("/ag-ui/{agent}", endpoint)``.
+        runner: runs each request's agent (its config, and its store: a run is then recorded under the
+            request's ``runId``); a plain `Runner()` when `None`.
+        context: makes each request's run context (its user value, permissions, hooks, tracer); each
+            run gets ``RunContext.ephemeral(None)`` when `None`. The request's ``state`` is set into it.
+        sessions: the session of a thread (``store.session``): the thread's history is then the
+            session's, and the run's input only the messages added since the agent last spoke. When
+            `None`, the request's ``messages`` are the whole conversation (AG-UI clients send it all).
+        max_body_bytes: the largest request body read; a larger one is answered 413.
+
+    Raises:
+        TypeError: an argument is not of the kind described above.
+        ValueError: no agent, two agents with one name, or `max_body_bytes` below 1.
+    """
+    served = _agents_by_name(agents)
+    if runner is not None and not isinstance(runner, Runner):
+        raise TypeError(f"ag_ui_endpoint: runner must be a Runner or None, got {runner!r}")
+    for name, value in (("context", context), ("sessions", sessions)):
+        if value is not None and not callable(value):
+            raise TypeError(f"ag_ui_endpoint: {name} must be a callable or None, got {value!r}")
+    if isinstance(max_body_bytes, bool) or not isinstance(max_body_bytes, int) or max_body_bytes < 1:
+        raise ValueError(f"ag_ui_endpoint: max_body_bytes must be a positive int, got {max_body_bytes!r}")
+    return AgUiEndpoint(served, runner or Runner(), context, sessions, max_body_bytes)
+
+
+def _agents_by_name(agents: object) -> dict[str, Agent[Any]]:
+    if isinstance(agents, Mapping):
+        served = dict(agents)
+    elif _is_agent(agents):
+        served = {agents.name: agents}  # type: ignore[attr-defined]
+    elif isinstance(agents, Iterable) and not isinstance(agents, str | bytes):
+        served = {}
+        for agent in agents:
+            if _is_agent(agent) and agent.name in served:
+                raise ValueError(f"ag_ui_endpoint: two agents are named {agent.name!r}; give a mapping to rename one")
+            served[getattr(agent, "name", repr(agent))] = agent
+    else:
+        raise TypeError(f"ag_ui_endpoint: agents must be an agent, agents or a mapping of them, got {agents!r}")
+    if not served:
+        raise ValueError("ag_ui_endpoint: agents is empty: give at least one agent to serve")
+    for name, agent in served.items():
+        if not isinstance(name, str) or not _is_agent(agent):
+            raise TypeError(
+                f"ag_ui_endpoint: agents[{name!r}] must be an agent (LlmAgent, a workflow, ...), got {agent!r}"
+            )
+    return served
+
+
+def _is_agent(value: object) -> bool:
+    return isinstance(getattr(value, "name", None), str) and callable(getattr(value, "run", None))
+
+
+@attrs.frozen
+class _Request:
+    """A request understood: the agent to run, on what, for which thread and run."""
+
+    agent: Agent[Any]
+    run_input: RunAgentInput
+    input: AgentInput
+
+
+class AgUiEndpoint:
+    """The ASGI app `ag_ui_endpoint` returns: ``await endpoint(scope, receive, send)``."""
+
+    __slots__ = ("_agents", "_context", "_max_body", "_runner", "_sessions")
+
+    def __init__(
+        self,
+        agents: dict[str, Agent[Any]],
+        runner: Runner,
+        context: ContextFactory | None,
+        sessions: SessionFactory | None,
+        max_body_bytes: int,
+    ) -> None:
+        self._agents = agents
+        self._runner = runner
+        self._context = context
+        self._sessions = sessions
+        self._max_body = max_body_bytes
+
+    @property
+    def agents(self) -> Mapping[str, Agent[Any]]:
+        """The served agents, by name."""
+        return dict(self._agents)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Serve one ASGI connection: a lifespan (acknowledged) or an HTTP request (see the module docstring)."""
+        if scope["type"] == "lifespan":
+            await _lifespan(receive, send)
+            return
+        if scope["type"] != "http":
+            raise ValueError(f"the AG-UI endpoint serves HTTP, not {scope['type']!r}")
+        if scope["method"] != "POST":
+            await _json(
+                send, 405, "the AG-UI endpoint takes POST with a RunAgentInput body", headers=[(b"allow", b"POST")]
+            )
+            return
+        body = await _read_body(receive, self._max_body)
+        if body is None:
+            await _json(send, 413, f"the request body is over {self._max_body} bytes")
+            return
+        try:
+            request = self._understand(scope, body)
+        except AgUiInputError as exc:
+            await _json(send, 400, "the body is not a RunAgentInput this endpoint can run", list(exc.problems))
+            return
+        except LookupError as exc:
+            await _json(send, 404, str(exc.args[0]), [f"served agents: {', '.join(sorted(self._agents))}"])
+            return
+        await self._run(request, receive, send)
+
+    def _understand(self, scope: Scope, body: bytes) -> _Request:
+        run_input = read_run_input(body)
+        items = conversation(run_input.messages)
+        if self._sessions is not None:
+            items = new_turn(items)
+        if not items:
+            raise AgUiInputError(["messages: no message to answer (send at least the user's message)"])
+        if run_input.resume:
+            where = "POST /runs/{run_id}/approvals (helikon serve) or Runner.resume"
+            raise AgUiInputError([f"resume: this endpoint does not continue a paused run; decide its calls at {where}"])
+        return _Request(self._pick(scope, run_input), run_input, AgentInput.from_items(items))
+
+    def _pick(self, scope: Scope, run_input: RunAgentInput) -> Agent[Any]:
+        """The agent a request names (path parameter ``agent``, else ``forwardedProps.agent``), or the only one."""
+        name = (scope.get("path_params") or {}).get("agent")
+        props = run_input.forwarded_props
+        if name is None and isinstance(props, dict):
+            name = props.get("agent")
+        if name is None:
+            if len(self._agents) == 1:
+                return next(iter(self._agents.values()))
+            raise AgUiInputError(["forwardedProps.agent: several agents are served; name the one to run"])
+        if not isinstance(name, str):
+            raise AgUiInputError([f"forwardedProps.agent: must be an agent's name (a string), got {name!r}"])
+        agent = self._agents.get(name)
+        if agent is None:
+            raise LookupError(f"no agent named {name!r} is served")
+        return agent
+
+    def _run_context(self, run_input: RunAgentInput) -> RunContext[Any]:
+        ctx = self._context(run_input) if self._context is not None else RunContext.ephemeral(None)
+        if not isinstance(ctx, RunContext):
+            raise TypeError(f"ag_ui_endpoint: context must return a RunContext, returned {ctx!r}")
+        for key, value in initial_state(run_input).items():
+            ctx.state.set(key, value)
+        if self._sessions is not None:
+            ctx = attrs.evolve(ctx, session=self._sessions(run_input.thread_id))
+        return ctx
+
+    async def _run(self, request: _Request, receive: Receive, send: Send) -> None:
+        """Run the agent and stream its events; a disconnect (seen by a watcher task) cancels the run."""
+        run_input = request.run_input
+        ctx = self._run_context(run_input)
+        run_id = run_input.run_id if self._runner.store is not None else None
+        run = self._runner.run(request.agent, ctx, request.input, run_id=run_id)
+        translator = AgUiTranslator(thread_id=run_input.thread_id, run_id=run_input.run_id, state=ctx.state.snapshot())
+        encoder = EventEncoder()
+        streaming = False
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(_cancel_on_disconnect, receive, nursery.cancel_scope)
+            try:
+                async with run as events:
+                    streaming = True
+                    await send({"type": "http.response.start", "status": 200, "headers": _SSE_HEADERS})
+                    async for event in events:
+                        state = None if isinstance(event, _STREAMED) else ctx.state.snapshot()
+                        translator, out = translator.translate(event, state=state)
+                        chunk = "".join(encoder.encode(item) for item in out).encode()
+                        await send({"type": "http.response.body", "body": chunk, "more_body": not translator.finished})
+                        if translator.finished:
+                            break
+                    if not translator.finished:  # a stream must end with its terminal event; close it anyway
+                        await send({"type": "http.response.body", "body": b"", "more_body": False})
+            except RunRecordConflict as exc:
+                if streaming:
+                    raise
+                await _json(send, 409, str(exc))
+            nursery.cancel_scope.cancel()
+
+
+_SSE_HEADERS = [
+    (b"content-type", b"text/event-stream; charset=utf-8"),
+    (b"cache-control", b"no-cache"),
+    (b"x-accel-buffering", b"no"),
+]
+
+
+async def _cancel_on_disconnect(receive: Receive, scope: trio.CancelScope) -> None:
+    """Wait for the client to go away, then cancel `scope` (the run and its stream)."""
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            scope.cancel()
+            return
+
+
+async def _read_body(receive: Receive, limit: int) -> bytes | None:
+    """The request body, or `None` as soon as it is over `limit` bytes."""
+    body = bytearray()
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            return bytes(body)
+        body += message.get("body", b"")
+        if len(body) > limit:
+            return None
+        if not message.get("more_body", False):
+            return bytes(body)
+
+
+async def _json(
+    send: Send,
+    status: int,
+    error: str,
+    problems: list[str] | None = None,
+    headers: list[tuple[bytes, bytes]] | None = None,
+) -> None:
+    """An error response in the server's shape: ``{"error": ..., "problems": [...]}``."""
+    body = json.dumps({"error": error, "problems": problems or []}).encode()
+    start_headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    await send({"type": "http.response.start", "status": status, "headers": start_headers + (headers or [])})
+    await send({"type": "http.response.body", "body": body, "more_body": False})
+
+
+async def _lifespan(receive: Receive, send: Send) -> None:
+    """Acknowledge the lifespan events of a server running this app alone (nothing to start or stop)."""
+    while True:
+        message = await receive()
+        if message["type"] == "lifespan.startup":
+            await send({"type": "lifespan.startup.complete"})
+        elif message["type"] == "lifespan.shutdown":
+            await send({"type": "lifespan.shutdown.complete"})
+            return
