@@ -120,7 +120,7 @@ def _text(content: str | Sequence[object], at: str, problems: list[str]) -> str:
             texts.append(part.text)
         else:
             kind = getattr(part, "type", type(part).__name__)
-            problems.append(f"{at}.content[{index}]: a {kind} part; helikon_fc agents take text parts only")
+            problems.append(f"{at}.content[{index}]: a part of type {kind!r}; helikon_fc agents take text parts only")
     return "\n\n".join(texts)
 
 
