@@ -10,6 +10,8 @@ Pure: no IO. What crosses, and what does not:
 - ``tools`` (tools the frontend would run itself) and ``context`` are not offered to the agent: the
   agent's own tools are what it calls. ``forwarded_props.agent`` names the agent to run where several
   are served.
+- ``resume`` answers the interrupts of a paused run (`decisions`): with ``parentRunId`` naming that run, the
+  request continues it instead of starting one.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from ag_ui.core import (
     AssistantMessage as AgUiAssistantMessage,
     DeveloperMessage,
     Message,
+    ResumeEntry,
     RunAgentInput,
     SystemMessage as AgUiSystemMessage,
     TextPart,
@@ -31,6 +34,7 @@ from ag_ui.core import (
 from pydantic_core import ErrorDetails
 
 from ..core import AssistantMessage, Item, JsonValue, SystemMessage, ToolCall, ToolResult, UserMessage
+from ..shell.permissions import ApprovalAnswer, Approve, Reject
 
 
 class AgUiInputError(ValueError):
@@ -128,3 +132,47 @@ def _problem(error: ErrorDetails) -> str:
     """One pydantic error as ``where: what`` (``messages.0.user.content: Field required``)."""
     where = ".".join(str(part) for part in error["loc"]) or "the body"
     return f"{where}: {error['msg']}"
+
+
+_PAYLOAD = 'true, false, or {"approved": bool, "arguments"?: object or its JSON text, "reason"?: str}'
+
+
+def decisions(entries: Sequence[ResumeEntry]) -> dict[str, ApprovalAnswer]:
+    """The approval decisions `entries` (a request's ``resume``) carry, by call id (an interrupt's id is its call's).
+
+    A ``cancelled`` entry rejects its call; a ``resolved`` one decides by its payload: ``true`` or
+    ``{"approved": true}`` approves (with ``"arguments"``: with those arguments instead), ``false`` or
+    ``{"approved": false, "reason": ...}`` rejects.
+
+    Raises:
+        AgUiInputError: a payload of another shape, or arguments that are not a JSON object.
+    """
+    found: dict[str, ApprovalAnswer] = {}
+    problems: list[str] = []
+    for index, entry in enumerate(entries):
+        if entry.status == "cancelled":
+            found[entry.interrupt_id] = Reject("the user cancelled the approval")
+            continue
+        try:
+            found[entry.interrupt_id] = _decision(entry.payload)
+        except (TypeError, ValueError) as exc:
+            problems.append(f"resume[{index}].payload: {exc}")
+    if problems:
+        raise AgUiInputError(problems)
+    return found
+
+
+def _decision(payload: object) -> ApprovalAnswer:
+    if isinstance(payload, bool):
+        return Approve() if payload else Reject()
+    if not isinstance(payload, dict) or not isinstance(payload.get("approved"), bool):
+        raise ValueError(f"expected {_PAYLOAD}, got {payload!r}")
+    if not payload["approved"]:
+        reason = payload.get("reason", "rejected by the approver")
+        if not isinstance(reason, str):
+            raise ValueError(f"reason must be a string, got {reason!r}")
+        return Reject(reason)
+    arguments = payload.get("arguments")
+    if arguments is None:
+        return Approve()
+    return Approve(arguments if isinstance(arguments, str) else json.dumps(arguments))

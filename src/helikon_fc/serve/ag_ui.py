@@ -18,8 +18,7 @@ serve it alone (``hypercorn.trio.serve(endpoint, config)``). See ``docs/ag-ui.md
 
 from __future__ import annotations
 
-import json
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from typing import Any, TypeAlias
 
 import attrs
@@ -27,21 +26,28 @@ import trio
 from ag_ui.core import RunAgentInput
 from ag_ui.encoder import EventEncoder
 
-from ..core import ReasoningDelta, TokenDelta, ToolCallDelta
+from ..core import AgentEvent, ReasoningDelta, TokenDelta, ToolCallDelta
 from ..shell.context import RunContext
+from ..shell.durable import IncompatibleRunError
 from ..shell.input import AgentInput
-from ..shell.protocol import Agent
+from ..shell.permissions import ApprovalAnswer
+from ..shell.protocol import Agent, RunStream
 from ..shell.runner import Runner
-from ..shell.storage import RunRecordConflict, Session
-from ._ag_ui_input import AgUiInputError, conversation, initial_state, new_turn, read_run_input
+from ..shell.storage import RunNotFound, RunRecordConflict, Session
+from ._ag_ui_asgi import (
+    SSE_HEADERS,
+    Receive,
+    Scope,
+    Send,
+    acknowledge_lifespan,
+    cancel_on_disconnect,
+    read_body,
+    send_error,
+)
+from ._ag_ui_input import AgUiInputError, conversation, decisions, initial_state, new_turn, read_run_input
 from ._ag_ui_translate import AgUiTranslator
 
 __all__ = ["AgUiEndpoint", "AgUiInputError", "AgUiTranslator", "ag_ui_endpoint"]
-
-Scope: TypeAlias = Mapping[str, Any]
-Message: TypeAlias = Mapping[str, Any]
-Receive: TypeAlias = Callable[[], Awaitable[Message]]
-Send: TypeAlias = Callable[[Message], Awaitable[None]]
 
 ContextFactory: TypeAlias = Callable[[RunAgentInput], RunContext[Any]]
 """Makes the run context of one request (a fresh one each time: its `RunState` is the run's)."""
@@ -123,11 +129,14 @@ def _is_agent(value: object) -> bool:
 
 @attrs.frozen
 class _Request:
-    """A request understood: the agent to run, on what, for which thread and run."""
+    """A request understood: the agent to run, on what; or the paused run it continues, with the decisions."""
 
     agent: Agent[Any]
     run_input: RunAgentInput
     input: AgentInput
+    resumes: str | None = None
+    """The recorded run this request continues (its ``parentRunId``), `None` for a new run."""
+    approvals: dict[str, ApprovalAnswer] = attrs.field(factory=dict)
 
 
 class AgUiEndpoint:
@@ -157,40 +166,51 @@ class AgUiEndpoint:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Serve one ASGI connection: a lifespan (acknowledged) or an HTTP request (see the module docstring)."""
         if scope["type"] == "lifespan":
-            await _lifespan(receive, send)
+            await acknowledge_lifespan(receive, send)
             return
         if scope["type"] != "http":
             raise ValueError(f"the AG-UI endpoint serves HTTP, not {scope['type']!r}")
         if scope["method"] != "POST":
-            await _json(
-                send, 405, "the AG-UI endpoint takes POST with a RunAgentInput body", headers=[(b"allow", b"POST")]
-            )
+            message = "the AG-UI endpoint takes POST with a RunAgentInput body"
+            await send_error(send, 405, message, headers=[(b"allow", b"POST")])
             return
-        body = await _read_body(receive, self._max_body)
+        body = await read_body(receive, self._max_body)
         if body is None:
-            await _json(send, 413, f"the request body is over {self._max_body} bytes")
+            await send_error(send, 413, f"the request body is over {self._max_body} bytes")
             return
         try:
             request = self._understand(scope, body)
         except AgUiInputError as exc:
-            await _json(send, 400, "the body is not a RunAgentInput this endpoint can run", list(exc.problems))
+            await send_error(send, 400, "the body is not a RunAgentInput this endpoint can run", list(exc.problems))
             return
         except LookupError as exc:
-            await _json(send, 404, str(exc.args[0]), [f"served agents: {', '.join(sorted(self._agents))}"])
+            await send_error(send, 404, str(exc.args[0]), [f"served agents: {', '.join(sorted(self._agents))}"])
             return
         await self._run(request, receive, send)
 
     def _understand(self, scope: Scope, body: bytes) -> _Request:
         run_input = read_run_input(body)
+        agent = self._pick(scope, run_input)
+        if run_input.resume:
+            return self._resuming(agent, run_input)
         items = conversation(run_input.messages)
         if self._sessions is not None:
             items = new_turn(items)
         if not items:
             raise AgUiInputError(["messages: no message to answer (send at least the user's message)"])
-        if run_input.resume:
-            where = "POST /runs/{run_id}/approvals (helikon serve) or Runner.resume"
-            raise AgUiInputError([f"resume: this endpoint does not continue a paused run; decide its calls at {where}"])
-        return _Request(self._pick(scope, run_input), run_input, AgentInput.from_items(items))
+        return _Request(agent, run_input, AgentInput.from_items(items))
+
+    def _resuming(self, agent: Agent[Any], run_input: RunAgentInput) -> _Request:
+        """A request whose ``resume`` answers a paused run's interrupts: it continues that run."""
+        problems = []
+        if self._runner.store is None:
+            problems.append("resume: continuing a paused run needs a runner with a store (runner=Runner(store=...))")
+        if not run_input.parent_run_id:
+            problems.append("parentRunId: name the paused run these resume entries answer (its runId)")
+        approvals = decisions(run_input.resume or ())
+        if problems:
+            raise AgUiInputError(problems)
+        return _Request(agent, run_input, AgentInput(()), run_input.parent_run_id, approvals)
 
     def _pick(self, scope: Scope, run_input: RunAgentInput) -> Agent[Any]:
         """The agent a request names (path parameter ``agent``, else ``forwardedProps.agent``), or the only one."""
@@ -219,87 +239,44 @@ class AgUiEndpoint:
             ctx = attrs.evolve(ctx, session=self._sessions(run_input.thread_id))
         return ctx
 
+    def _open(self, request: _Request, ctx: RunContext[Any]) -> RunStream:
+        runner = self._runner
+        if request.resumes is not None:
+            return runner.resume(request.resumes, request.agent, ctx, approvals=request.approvals)
+        run_id = request.run_input.run_id if runner.store is not None else None
+        return runner.run(request.agent, ctx, request.input, run_id=run_id)
+
     async def _run(self, request: _Request, receive: Receive, send: Send) -> None:
         """Run the agent and stream its events; a disconnect (seen by a watcher task) cancels the run."""
         run_input = request.run_input
         ctx = self._run_context(run_input)
-        run_id = run_input.run_id if self._runner.store is not None else None
-        run = self._runner.run(request.agent, ctx, request.input, run_id=run_id)
+        run = self._open(request, ctx)
         translator = AgUiTranslator(thread_id=run_input.thread_id, run_id=run_input.run_id, state=ctx.state.snapshot())
-        encoder = EventEncoder()
         streaming = False
         async with trio.open_nursery() as nursery:
-            nursery.start_soon(_cancel_on_disconnect, receive, nursery.cancel_scope)
+            nursery.start_soon(cancel_on_disconnect, receive, nursery.cancel_scope)
             try:
                 async with run as events:
                     streaming = True
-                    await send({"type": "http.response.start", "status": 200, "headers": _SSE_HEADERS})
-                    async for event in events:
-                        state = None if isinstance(event, _STREAMED) else ctx.state.snapshot()
-                        translator, out = translator.translate(event, state=state)
-                        chunk = "".join(encoder.encode(item) for item in out).encode()
-                        await send({"type": "http.response.body", "body": chunk, "more_body": not translator.finished})
-                        if translator.finished:
-                            break
-                    if not translator.finished:  # a stream must end with its terminal event; close it anyway
-                        await send({"type": "http.response.body", "body": b"", "more_body": False})
-            except RunRecordConflict as exc:
+                    await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
+                    await _stream(events, translator, ctx, send)
+            except (RunNotFound, IncompatibleRunError, RunRecordConflict) as exc:
                 if streaming:
                     raise
-                await _json(send, 409, str(exc))
+                await send_error(send, 404 if isinstance(exc, RunNotFound) else 409, str(exc))
             nursery.cancel_scope.cancel()
 
 
-_SSE_HEADERS = [
-    (b"content-type", b"text/event-stream; charset=utf-8"),
-    (b"cache-control", b"no-cache"),
-    (b"x-accel-buffering", b"no"),
-]
-
-
-async def _cancel_on_disconnect(receive: Receive, scope: trio.CancelScope) -> None:
-    """Wait for the client to go away, then cancel `scope` (the run and its stream)."""
-    while True:
-        message = await receive()
-        if message["type"] == "http.disconnect":
-            scope.cancel()
-            return
-
-
-async def _read_body(receive: Receive, limit: int) -> bytes | None:
-    """The request body, or `None` as soon as it is over `limit` bytes."""
-    body = bytearray()
-    while True:
-        message = await receive()
-        if message["type"] == "http.disconnect":
-            return bytes(body)
-        body += message.get("body", b"")
-        if len(body) > limit:
-            return None
-        if not message.get("more_body", False):
-            return bytes(body)
-
-
-async def _json(
-    send: Send,
-    status: int,
-    error: str,
-    problems: list[str] | None = None,
-    headers: list[tuple[bytes, bytes]] | None = None,
+async def _stream(
+    events: AsyncIterator[AgentEvent], translator: AgUiTranslator, ctx: RunContext[Any], send: Send
 ) -> None:
-    """An error response in the server's shape: ``{"error": ..., "problems": [...]}``."""
-    body = json.dumps({"error": error, "problems": problems or []}).encode()
-    start_headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
-    await send({"type": "http.response.start", "status": status, "headers": start_headers + (headers or [])})
-    await send({"type": "http.response.body", "body": body, "more_body": False})
-
-
-async def _lifespan(receive: Receive, send: Send) -> None:
-    """Acknowledge the lifespan events of a server running this app alone (nothing to start or stop)."""
-    while True:
-        message = await receive()
-        if message["type"] == "lifespan.startup":
-            await send({"type": "lifespan.startup.complete"})
-        elif message["type"] == "lifespan.shutdown":
-            await send({"type": "lifespan.shutdown.complete"})
+    """Send each run event as the AG-UI events it becomes, one body chunk per run event; the last ends the body."""
+    encoder = EventEncoder()
+    async for event in events:
+        state = None if isinstance(event, _STREAMED) else ctx.state.snapshot()
+        translator, out = translator.translate(event, state=state)
+        chunk = "".join(encoder.encode(item) for item in out).encode()
+        await send({"type": "http.response.body", "body": chunk, "more_body": not translator.finished})
+        if translator.finished:
             return
+    await send({"type": "http.response.body", "body": b"", "more_body": False})  # a stream cut short still ends
