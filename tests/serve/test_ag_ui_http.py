@@ -17,9 +17,11 @@ from ag_ui.core import (
     BaseEvent,
     FunctionCall,
     Message,
+    ResumeEntry,
     RunAgentInput,
     RunErrorEvent,
     RunFinishedEvent,
+    RunFinishedInterruptOutcome,
     StateDeltaEvent,
     TextMessageContentEvent,
     TextMessageStartEvent,
@@ -39,6 +41,9 @@ from helikon_fc import (
     AssistantMessage,
     LlmAgent,
     ModelRequest,
+    Permissions,
+    RunContext,
+    Runner,
     ToolCall,
     ToolContext,
     ToolResult,
@@ -46,6 +51,7 @@ from helikon_fc import (
     function_tool,
 )
 from helikon_fc.serve.ag_ui import AgUiEndpoint, ag_ui_endpoint
+from helikon_fc.stores import MemoryStore
 from helikon_fc.testing import FunctionModel, ScriptedTurn, call, call_tools, reply
 
 DEADLINE = 20.0
@@ -272,3 +278,77 @@ async def test_a_client_that_disconnects_cancels_the_run() -> None:
                 await entered.wait()
                 assert not cancelled.is_set()
             await cancelled.wait()  # the response is closed: the server sees the disconnect
+
+
+@function_tool(name="Bash")
+async def bash(command: str) -> str:
+    """Run a command.
+
+    Args:
+        command: the command line.
+    """
+    await trio.lowlevel.checkpoint()
+    return f"ran {command}"
+
+
+def operator(request: ModelRequest) -> ScriptedTurn:
+    """Asks to wipe the disk; reports whatever came of it."""
+    results = [item.output for item in request.items if isinstance(item, ToolResult)]
+    if results:
+        return reply(f"Result: {results[-1]}")
+    return call_tools(call("Bash", command="rm -rf /").with_id("wipe"))
+
+
+def guarded(run_input: RunAgentInput) -> RunContext[None]:
+    return RunContext.ephemeral(None).with_permissions(Permissions())
+
+
+async def test_a_paused_run_interrupts_and_a_resume_entry_continues_it() -> None:
+    """A call needing approval ends the run with an interrupt; a request answering it (parentRunId) continues it."""
+    agent = LlmAgent(name="ops", model=FunctionModel(operator), tools=[bash])
+    start = RunAgentInput(thread_id="t", run_id="run-1", messages=[AgUiUserMessage(id="1", content="clean up")])
+    ls_instead = {"approved": True, "arguments": {"command": "ls"}}
+    with trio.fail_after(DEADLINE):
+        async with MemoryStore() as store:
+            endpoint = ag_ui_endpoint(agent, runner=Runner(store=store), context=guarded)
+            async with serving(endpoint) as base, httpx2.AsyncClient() as client:
+                paused = await post_run(client, f"{base}/ag-ui", start)
+                edited = start.model_copy(
+                    update={
+                        "run_id": "run-2",
+                        "parent_run_id": "run-1",
+                        "resume": [ResumeEntry(interrupt_id="wipe", status="resolved", payload=ls_instead)],
+                    }
+                )
+                resumed = await post_run(client, f"{base}/ag-ui", edited)
+                unknown = edited.model_copy(update={"parent_run_id": "nothing"})
+                status, answer = await post_json(f"{base}/ag-ui", unknown.model_dump_json(by_alias=True).encode())
+            assert (await store.run_summary("run-1")).status == "completed"
+    assert stream_problems(paused) == []
+    assert stream_problems(resumed, earlier_calls=["wipe"]) == []
+    assert stream_problems(resumed) == [
+        "event 4: TOOL_CALL_RESULT before its call's TOOL_CALL_END (or for no known call)"
+    ]
+    finished = paused[-1]
+    assert isinstance(finished, RunFinishedEvent) and isinstance(finished.outcome, RunFinishedInterruptOutcome)
+    (interrupt,) = finished.outcome.interrupts
+    assert (interrupt.id, interrupt.metadata) == (
+        "wipe",
+        {"tool": "Bash", "args": '{"command":"rm -rf /"}', "run_id": "run-1"},
+    )
+    done = resumed[-1]
+    assert isinstance(done, RunFinishedEvent) and done.outcome is None and done.result == "Result: ran ls"
+    assert (done.run_id, status) == ("run-2", 404)
+    assert "nothing" in answer["error"]
+
+
+async def test_a_resume_without_a_store_or_a_parent_run_is_refused() -> None:
+    """Resume entries need the runner's store and the paused run's id: without them, 400 saying which is missing."""
+    run_input = RunAgentInput(
+        thread_id="t", run_id="r", messages=[], resume=[ResumeEntry(interrupt_id="c", status="resolved", payload=True)]
+    )
+    with trio.fail_after(DEADLINE):
+        async with serving(ag_ui_endpoint(calculator())) as base:
+            status, answer = await post_json(f"{base}/ag-ui", run_input.model_dump_json(by_alias=True).encode())
+    assert status == 400
+    assert [problem.split(":")[0] for problem in answer["problems"]] == ["resume", "parentRunId"]

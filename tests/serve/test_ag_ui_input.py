@@ -11,6 +11,7 @@ from ag_ui.core import (
     FunctionCall,
     Message,
     ReasoningMessage,
+    ResumeEntry,
     RunAgentInput,
     TextPart,
     ToolCall as AgUiToolCall,
@@ -18,8 +19,8 @@ from ag_ui.core import (
     UserMessage as AgUiUserMessage,
 )
 
-from helikon_fc import AssistantMessage, SystemMessage, ToolCall, ToolResult, UserMessage
-from helikon_fc.serve._ag_ui_input import conversation, initial_state, new_turn, read_run_input
+from helikon_fc import Approve, AssistantMessage, Reject, SystemMessage, ToolCall, ToolResult, UserMessage
+from helikon_fc.serve._ag_ui_input import conversation, decisions, initial_state, new_turn, read_run_input
 from helikon_fc.serve.ag_ui import AgUiInputError
 
 
@@ -110,3 +111,34 @@ def test_the_new_turn_is_what_follows_the_agents_last_word() -> None:
     assert new_turn(items) == (UserMessage("c"), UserMessage("d"))
     assert new_turn((UserMessage("a"),)) == (UserMessage("a"),)
     assert new_turn((UserMessage("a"), ToolCall("c1", "t", "{}"), ToolResult("c1", "x"))) == (ToolResult("c1", "x"),)
+
+
+@pytest.mark.parametrize(
+    ("status", "payload", "decision"),
+    [
+        ("resolved", True, Approve()),
+        ("resolved", {"approved": True}, Approve()),
+        ("resolved", {"approved": True, "arguments": {"command": "ls"}}, Approve('{"command": "ls"}')),
+        ("resolved", {"approved": True, "arguments": '{"command":"ls"}'}, Approve('{"command":"ls"}')),
+        ("resolved", False, Reject()),
+        ("resolved", {"approved": False, "reason": "no"}, Reject("no")),
+        ("cancelled", None, Reject("the user cancelled the approval")),
+    ],
+)
+def test_resume_entries_become_approval_decisions(status: str, payload: object, decision: object) -> None:
+    """Each accepted payload shape (and a cancelled entry) decides the call its interrupt names."""
+    entry = ResumeEntry.model_validate({"interruptId": "call_0_0", "status": status, "payload": payload})
+    assert decisions([entry]) == {"call_0_0": decision}
+
+
+def test_a_payload_of_another_shape_is_a_problem_naming_the_entry() -> None:
+    """A payload that is neither a yes/no nor the decision object, or arguments that are no object, is refused."""
+    entries = [
+        ResumeEntry(interrupt_id="a", status="resolved", payload="yes"),
+        ResumeEntry(interrupt_id="b", status="resolved", payload={"approved": True, "arguments": [1]}),
+    ]
+    with pytest.raises(AgUiInputError) as caught:
+        decisions(entries)
+    first, second = caught.value.problems
+    assert first.startswith("resume[0].payload: expected true, false, or {") and first.endswith("got 'yes'")
+    assert second.startswith("resume[1].payload: Approve: arguments must be the JSON text of an object")

@@ -69,8 +69,12 @@ def parsed(event: BaseEvent) -> BaseEvent:
     return back
 
 
-def stream_problems(events: Sequence[BaseEvent]) -> list[str]:
-    """Each rule of an AG-UI run stream that `events` breaks (empty: a well-formed stream)."""
+def stream_problems(events: Sequence[BaseEvent], *, earlier_calls: Iterable[str] = ()) -> list[str]:
+    """Each rule of an AG-UI run stream that `events` breaks (empty: a well-formed stream).
+
+    `earlier_calls` are tool calls the thread's earlier runs made, which a result in this run may answer
+    (a resumed run's first results answer the calls its paused run made).
+    """
     problems: list[str] = []
     for index, event in enumerate(events):
         try:
@@ -85,7 +89,7 @@ def stream_problems(events: Sequence[BaseEvent]) -> list[str]:
         problems.append("the stream must end with its one RUN_FINISHED or RUN_ERROR")
     for opening, content, closing, field in PAIRS:
         problems.extend(_pairing(events, opening, content, closing, field))
-    problems.extend(_results(events))
+    problems.extend(_results(events, set(earlier_calls)))
     try:
         final_state(events)
     except (KeyError, IndexError, TypeError, ValueError) as exc:
@@ -117,14 +121,13 @@ def _pairing(
     return problems
 
 
-def _results(events: Sequence[BaseEvent]) -> list[str]:
-    ended: set[str] = set()
+def _results(events: Sequence[BaseEvent], ended: set[str]) -> list[str]:
     problems = []
     for index, event in enumerate(events):
         if isinstance(event, ToolCallEndEvent):
             ended.add(event.tool_call_id)
         elif isinstance(event, ToolCallResultEvent) and event.tool_call_id not in ended:
-            problems.append(f"event {index}: TOOL_CALL_RESULT before its call's TOOL_CALL_END")
+            problems.append(f"event {index}: TOOL_CALL_RESULT before its call's TOOL_CALL_END (or for no known call)")
     return problems
 
 
