@@ -18,7 +18,7 @@ serve it alone (``hypercorn.trio.serve(endpoint, config)``). See ``docs/ag-ui.md
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeAlias
 
 import attrs
@@ -32,6 +32,7 @@ from ..shell.durable import IncompatibleRunError
 from ..shell.input import AgentInput
 from ..shell.permissions import ApprovalAnswer
 from ..shell.protocol import Agent, RunStream
+from ..shell.run_stream import forward_run
 from ..shell.runner import Runner
 from ..shell.storage import RunNotFound, RunRecordConflict, Session
 from ._ag_ui_asgi import (
@@ -252,31 +253,49 @@ class AgUiEndpoint:
         ctx = self._run_context(run_input)
         run = self._open(request, ctx)
         translator = AgUiTranslator(thread_id=run_input.thread_id, run_id=run_input.run_id, state=ctx.state.snapshot())
-        streaming = False
+        sink = _EventSink(send, translator, ctx)
         async with trio.open_nursery() as nursery:
             nursery.start_soon(cancel_on_disconnect, receive, nursery.cancel_scope)
             try:
-                async with run as events:
-                    streaming = True
-                    await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
-                    await _stream(events, translator, ctx, send)
+                await forward_run(run, sink)
             except (RunNotFound, IncompatibleRunError, RunRecordConflict) as exc:
-                if streaming:
+                if sink.streaming:
                     raise
                 await send_error(send, 404 if isinstance(exc, RunNotFound) else 409, str(exc))
+            else:
+                await sink.end()
             nursery.cancel_scope.cancel()
 
 
-async def _stream(
-    events: AsyncIterator[AgentEvent], translator: AgUiTranslator, ctx: RunContext[Any], send: Send
-) -> None:
-    """Send each run event as the AG-UI events it becomes, one body chunk per run event; the last ends the body."""
-    encoder = EventEncoder()
-    async for event in events:
-        state = None if isinstance(event, _STREAMED) else ctx.state.snapshot()
-        translator, out = translator.translate(event, state=state)
-        chunk = "".join(encoder.encode(item) for item in out).encode()
-        await send({"type": "http.response.body", "body": chunk, "more_body": not translator.finished})
-        if translator.finished:
-            return
-    await send({"type": "http.response.body", "body": b"", "more_body": False})  # a stream cut short still ends
+class _EventSink:
+    """Where the run hands each event, in the run's own task: the response starts with the first event, and
+    each event goes out as the AG-UI events it becomes (one body chunk per run event; the terminal one ends it).
+
+    The run is drained in the request's task (`forward_run`), not buffered ahead of its consumer: so the shared
+    state looked at after an event is the state as of that event, and a ``STATE_DELTA`` follows its cause.
+    """
+
+    __slots__ = ("_ctx", "_encoder", "_send", "streaming", "translator")
+
+    def __init__(self, send: Send, translator: AgUiTranslator, ctx: RunContext[Any]) -> None:
+        self._send = send
+        self._ctx = ctx
+        self._encoder = EventEncoder()
+        self.translator = translator
+        self.streaming = False
+
+    async def __call__(self, event: AgentEvent) -> None:
+        if not self.streaming:
+            self.streaming = True
+            await self._send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
+        state = None if isinstance(event, _STREAMED) else self._ctx.state.snapshot()
+        self.translator, out = self.translator.translate(event, state=state)
+        chunk = "".join(self._encoder.encode(item) for item in out).encode()
+        await self._send({"type": "http.response.body", "body": chunk, "more_body": not self.translator.finished})
+
+    async def end(self) -> None:
+        """End the body if the run's terminal event did not (a stream cut short)."""
+        if not self.translator.finished:
+            await self._send({"type": "http.response.body", "body": b"", "more_body": False})
+        else:
+            await trio.lowlevel.checkpoint()
