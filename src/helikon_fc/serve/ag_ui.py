@@ -50,6 +50,9 @@ from ._ag_ui_translate import AgUiTranslator
 
 __all__ = ["AgUiEndpoint", "AgUiInputError", "AgUiTranslator", "ag_ui_endpoint"]
 
+AgUiTranslator.__module__ = __name__  # its home is a private module; this is where users import it from
+AgUiInputError.__module__ = __name__
+
 ContextFactory: TypeAlias = Callable[[RunAgentInput], RunContext[Any]]
 """Makes the run context of one request (a fresh one each time: its `RunState` is the run's)."""
 
