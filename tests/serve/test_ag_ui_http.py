@@ -354,3 +354,36 @@ async def test_a_resume_without_a_store_or_a_parent_run_is_refused() -> None:
             status, answer = await post_json(f"{base}/ag-ui", run_input.model_dump_json(by_alias=True).encode())
     assert status == 400
     assert [problem.split(":")[0] for problem in answer["problems"]] == ["resume", "parentRunId"]
+
+
+async def test_with_sessions_the_threads_history_comes_from_its_session() -> None:
+    """``sessions=store.session``: the history is the session's; of the request's messages only the new turn counts."""
+    agent = calculator()
+    with trio.fail_after(DEADLINE):
+        async with MemoryStore() as store:
+            endpoint = ag_ui_endpoint(agent, sessions=store.session)
+            async with serving(endpoint) as base, httpx2.AsyncClient() as client:
+                first_input = RunAgentInput(
+                    thread_id="thread-7", run_id="run-1", messages=[AgUiUserMessage(id="u1", content="add 2 and 3")]
+                )
+                first = await post_run(client, f"{base}/ag-ui", first_input)
+                # the client sends the whole conversation, as AG-UI clients do; a stale copy of the history
+                # here would be doubled if it were taken as input
+                stale = AgUiAssistantMessage(id="x", content="(the client's copy of the answer)")
+                second_input = RunAgentInput(
+                    thread_id="thread-7",
+                    run_id="run-2",
+                    messages=[*first_input.messages, stale, AgUiUserMessage(id="u2", content="thanks")],
+                )
+                second = await post_run(client, f"{base}/ag-ui", second_input)
+            stored = await store.session("thread-7").items()
+    assert stream_problems(first) == [] and stream_problems(second) == []
+    seen = tuple(agent.model.requests[-1].items)  # type: ignore[attr-defined]
+    assert seen == (
+        UserMessage("add 2 and 3"),
+        ToolCall("sum-1", "add", '{"a":2,"b":3}'),
+        ToolResult("sum-1", "5"),
+        AssistantMessage("The sum is 5.", agent="calc"),
+        UserMessage("thanks"),
+    )
+    assert stored[-2:] == (UserMessage("thanks"), AssistantMessage("You said 2 things.", agent="calc"))

@@ -11,6 +11,7 @@ from ag_ui.core import (
     EventType,
     ReasoningMessageContentEvent,
     RunErrorEvent,
+    RunFinishedCancelledOutcome,
     RunFinishedEvent,
     RunFinishedInterruptOutcome,
     StateDeltaEvent,
@@ -29,6 +30,7 @@ from helikon_fc import (
     AgentEvent,
     AgentUpdated,
     AssistantMessage,
+    Cancelled,
     Handoff,
     LlmAgent,
     MessageOutput,
@@ -37,6 +39,7 @@ from helikon_fc import (
     RunCompleted,
     RunConfig,
     RunContext,
+    RunFailed,
     RunStarted,
     SequentialAgent,
     TokenDelta,
@@ -322,3 +325,12 @@ def test_a_patch_turns_the_old_state_into_the_new(old: dict[str, object], new: d
     patch = json_patch(old, new)  # type: ignore[arg-type]
     assert apply_patch(old, patch) == new
     assert json_patch(new, new) == []  # type: ignore[arg-type]
+
+
+def test_a_run_cancelled_from_outside_finishes_with_a_cancelled_outcome() -> None:
+    """`RunFailed(Cancelled)` is no failure to AG-UI: RUN_FINISHED with the ``cancelled`` outcome, the reason kept."""
+    events = translate_run([RunStarted("calc"), TokenDelta("Wor"), RunFailed(Cancelled("server shutting down"))])
+    assert stream_problems(events) == []
+    finished = events[-1]
+    assert isinstance(finished, RunFinishedEvent) and isinstance(finished.outcome, RunFinishedCancelledOutcome)
+    assert finished.metadata == {"reason": "server shutting down"}

@@ -16,6 +16,7 @@ becomes; feed it every event of one run, `RunStarted` first, in order. What beco
 | `RunCompleted` | ``RUN_FINISHED`` (its ``result`` the answer, ``usage`` per model) |
 | `RunPaused` | ``RUN_FINISHED`` with an ``interrupt`` outcome: one interrupt per waiting call |
 | `RunFailed` | ``RUN_ERROR``: the error in words, its wire tag as ``code`` |
+| `RunFailed(Cancelled)` | ``RUN_FINISHED`` with a ``cancelled`` outcome (stopped from outside, not a failure) |
 | anything else but `TurnStarted` | ``CUSTOM`` named ``helikon_fc.<wire tag>``, the event's wire JSON as value |
 
 Every message and tool call that was opened is closed before the run's last event (and reasoning
@@ -30,6 +31,8 @@ state=snapshot)`` compares `snapshot` with the state the consumer was last sent 
 
 from __future__ import annotations
 
+from typing import assert_never
+
 import attrs
 from ag_ui.core import (
     BaseEvent,
@@ -41,6 +44,7 @@ from ag_ui.core import (
     ReasoningMessageStartEvent,
     ReasoningStartEvent,
     RunErrorEvent,
+    RunFinishedCancelledOutcome,
     RunFinishedEvent,
     RunFinishedInterruptOutcome,
     RunStartedEvent,
@@ -63,6 +67,7 @@ from ..core import (
     AgentEvent,
     AgentUpdated,
     ApprovalRequested,
+    Cancelled,
     JsonValue,
     MessageOutput,
     ReasoningDelta,
@@ -348,27 +353,31 @@ class _Step:
         self.observe(state)
         self.out.append(StepFinishedEvent(step_name=self.agent))
         self.finished = True
-        start = self.start
-        match event:
-            case RunCompleted(usage=usage):
-                self.out.append(
-                    RunFinishedEvent(
-                        thread_id=start.thread_id, run_id=start.run_id, result=self.answer, usage=_usage(event)
-                    )
-                )
-            case RunPaused(pending=pending, usage=usage):
-                interrupts = [_interrupt(request, self.recorded_as) for request in pending]
-                outcome = RunFinishedInterruptOutcome(interrupts=interrupts)
-                self.out.append(
-                    RunFinishedEvent(
-                        thread_id=start.thread_id,
-                        run_id=start.run_id,
-                        outcome=outcome,
-                        usage=[_token_usage(None, usage)],
-                    )
-                )
-            case RunFailed(error=error):
-                self.out.append(RunErrorEvent(message=str(error), code=_tag(error)))
+        self.out.append(_terminal(event, self.start, self.answer, self.recorded_as))
+
+
+def _terminal(
+    event: RunCompleted | RunFailed | RunPaused, start: AgUiTranslator, answer: str | None, recorded_as: str | None
+) -> BaseEvent:
+    """The AG-UI event that ends the run `event` ends."""
+    thread_id, run_id = start.thread_id, start.run_id
+    match event:
+        case RunCompleted():
+            return RunFinishedEvent(thread_id=thread_id, run_id=run_id, result=answer, usage=_usage(event))
+        case RunPaused(pending=pending, usage=usage):
+            interrupts = [_interrupt(request, recorded_as) for request in pending]
+            outcome = RunFinishedInterruptOutcome(interrupts=interrupts)
+            return RunFinishedEvent(
+                thread_id=thread_id, run_id=run_id, outcome=outcome, usage=[_token_usage(None, usage)]
+            )
+        case RunFailed(error=Cancelled() as error):
+            cancelled = RunFinishedCancelledOutcome()
+            return RunFinishedEvent(
+                thread_id=thread_id, run_id=run_id, outcome=cancelled, metadata={"reason": str(error)}
+            )
+        case RunFailed(error=error):
+            return RunErrorEvent(message=str(error), code=_tag(error))
+    assert_never(event)
 
 
 def _run_started(translator: AgUiTranslator) -> RunStartedEvent:
