@@ -31,6 +31,7 @@ state=snapshot)`` compares `snapshot` with the state the consumer was last sent 
 
 from __future__ import annotations
 
+import copy
 from typing import assert_never
 
 import attrs
@@ -115,7 +116,8 @@ class AgUiTranslator:
     Attributes:
         thread_id: the AG-UI thread (conversation) the run belongs to.
         run_id: the AG-UI run id, on ``RUN_STARTED``/``RUN_FINISHED`` and in every message id.
-        state: the shared state as the consumer was last sent it (the initial state until ``RUN_STARTED``).
+        state: the shared state as the consumer was last sent it (the initial state until ``RUN_STARTED``);
+            give a copy (``ctx.state.snapshot()`` is one): the translator keeps what it is given.
     """
 
     thread_id: str
@@ -248,7 +250,7 @@ class _Step:
         patch = json_patch(self.state, state)
         if patch:
             self.out.append(StateDeltaEvent.model_validate({"type": "STATE_DELTA", "delta": patch}))
-        self.state = state
+            self.state = copy.deepcopy(state)  # kept as sent: the caller's dict may change after
 
     # text and reasoning
 
