@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -53,3 +57,17 @@ def test_bad_arguments_are_named_with_what_was_given(call: object, error: type[E
     assert callable(call)
     with pytest.raises(error, match=re.escape(message)):
         call()
+
+
+def test_importing_the_adapter_without_the_protocol_package_says_what_to_install(tmp_path: Path) -> None:
+    """Where ``ag-ui-protocol`` is missing, ``import helikon_fc.serve.ag_ui`` is an ImportError naming the extra."""
+    hidden = tmp_path / "ag_ui"
+    hidden.mkdir()  # first on the path, it stands for a missing package
+    (hidden / "__init__.py").write_text("raise ModuleNotFoundError(\"No module named 'ag_ui'\", name='ag_ui')\n")
+    source = Path(ag_ui.__file__ or "").parents[2]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(source)])}
+    code = "import helikon_fc.serve.ag_ui"
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=False)
+    assert done.returncode == 1
+    assert "ImportError: helikon_fc.serve.ag_ui needs the ag-ui-protocol package" in done.stderr
+    assert "pip install 'helikon_fc[serve]'" in done.stderr

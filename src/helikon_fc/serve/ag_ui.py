@@ -23,8 +23,15 @@ from typing import Any, TypeAlias
 
 import attrs
 import trio
-from ag_ui.core import RunAgentInput
-from ag_ui.encoder import EventEncoder
+
+try:
+    from ag_ui.core import RunAgentInput
+    from ag_ui.encoder import EventEncoder
+except ImportError as missing:  # say what to install, not which of its modules was missing
+    raise ImportError(
+        f"helikon_fc.serve.ag_ui needs the ag-ui-protocol package ({missing}): pip install 'helikon_fc[serve]'",
+        name="ag_ui",
+    ) from None
 
 from ..core import AgentEvent, ReasoningDelta, TokenDelta, ToolCallDelta
 from ..shell.context import RunContext
