@@ -21,6 +21,7 @@ from ag_ui.core import (
     ResumeEntry,
     RunAgentInput,
     RunErrorEvent,
+    RunFinishedCancelledOutcome,
     RunFinishedEvent,
     RunFinishedInterruptOutcome,
     TextMessageContentEvent,
@@ -387,3 +388,39 @@ async def test_with_sessions_the_threads_history_comes_from_its_session() -> Non
         UserMessage("thanks"),
     )
     assert stored[-2:] == (UserMessage("thanks"), AssistantMessage("You said 2 things.", agent="calc"))
+
+
+async def test_a_run_cancelled_through_its_context_ends_its_stream_with_the_cancelled_outcome() -> None:
+    """An app that keeps each run's context (here: the one ``context`` made) and cancels it, as a server shutting
+    down does, gets a stream that still ends properly: RUN_FINISHED with the ``cancelled`` outcome and the reason."""
+    contexts: list[RunContext[None]] = []
+    entered = trio.Event()
+
+    @function_tool
+    async def slow() -> str:
+        """Take a long time."""
+        entered.set()
+        await trio.sleep_forever()
+        return "never"
+
+    def keep(run_input: RunAgentInput) -> RunContext[None]:
+        contexts.append(RunContext.ephemeral(None))
+        return contexts[-1]
+
+    agent = LlmAgent(name="slowpoke", model=FunctionModel(lambda request: call_tools(call("slow"))), tools=[slow])
+    run_input = RunAgentInput(thread_id="t", run_id="r", messages=[AgUiUserMessage(id="1", content="go")])
+    with trio.fail_after(DEADLINE):
+        async with serving(ag_ui_endpoint(agent, context=keep)) as base, httpx2.AsyncClient() as client:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(_cancel_when, entered, contexts)
+                events = await post_run(client, f"{base}/ag-ui", run_input)
+    assert stream_problems(events) == []
+    finished = events[-1]
+    assert isinstance(finished, RunFinishedEvent) and isinstance(finished.outcome, RunFinishedCancelledOutcome)
+    assert finished.metadata == {"reason": "server shutting down"}
+
+
+async def _cancel_when(entered: trio.Event, contexts: list[RunContext[None]]) -> None:
+    await entered.wait()
+    (ctx,) = contexts
+    ctx.cancel("server shutting down")
