@@ -12,7 +12,11 @@ serve it alone (``hypercorn.trio.serve(endpoint, config)``). See ``docs/ag-ui.md
   is answered 400 with ``{"error": ..., "problems": [...]}``; one over `max_body_bytes` 413.
 - The stream: `AgUiTranslator` (pure, see its module) makes the AG-UI events; the shared state is
   ``ctx.state``, looked at after every event but the streamed deltas (a ``STATE_DELTA`` when it changed).
-- A client that disconnects cancels the run (a durable run is left resumable, as any cancelled run).
+- A paused run finishes with an ``interrupt`` outcome; a request whose ``resume`` entries answer it, with
+  ``parentRunId`` naming it, continues it (``Runner.resume``: the runner needs a store).
+- A client that disconnects cancels the run (a durable run is left resumable, as any cancelled run). An app
+  that cancels a run itself (``ctx.cancel(reason)`` on the context its `context` factory made, as a server
+  shutting down does) gets its stream ended with ``RUN_FINISHED`` and the ``cancelled`` outcome.
 - Authentication is the enclosing app's job (``helikon serve`` checks its bearer token before this).
 """
 
