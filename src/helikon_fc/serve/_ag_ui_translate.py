@@ -32,22 +32,16 @@ state=snapshot)`` compares `snapshot` with the state the consumer was last sent 
 from __future__ import annotations
 
 import copy
-from typing import assert_never
 
 import attrs
 from ag_ui.core import (
     BaseEvent,
     CustomEvent,
-    Interrupt,
     ReasoningEndEvent,
     ReasoningMessageContentEvent,
     ReasoningMessageEndEvent,
     ReasoningMessageStartEvent,
     ReasoningStartEvent,
-    RunErrorEvent,
-    RunFinishedCancelledOutcome,
-    RunFinishedEvent,
-    RunFinishedInterruptOutcome,
     RunStartedEvent,
     StateDeltaEvent,
     StateSnapshotEvent,
@@ -56,7 +50,6 @@ from ag_ui.core import (
     TextMessageContentEvent,
     TextMessageEndEvent,
     TextMessageStartEvent,
-    TokenUsage,
     ToolCallArgsEvent,
     ToolCallEndEvent,
     ToolCallResultEvent,
@@ -67,8 +60,6 @@ from ag_ui.core.version import PROTOCOL_VERSION
 from ..core import (
     AgentEvent,
     AgentUpdated,
-    ApprovalRequested,
-    Cancelled,
     JsonValue,
     MessageOutput,
     ReasoningDelta,
@@ -81,9 +72,9 @@ from ..core import (
     ToolCallItem,
     ToolOutputItem,
     TurnStarted,
-    Usage,
 )
 from ..core.wire import unstructure_data
+from ._ag_ui_outcome import terminal_event, wire_tag
 from ._ag_ui_patch import json_patch
 
 JsonObject = dict[str, JsonValue]
@@ -241,7 +232,7 @@ class _Step:
                 self.finish(event, state)
                 return
             case _:
-                self.out.append(CustomEvent(name=f"helikon_fc.{_tag(event)}", value=_wire(event)))
+                self.out.append(CustomEvent(name=f"helikon_fc.{wire_tag(event)}", value=_wire(event)))
         self.observe(state)
 
     def observe(self, state: JsonObject | None) -> None:
@@ -355,79 +346,14 @@ class _Step:
         self.observe(state)
         self.out.append(StepFinishedEvent(step_name=self.agent))
         self.finished = True
-        self.out.append(_terminal(event, self.start, self.answer, self.recorded_as))
-
-
-def _terminal(
-    event: RunCompleted | RunFailed | RunPaused, start: AgUiTranslator, answer: str | None, recorded_as: str | None
-) -> BaseEvent:
-    """The AG-UI event that ends the run `event` ends."""
-    thread_id, run_id = start.thread_id, start.run_id
-    match event:
-        case RunCompleted():
-            return RunFinishedEvent(thread_id=thread_id, run_id=run_id, result=answer, usage=_usage(event))
-        case RunPaused(pending=pending, usage=usage):
-            interrupts = [_interrupt(request, recorded_as) for request in pending]
-            outcome = RunFinishedInterruptOutcome(interrupts=interrupts)
-            return RunFinishedEvent(
-                thread_id=thread_id, run_id=run_id, outcome=outcome, usage=[_token_usage(None, usage)]
-            )
-        case RunFailed(error=Cancelled() as error):
-            cancelled = RunFinishedCancelledOutcome()
-            return RunFinishedEvent(
-                thread_id=thread_id, run_id=run_id, outcome=cancelled, metadata={"reason": str(error)}
-            )
-        case RunFailed(error=error):
-            return RunErrorEvent(message=str(error), code=_tag(error))
-    assert_never(event)
+        start = self.start
+        self.out.append(terminal_event(event, start.thread_id, start.run_id, self.answer, self.recorded_as))
 
 
 def _run_started(translator: AgUiTranslator) -> RunStartedEvent:
     return RunStartedEvent(thread_id=translator.thread_id, run_id=translator.run_id, protocol_version=PROTOCOL_VERSION)
 
 
-def _interrupt(request: ApprovalRequested, recorded_as: str | None) -> Interrupt:
-    """A waiting call as an AG-UI interrupt, its id the call id; the metadata names the tool, its argument
-    JSON and (for a recorded run) the run id its decision goes to (``POST /runs/{run_id}/approvals``)."""
-    metadata: dict[str, object] = {"tool": request.tool, "args": request.args}
-    if recorded_as is not None:
-        metadata["run_id"] = recorded_as
-    return Interrupt(
-        id=request.call_id,
-        reason="tool_approval",
-        message=f"{request.tool} wants to run with {request.args}",
-        tool_call_id=request.call_id,
-        metadata=metadata,
-    )
-
-
-def _usage(event: RunCompleted) -> list[TokenUsage]:
-    """The run's usage, one entry per model that answered (one entry of the total when unknown)."""
-    if not event.usage_by_model:
-        return [_token_usage(None, event.usage)]
-    models: dict[str | None, Usage] = {}
-    for share in event.usage_by_model:
-        models[share.model] = models.get(share.model, Usage()) + share.usage
-    return [_token_usage(model, usage) for model, usage in models.items()]
-
-
-def _token_usage(model: str | None, usage: Usage) -> TokenUsage:
-    return TokenUsage(
-        model=model,
-        input_tokens=usage.input_tokens,
-        output_tokens=usage.output_tokens,
-        total_tokens=usage.input_tokens + usage.output_tokens,
-        reasoning_tokens=usage.reasoning_tokens,
-        cached_input_tokens=usage.cached_input_tokens,
-    )
-
-
 def _wire(value: object) -> JsonValue:
     data: JsonValue = unstructure_data(value)
     return data
-
-
-def _tag(value: object) -> str:
-    """The wire-format ``"type"`` tag of an event or error (``handoff_item``, ``max_turns_exceeded``)."""
-    data = unstructure_data(value)
-    return str(data["type"]) if isinstance(data, dict) and "type" in data else type(value).__name__
