@@ -35,6 +35,7 @@ import copy
 
 import attrs
 from ag_ui.core import (
+    PROTOCOL_VERSION,
     BaseEvent,
     CustomEvent,
     ReasoningEndEvent,
@@ -55,7 +56,6 @@ from ag_ui.core import (
     ToolCallResultEvent,
     ToolCallStartEvent,
 )
-from ag_ui.core.version import PROTOCOL_VERSION
 
 from ..core import (
     AgentEvent,
