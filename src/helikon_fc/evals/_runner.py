@@ -1,0 +1,163 @@
+"""`run_eval`: every case of a dataset, `repeat` times, concurrently under a `CapacityLimiter`; and its sync twin."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from contextlib import AsyncExitStack
+from typing import Any, TextIO
+
+import trio
+import trio.testing
+
+from ..shell import _checks
+from ..shell.storage import RunStore
+from ._case import Case, Dataset
+from ._case_evaluators import evaluators_for
+from ._progress import Progress
+from ._recorded import copy_runs
+from ._report import CaseReport, EvalReport, Repetition
+from ._running import AgentSource, ContextFactory, run_case
+from ._scoring import score_run
+
+StoreOption = RunStore | str | os.PathLike[str] | None
+
+
+async def run_eval(
+    agent: AgentSource,
+    dataset: Dataset,
+    *,
+    repeat: int = 1,
+    concurrency: int = 4,
+    timeout: float | None = 60.0,
+    min_pass_rate: float = 1.0,
+    store: StoreOption = None,
+    context: ContextFactory | None = None,
+    progress: TextIO | None = None,
+) -> EvalReport:
+    """Run every case of `dataset` `repeat` times and score each run; a failing agent fails its case, never the eval.
+
+    Args:
+        agent: the agent, or a function ``(case) -> agent`` (a fresh agent per case: a `ScriptedModel` per case).
+        dataset: the cases and evaluators.
+        repeat: runs per case (the pass rate, and which repetitions disagree, are in the report).
+        concurrency: how many runs at once (a `trio.CapacityLimiter`).
+        timeout: seconds each run may take (``RunFailed(TimedOut)``), or `None` for no limit.
+        min_pass_rate: the share of a case's repetitions that must pass for the case to pass.
+        store: a `RunStore`, or a SQLite path / ``postgresql://`` DSN: every run is recorded there (after the eval,
+            all at once), under the `run_id` its repetition shows, for ``helikon runs show RUN_ID --store ...``.
+        context: builds the ``ctx.user`` of each run from its case (default: `None`).
+        progress: where to write a line per finished run (``sys.stderr`` on a terminal), or `None`.
+
+    Raises:
+        TypeError, ValueError: an argument is out of range (named in the message), before anything runs.
+    """
+    _check(agent, dataset, repeat, concurrency, timeout, min_pass_rate)
+    from ..stores import MemoryStore, store_at
+
+    prefix = f"eval-{uuid.uuid4().hex[:8]}"
+    cases = dataset.cases
+    slots: list[list[Repetition | None]] = [[None] * repeat for _ in cases]
+    limiter = trio.CapacityLimiter(concurrency)
+    memory = MemoryStore() if store is not None else None
+    meter = Progress(progress, total=len(cases) * repeat)
+
+    async def one(case_index: int, rep: int) -> None:
+        case = cases[case_index]
+        run_id = f"{prefix}-{case_index}-{rep}" if memory is not None else None
+        async with limiter:
+            run = await run_case(agent, case, run_id=run_id, timeout=timeout, store=memory, context=context)
+            repetition = await score_run(rep, case, run, evaluators_for(dataset, case))
+        slots[case_index][rep] = repetition
+        meter.finished(case.name, repetition)
+
+    async with AsyncExitStack() as stack:
+        async with trio.open_nursery() as nursery:
+            for case_index in range(len(cases)):
+                for rep in range(repeat):
+                    nursery.start_soon(one, case_index, rep)
+        location: str | None = None
+        if store is not None and memory is not None:
+            target = (
+                store
+                if not isinstance(store, str | os.PathLike)
+                else await stack.enter_async_context(store_at(os.fspath(store)))
+            )
+            location = os.fspath(store) if isinstance(store, str | os.PathLike) else None
+            await copy_runs(memory, target)
+    meter.done()
+    return EvalReport(
+        dataset=dataset.name,
+        agent=_agent_name(agent),
+        repeat=repeat,
+        min_pass_rate=min_pass_rate,
+        cases=tuple(_case_report(case, slots[i], min_pass_rate) for i, case in enumerate(cases)),
+        store=location,
+    )
+
+
+def run_eval_sync(
+    agent: AgentSource,
+    dataset: Dataset,
+    *,
+    virtual_time: bool = False,
+    **options: Any,
+) -> EvalReport:
+    """`run_eval` in a ``trio.run`` of its own, from sync code (a script, a sync test).
+
+    Args:
+        agent: see `run_eval`.
+        dataset: see `run_eval`.
+        virtual_time: run under ``trio.testing.MockClock(autojump_threshold=0)``, with sync function tools inline
+            and deterministic scheduling, as `helikon_fc.testing.simulate` does: for agents on the simulator (or
+            on recordings), whose latencies and timeouts then cost no real time. Never for real models.
+        **options: the keyword arguments of `run_eval`.
+    """
+    if not virtual_time:
+        return trio.run(_call, agent, dataset, options)
+    from ..shell.function_tool import sync_tools_inline
+    from ..testing import deterministic_scheduling
+
+    clock = trio.testing.MockClock(autojump_threshold=0)
+    with deterministic_scheduling(), sync_tools_inline():
+        return trio.run(_call, agent, dataset, options, clock=clock)
+
+
+async def _call(agent: AgentSource, dataset: Dataset, options: dict[str, Any]) -> EvalReport:
+    return await run_eval(agent, dataset, **options)
+
+
+def _case_report(case: Case, repetitions: list[Repetition | None], min_pass_rate: float) -> CaseReport:
+    done = tuple(rep for rep in repetitions if rep is not None)
+    passed = sum(rep.passed for rep in done)
+    return CaseReport(
+        name=case.name,
+        input=case.input,
+        expected_output=case.expected_output,
+        metadata=case.metadata,
+        repetitions=done,
+        passed=bool(done) and passed / len(done) >= min_pass_rate,
+    )
+
+
+def _agent_name(agent: AgentSource) -> str:
+    name = getattr(agent, "name", None) if _checks.is_agent(agent) else getattr(agent, "__name__", None)
+    return str(name) if name is not None else repr(agent)
+
+
+def _check(agent: object, dataset: object, repeat: object, concurrency: object, timeout: object, rate: object) -> None:
+    owner = "run_eval"
+    if not _checks.is_agent(agent) and not callable(agent):
+        raise TypeError(_checks.message(owner, "agent", agent, "an Agent or a function (case) -> Agent"))
+    _checks.require_type(owner, "dataset", dataset, Dataset, "a Dataset (see load_dataset)")
+    for argument, value in (("repeat", repeat), ("concurrency", concurrency)):
+        _checks.require_type(owner, argument, value, int, "a whole number from 1 up")
+        if value < 1:  # type: ignore[operator]
+            raise ValueError(_checks.message(owner, argument, value, "a whole number from 1 up"))
+    if timeout is not None:
+        _checks.require_type(owner, "timeout", timeout, (int, float), "a positive number of seconds or None")
+        if not timeout > 0:  # type: ignore[operator]
+            raise ValueError(_checks.message(owner, "timeout", timeout, "a positive number of seconds or None"))
+    _checks.require_type(owner, "min_pass_rate", rate, (int, float), "a number from 0 to 1")
+    if not 0 <= rate <= 1:  # type: ignore[operator]
+        raise ValueError(_checks.message(owner, "min_pass_rate", rate, "a number from 0 to 1"))
