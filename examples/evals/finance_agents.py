@@ -68,7 +68,9 @@ def _budgeting(request: ModelRequest) -> ScriptedTurn:
     budget, spent = (int(result.output) for result in results[-2:])
     if spent > budget:
         return reply(f"You have spent ${spent} of your ${budget} {category} budget: ${spent - budget} over.")
-    return reply(f"You have spent ${spent} of your ${budget} {category} budget this month, so ${budget - spent} is left.")
+    return reply(
+        f"You have spent ${spent} of your ${budget} {category} budget this month, so ${budget - spent} is left."
+    )
 
 
 def _investing(request: ModelRequest) -> ScriptedTurn:

@@ -14,7 +14,6 @@ See ``docs/evals.md``; ``helikon eval`` is the command line.
 """
 
 from ._assertions import assert_dataset as assert_dataset, assert_report as assert_report
-from ._baseline import compare as compare
 from ._budget_checks import CostBudget as CostBudget, UsageBudget as UsageBudget
 from ._case import (
     ArgumentsCheck as ArgumentsCheck,
@@ -46,6 +45,7 @@ from ._report import (
     EvalReport as EvalReport,
     EvaluatorResult as EvaluatorResult,
     Repetition as Repetition,
+    compare as compare,
 )
 from ._runner import run_eval as run_eval, run_eval_sync as run_eval_sync
 from ._running import AgentSource as AgentSource, ContextFactory as ContextFactory

@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from decimal import Decimal
 
 import attrs
 
 from ..pricing import PriceTable
-from ._case import Case
-from ._evaluator import Verdict
+from ._case import Case, Verdict
 from ._observed import CaseRun
 
 
-def _limit(owner: str, field: str) -> attrs._ValidatorType[int | None]:  # type: ignore[name-defined]
+def _limit(owner: str, field: str) -> Callable[[object, object, int | None], None]:
     def check(_: object, __: object, value: int | None) -> None:
         if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
             raise ValueError(f"{owner}: {field} must be a whole number from 0 up, or None, got {value!r}")

@@ -1,17 +1,16 @@
-"""`Case` and `Dataset`: what an eval runs (an input per case) and what it expects back."""
+"""`Case` and `Dataset`: what an eval runs and what it expects back; the `Evaluator` protocol and its `Verdict`."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+import math
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Literal, TypeAlias
+from typing import Literal, Protocol, TypeAlias, runtime_checkable
 
 import attrs
 
 from ..core import JsonObject, JsonValue
-
-if TYPE_CHECKING:
-    from ._evaluator import Evaluator
+from ._observed import CaseRun
 
 CallsMatch: TypeAlias = Literal["in_order", "any_order", "subset"]
 """How the calls a run made are compared with a case's expected calls.
@@ -29,6 +28,14 @@ ArgumentsCheck: TypeAlias = Callable[[JsonValue], bool]
 
 def _frozen_mapping(value: Mapping[str, JsonValue] | None) -> Mapping[str, JsonValue]:
     return MappingProxyType(dict(value or {}))
+
+
+def _evaluators(value: Iterable[Evaluator]) -> tuple[Evaluator, ...]:
+    return tuple(value)
+
+
+def _cases(value: Iterable[Case]) -> tuple[Case, ...]:
+    return tuple(value)
 
 
 def _calls(value: Iterable[ExpectedCall] | None) -> tuple[ExpectedCall, ...] | None:
@@ -89,7 +96,7 @@ class Case:
     calls_match: CallsMatch = attrs.field(default="in_order")
     expected_agents: tuple[str, ...] | None = attrs.field(default=None, converter=_names)
     metadata: Mapping[str, JsonValue] = attrs.field(factory=dict, converter=_frozen_mapping)
-    evaluators: tuple[Evaluator, ...] = attrs.field(default=(), converter=tuple)
+    evaluators: tuple[Evaluator, ...] = attrs.field(default=(), converter=_evaluators)
 
     @calls_match.validator
     def _check_match(self, _: object, value: object) -> None:
@@ -110,8 +117,8 @@ class Dataset:
         name: what reports call the dataset.
     """
 
-    cases: tuple[Case, ...] = attrs.field(converter=tuple)
-    evaluators: tuple[Evaluator, ...] = attrs.field(default=(), converter=tuple)
+    cases: tuple[Case, ...] = attrs.field(converter=_cases)
+    evaluators: tuple[Evaluator, ...] = attrs.field(default=(), converter=_evaluators)
     name: str = "dataset"
 
     @cases.validator
@@ -123,3 +130,51 @@ class Dataset:
             if case.name in seen:
                 raise ValueError(f"Dataset: two cases are named {case.name!r}; case names must be unique")
             seen.add(case.name)
+
+
+def _score(value: float) -> float:
+    score = float(value)
+    if math.isnan(score) or not 0.0 <= score <= 1.0:
+        raise ValueError(f"Verdict: score must be a number from 0 to 1, got {value!r}")
+    return score
+
+
+@attrs.frozen(kw_only=True)
+class Verdict:
+    """An evaluator's judgement of one run.
+
+    Attributes:
+        score: from 0 (worst) to 1 (best).
+        passed: whether the run passes this evaluator.
+        reason: why, in a sentence a person reads in the report.
+        detail: more to show in the report (an LLM judge's prompt and raw answer), or "".
+    """
+
+    score: float = attrs.field(converter=_score)
+    passed: bool
+    reason: str
+    detail: str = ""
+
+    @classmethod
+    def of(cls, ok: bool, reason: str, detail: str = "") -> Verdict:
+        """A pass (score 1) or a failure (score 0)."""
+        return cls(score=1.0 if ok else 0.0, passed=ok, reason=reason, detail=detail)
+
+
+@runtime_checkable
+class Evaluator(Protocol):
+    """Scores one run of one case.
+
+    `evaluate` may be sync or async (return a `Verdict` or an awaitable of one), and returns `None`
+    when it does not apply to the case (an `ExactOutput` for a case with no `expected_output`).
+    An evaluator is not asked about a failed run: the runner scores it 0 for every evaluator.
+    """
+
+    @property
+    def name(self) -> str:
+        """The column the report shows its scores under (unique among a case's evaluators)."""
+        ...
+
+    def evaluate(self, case: Case, run: CaseRun) -> Verdict | Awaitable[Verdict | None] | None:
+        """The verdict on `run` of `case`, or `None` when the evaluator does not apply to it."""
+        ...

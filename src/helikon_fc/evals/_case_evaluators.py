@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from ._case import Case, Dataset
-from ._evaluator import Evaluator
+from ._case import Case, Dataset, Evaluator
 from ._output_checks import ExactOutput
 from ._trajectory_checks import HandoffPath, ToolTrajectory
 

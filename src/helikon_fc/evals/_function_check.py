@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Awaitable, Callable
-from typing import TypeAlias
+from typing import Any, TypeAlias
 
 import attrs
+import trio
 
-from ._case import Case
-from ._evaluator import Verdict
+from ._case import Case, Verdict
 from ._observed import CaseRun
 
 Scored: TypeAlias = "tuple[float, str] | Verdict | None"
@@ -19,7 +19,7 @@ ScoreFunction: TypeAlias = Callable[[Case, CaseRun], "Scored | Awaitable[Scored]
 """A user's evaluator: ``fn(case, run)``, sync or async."""
 
 
-def _callable(_: object, __: object, value: object) -> None:
+def _callable(_: object, __: object, value: Any) -> None:
     if not callable(value):
         raise TypeError(f"UserFunction: fn must be a function of (case, run), got {value!r}")
 
@@ -47,10 +47,11 @@ class UserFunction:
 
     async def evaluate(self, case: Case, run: CaseRun) -> Verdict | None:
         """Call the function (awaiting it when async) and turn its answer into a `Verdict`."""
+        await trio.lowlevel.checkpoint()
         answer = self.fn(case, run)
         value = await answer if inspect.isawaitable(answer) else answer
         if value is None or isinstance(value, Verdict):
-            return value  # noqa: ASYNC910 - the runner checkpoints between evaluators
+            return value
         match value:
             case (int() | float() as score, str() as reason) if not isinstance(score, bool):
                 return Verdict(score=score, passed=score >= self.threshold, reason=reason)

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 import math
+from typing import Any
 
 import attrs
+import trio
 
 from ..models.protocol import Model
-from ._case import Case
-from ._evaluator import Verdict
+from ._case import Case, Verdict
 from ._observed import CaseRun
 
 JUDGE_INSTRUCTIONS = (
@@ -19,7 +20,7 @@ JUDGE_INSTRUCTIONS = (
 """The judge's instructions (its system prompt)."""
 
 
-def _model(_: object, __: object, value: object) -> None:
+def _model(_: object, __: object, value: Any) -> None:
     if not callable(getattr(value, "stream", None)) or isinstance(value, type):
         raise TypeError(f"LlmJudge: model must be a Model (an object with a stream method), got {value!r}")
 
@@ -59,6 +60,7 @@ class LlmJudge:
         from ..shell.completion import run_to_completion
         from ..shell.results import RunError
 
+        await trio.lowlevel.checkpoint()
         prompt = self.prompt(case, run)
         shown = f"instructions:\n{JUDGE_INSTRUCTIONS}\n\nprompt:\n{prompt}"
         judge: LlmAgent[None] = LlmAgent(name="judge", model=self.model, instructions=JUDGE_INSTRUCTIONS)

@@ -22,8 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ._budget_checks import CostBudget, UsageBudget
-from ._case import CALLS_MATCHES, Case, Dataset, ExpectedCall
-from ._evaluator import Evaluator
+from ._case import CALLS_MATCHES, Case, Dataset, Evaluator, ExpectedCall
 from ._output_checks import Contains, ExactOutput, MatchesRegex
 
 CASE_FIELDS = (

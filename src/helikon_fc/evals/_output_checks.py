@@ -7,8 +7,7 @@ import re
 
 import attrs
 
-from ._case import Case
-from ._evaluator import Verdict
+from ._case import Case, Verdict
 from ._observed import CaseRun
 
 

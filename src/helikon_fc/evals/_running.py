@@ -38,6 +38,7 @@ async def run_case(
     The run goes through ``Runner(config, store=store)``, where config is the agent's own `run_config` with
     `timeout`; so a timeout ends the run with ``RunFailed(TimedOut)`` and its records say so.
     """
+    await trio.lowlevel.checkpoint()  # a run that cannot start returns at once: still a cancellation point
     started = trio.current_time()
     try:
         agent = _agent_for(source, case)
@@ -81,4 +82,4 @@ def _agent_for(source: AgentSource, case: Case) -> Agent[Any]:
     built = source(case)  # type: ignore[operator]
     if not is_agent(built):
         raise TypeError(f"the agent factory returned {describe(built)} for case {case.name!r}, not an agent")
-    return built  # type: ignore[no-any-return]
+    return built

@@ -6,18 +6,17 @@ import inspect
 
 import trio
 
-from ._case import Case
+from ._case import Case, Evaluator, Verdict
 from ._case_evaluators import applies
-from ._evaluator import Evaluator, Verdict
 from ._observed import CaseRun
 from ._report import EvaluatorResult, Repetition
 
 
 async def score_run(index: int, case: Case, run: CaseRun, evaluators: tuple[tuple[str, Evaluator], ...]) -> Repetition:
     """The `Repetition` of `run`: a failed run scores 0 on every evaluator that applies to the case."""
+    await trio.lowlevel.checkpoint()
     results: list[EvaluatorResult] = []
     for name, evaluator in evaluators:
-        await trio.lowlevel.checkpoint()
         if run.error is not None:
             if applies(evaluator, case):
                 results.append(
@@ -50,6 +49,7 @@ async def score_run(index: int, case: Case, run: CaseRun, evaluators: tuple[tupl
 
 
 async def _verdict(evaluator: Evaluator, case: Case, run: CaseRun) -> Verdict | None:
+    await trio.lowlevel.checkpoint()  # between evaluators, sync ones included
     try:
         answer = evaluator.evaluate(case, run)
         verdict = await answer if inspect.isawaitable(answer) else answer

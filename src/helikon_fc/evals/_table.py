@@ -25,8 +25,7 @@ def format_table(report: EvalReport) -> str:
     verdict = "PASSED" if report.passed else "FAILED"
     lines.append(
         f"{verdict}: {len(report.cases) - len(report.failed)}/{len(report.cases)} cases passed,"
-        f" score {report.score:.2f}"
-        + (f", {len(report.regressions)} regression(s)" if report.regressions else "")
+        f" score {report.score:.2f}" + (f", {len(report.regressions)} regression(s)" if report.regressions else "")
     )
     return "\n".join(lines) + "\n"
 

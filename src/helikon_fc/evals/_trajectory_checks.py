@@ -7,8 +7,7 @@ from collections.abc import Sequence
 import attrs
 
 from ..core import JsonValue
-from ._case import CALLS_MATCHES, CallsMatch, Case, ExpectedCall
-from ._evaluator import Verdict
+from ._case import CALLS_MATCHES, CallsMatch, Case, ExpectedCall, Verdict
 from ._observed import CaseRun, ObservedCall
 
 

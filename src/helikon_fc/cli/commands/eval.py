@@ -119,7 +119,7 @@ def _execute(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
 
 def _dataset(spec: str) -> Dataset:
-    """The dataset `spec` names: a JSONL file, or ``MODULE:ATTRIBUTE`` of a `Dataset` (or of a function returning one)."""
+    """The dataset `spec` names: a JSONL file, or ``MODULE:ATTRIBUTE`` of a `Dataset` (or a function returning one)."""
     from ...evals import Dataset, DatasetError, load_dataset
     from ..loading import TargetError, _import  # the module finder `helikon run` uses for MODULE:ATTRIBUTE
 
