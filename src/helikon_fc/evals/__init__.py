@@ -20,14 +20,15 @@ from ._case import (
     CallsMatch as CallsMatch,
     Case as Case,
     Dataset as Dataset,
+    Evaluator as Evaluator,
     ExpectedCall as ExpectedCall,
+    Verdict as Verdict,
 )
 from ._codec import (
     ReportFormatError as ReportFormatError,
     report_from_json as report_from_json,
     report_to_json as report_to_json,
 )
-from ._evaluator import Evaluator as Evaluator, Verdict as Verdict
 from ._function_check import ScoreFunction as ScoreFunction, UserFunction as UserFunction
 from ._html import format_html as format_html
 from ._judge import JUDGE_INSTRUCTIONS as JUDGE_INSTRUCTIONS, LlmJudge as LlmJudge
