@@ -11,6 +11,7 @@ import trio
 import trio.testing
 
 from ..shell import _checks
+from ..shell.function_tool import sync_tools_inline
 from ..shell.storage import RunStore
 from ._case import Case, Dataset
 from ._case_evaluators import evaluators_for
@@ -49,6 +50,10 @@ async def run_eval(
         context: builds the ``ctx.user`` of each run from its case (default: `None`).
         progress: where to write a line per finished run (``sys.stderr`` on a terminal), or `None`.
 
+    Under a virtual clock (``trio.testing.MockClock``: pytest-trio's ``autojump_clock``, or `run_eval_sync` with
+    `virtual_time`) sync function tools run inline, as in `helikon_fc.testing.simulate`: a worker thread would
+    look idle to the clock, which would jump to the runs' deadlines.
+
     Raises:
         TypeError, ValueError: an argument is out of range (named in the message), before anything runs.
     """
@@ -72,6 +77,8 @@ async def run_eval(
         meter.finished(case.name, repetition)
 
     async with AsyncExitStack() as stack:
+        if isinstance(trio.lowlevel.current_clock(), trio.testing.MockClock):
+            stack.enter_context(sync_tools_inline())  # a worker thread would look idle to the virtual clock
         async with trio.open_nursery() as nursery:
             for case_index in range(len(cases)):
                 for rep in range(repeat):
@@ -108,19 +115,17 @@ def run_eval_sync(
     Args:
         agent: see `run_eval`.
         dataset: see `run_eval`.
-        virtual_time: run under ``trio.testing.MockClock(autojump_threshold=0)``, with sync function tools inline
-            and deterministic scheduling, as `helikon_fc.testing.simulate` does: for agents on the simulator (or
+        virtual_time: run under ``trio.testing.MockClock(autojump_threshold=0)`` with deterministic scheduling,
+            as `helikon_fc.testing.simulate` does: for agents on the simulator (or
             on recordings), whose latencies and timeouts then cost no real time. Never for real models.
         **options: the keyword arguments of `run_eval`.
     """
     if not virtual_time:
         return trio.run(_call, agent, dataset, options)
-    from ..shell.function_tool import sync_tools_inline
     from ..testing import deterministic_scheduling
 
-    clock = trio.testing.MockClock(autojump_threshold=0)
-    with deterministic_scheduling(), sync_tools_inline():
-        return trio.run(_call, agent, dataset, options, clock=clock)
+    with deterministic_scheduling():
+        return trio.run(_call, agent, dataset, options, clock=trio.testing.MockClock(autojump_threshold=0))
 
 
 async def _call(agent: AgentSource, dataset: Dataset, options: dict[str, Any]) -> EvalReport:
