@@ -57,7 +57,10 @@ class UsageBudget:
 
 
 def _dollars(value: Decimal | int | float | str) -> Decimal:
-    amount = Decimal(str(value))
+    try:
+        amount = Decimal(str(value)) if not isinstance(value, bool) else Decimal("NaN")
+    except ArithmeticError:  # decimal.InvalidOperation: not a number
+        amount = Decimal("NaN")
     if not amount.is_finite() or amount < 0:
         raise ValueError(f"CostBudget: max_usd must be a number of dollars from 0 up, got {value!r}")
     return amount

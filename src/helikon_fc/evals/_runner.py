@@ -119,7 +119,14 @@ def run_eval_sync(
             as `helikon_fc.testing.simulate` does: for agents on the simulator (or
             on recordings), whose latencies and timeouts then cost no real time. Never for real models.
         **options: the keyword arguments of `run_eval`.
+
+    Raises:
+        RuntimeError: called from inside a trio run (``await run_eval(...)`` there).
     """
+    if trio.lowlevel.in_trio_run():
+        raise RuntimeError(
+            "run_eval_sync() starts its own trio.run, so it cannot be called from inside trio; await run_eval(...)"
+        )
     if not virtual_time:
         return trio.run(_call, agent, dataset, options)
     from ..testing import deterministic_scheduling
