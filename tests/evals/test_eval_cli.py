@@ -4,6 +4,7 @@ exit statuses (0 passed, 1 a case failed or regressed, 2 bad input) and clear er
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,7 @@ from helikon_fc.evals import report_from_json
 AGENTS = Path(__file__).with_name("cli_targets.py")
 
 
-def _dataset(tmp_path: Path, *lines: dict[str, object]) -> Path:
+def _dataset(tmp_path: Path, *lines: Mapping[str, object]) -> Path:
     path = tmp_path / "cases.jsonl"
     path.write_text("".join(json.dumps(line) + "\n" for line in lines))
     return path

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import io
 from pathlib import Path
+from typing import Any
 
 import pytest
 import trio
 import trio.testing
-from tests.evals.agents import budget_agent, failing_agent, question, triage_agent
+from tests.evals.agents import budget_agent, failing_agent, triage_agent
 
 from helikon_fc import LlmAgent, ModelRequest
 from helikon_fc.cli import main
@@ -163,7 +164,7 @@ def test_a_whole_eval_in_virtual_time_costs_no_real_time() -> None:
         ({"min_pass_rate": 2}, "run_eval: min_pass_rate must be a number from 0 to 1, got 2 (int)"),
     ],
 )
-def test_bad_arguments_are_refused_before_anything_runs(options: dict[str, object], message: str) -> None:
+def test_bad_arguments_are_refused_before_anything_runs(options: dict[str, Any], message: str) -> None:
     """Each out-of-range argument is named, with what it got and what is allowed."""
     with pytest.raises((TypeError, ValueError)) as info:
         run_eval_sync(budget_agent(), _dataset(), **options)
@@ -174,10 +175,3 @@ def test_a_dataset_that_is_not_a_dataset_is_refused() -> None:
     """Passing a list of cases instead of a `Dataset` says what to pass."""
     with pytest.raises(TypeError, match=r"run_eval: dataset must be a Dataset \(see load_dataset\), got \[\]"):
         run_eval_sync(budget_agent(), [])  # type: ignore[arg-type]
-
-
-def test_question_helper_reads_the_last_user_message() -> None:
-    """(The helper the fake models use.)"""
-    from helikon_fc import UserMessage
-
-    assert question(ModelRequest(instructions=None, items=(UserMessage("a"), UserMessage("b")))) == "b"

@@ -71,7 +71,11 @@ def test_arguments_by_predicate_and_by_agent() -> None:
 
 def test_a_predicate_that_raises_rejects_the_call_instead_of_crashing() -> None:
     """A predicate that cannot read the arguments does not accept them: the verdict fails, nothing raises."""
-    raising = ExpectedCall(name="get_budget", arguments=lambda arguments: arguments["missing"])  # type: ignore[call-overload,index]
+
+    def reads_missing(arguments: JsonValue) -> bool:
+        return bool(arguments["missing"])  # type: ignore[call-overload,index]
+
+    raising = ExpectedCall(name="get_budget", arguments=reads_missing)
     assert not _tools(raising, match="subset").evaluate(CASE, RUN).passed  # type: ignore[union-attr]
 
 

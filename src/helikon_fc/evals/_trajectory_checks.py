@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import attrs
 
 from ..core import JsonValue
 from ._case import CALLS_MATCHES, CallsMatch, Case, ExpectedCall, Verdict
 from ._observed import CaseRun, ObservedCall
+
+
+def _calls(value: Iterable[ExpectedCall] | None) -> tuple[ExpectedCall, ...] | None:
+    return None if value is None else tuple(value)
+
+
+def _agents(value: Iterable[str] | None) -> tuple[str, ...] | None:
+    return None if value is None else tuple(value)
 
 
 def matches(expected: ExpectedCall, call: ObservedCall) -> bool:
@@ -56,7 +64,7 @@ class ToolTrajectory:
         name: the report's column.
     """
 
-    expected: tuple[ExpectedCall, ...] | None = attrs.field(default=None, converter=attrs.converters.optional(tuple))
+    expected: tuple[ExpectedCall, ...] | None = attrs.field(default=None, converter=_calls)
     match: CallsMatch | None = attrs.field(default=None)
     name: str = "tools"
 
@@ -114,7 +122,7 @@ class HandoffPath:
         name: the report's column.
     """
 
-    expected: tuple[str, ...] | None = attrs.field(default=None, converter=attrs.converters.optional(tuple))
+    expected: tuple[str, ...] | None = attrs.field(default=None, converter=_agents)
     name: str = "handoffs"
 
     def applies(self, case: Case) -> bool:
