@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 import trio
 import trio.testing
-from tests.evals.agents import budget_agent, failing_agent, triage_agent
+from tests.evals.agents import budget_agent, failing_agent, question, triage_agent
 
 from helikon_fc import LlmAgent, ModelRequest
 from helikon_fc.cli import main
@@ -175,3 +175,31 @@ def test_a_dataset_that_is_not_a_dataset_is_refused() -> None:
     """Passing a list of cases instead of a `Dataset` says what to pass."""
     with pytest.raises(TypeError, match=r"run_eval: dataset must be a Dataset \(see load_dataset\), got \[\]"):
         run_eval_sync(budget_agent(), [])  # type: ignore[arg-type]
+
+
+async def test_a_run_that_waits_for_approval_fails_its_case(autojump_clock: trio.testing.MockClock) -> None:
+    """With the built-in guards a destructive command pauses the run for approval; an eval has no approver, so the
+    case fails saying which tool waits. The context factory gives each run its `RunContext` (its permissions)."""
+    from helikon_fc import Permissions, RunContext, function_tool
+
+    @function_tool(name="Bash")
+    def bash(command: str) -> str:
+        """Run a command.
+
+        Args:
+            command: the command line.
+        """
+        return "ok"
+
+    def turn(request: ModelRequest) -> ScriptedTurn:
+        from helikon_fc.testing import call, call_tools
+
+        return call_tools(call("Bash", command=question(request)))
+
+    agent: LlmAgent[None] = LlmAgent(name="ops", model=FunctionModel(turn), instructions="Run it.", tools=[bash])
+    dataset = Dataset(cases=[Case(name="wipe", input="rm -rf /")])
+    report = await run_eval(
+        agent, dataset, context=lambda case: RunContext.ephemeral(None).with_permissions(Permissions())
+    )
+    assert report.cases[0].repetitions[0].error == "the run paused for approval of Bash"
+    assert not report.passed

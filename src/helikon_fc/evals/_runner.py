@@ -47,7 +47,8 @@ async def run_eval(
         min_pass_rate: the share of a case's repetitions that must pass for the case to pass.
         store: a `RunStore`, or a SQLite path / ``postgresql://`` DSN: every run is recorded there (after the eval,
             all at once), under the `run_id` its repetition shows, for ``helikon runs show RUN_ID --store ...``.
-        context: builds the ``ctx.user`` of each run from its case (default: `None`).
+        context: builds each run's context from its case: a `RunContext`, or the ``ctx.user`` of a fresh one
+            (default: ``RunContext.ephemeral(None)``).
         progress: where to write a line per finished run (``sys.stderr`` on a terminal), or `None`.
 
     Under a virtual clock (``trio.testing.MockClock``: pytest-trio's ``autojump_clock``, or `run_eval_sync` with

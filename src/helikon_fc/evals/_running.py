@@ -21,7 +21,8 @@ AgentSource: TypeAlias = "Agent[Any] | Callable[[Case], Agent[Any]]"
 """What an eval runs: one agent for every case, or a function building the agent for a case."""
 
 ContextFactory: TypeAlias = Callable[[Case], object]
-"""Builds the ``ctx.user`` value of a case's run (the application's data its tools read)."""
+"""Builds a case's run context: a `RunContext` (with its permissions, session...), or any other value, which
+becomes ``ctx.user`` of a fresh ``RunContext.ephemeral`` (the application's data its tools read)."""
 
 
 async def run_case(
@@ -35,6 +36,8 @@ async def run_case(
 ) -> CaseRun:
     """Run the agent on `case` once; any failure (the agent's, a timeout, an exception) is the `CaseRun`'s error.
 
+    So is a pause for approval: an eval has no one to approve, so a run that waits for approval fails its case.
+
     The run goes through ``Runner(config, store=store)``, where config is the agent's own `run_config` with
     `timeout`; so a timeout ends the run with ``RunFailed(TimedOut)`` and its records say so.
     """
@@ -45,7 +48,8 @@ async def run_case(
         own = getattr(agent, "run_config", None)
         config = (own if isinstance(own, RunConfig) else RunConfig()).with_timeout(timeout)
         runner = Runner(config, store=store)
-        ctx: RunContext[Any] = RunContext.ephemeral(context(case) if context is not None else None)
+        user = context(case) if context is not None else None
+        ctx: RunContext[Any] = user if isinstance(user, RunContext) else RunContext.ephemeral(user)
         result = await RunResultStreaming(runner.run(agent, ctx, case.input, run_id=run_id)).collect()
     except RunError as exc:
         calls, agents = trajectory(exc.events)
@@ -63,9 +67,10 @@ async def run_case(
         elapsed = trio.current_time() - started
         return CaseRun(output=None, error=f"{type(exc).__name__}: {exc}", run_id=run_id, elapsed=elapsed)
     calls, agents = trajectory(result.events)
+    paused = f"the run paused for approval of {', '.join(p.tool for p in result.pending)}" if result.paused else None
     return CaseRun(
-        output=result.final_output,
-        error=None,
+        output=result.final_output if not paused else None,
+        error=paused,
         events=result.events,
         usage=result.usage,
         result=result,
