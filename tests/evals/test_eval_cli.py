@@ -140,3 +140,13 @@ def test_help_documents_the_exit_statuses(capsys: pytest.CaptureFixture[str]) ->
         main(["eval", "--help"])
     out = capsys.readouterr().out
     assert "Exit status: 0 every case passed and nothing regressed against --baseline; 1 a case failed" in out
+
+
+def test_a_store_that_cannot_open_is_one_line_and_exit_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A --store in a folder that does not exist: one line naming it, exit 1, and no case was run."""
+    store = tmp_path / "missing" / "runs.db"
+    argv = ["eval", str(_dataset(tmp_path, GOOD)), "--agent", f"{AGENTS}:budget", "--virtual-time"]
+    assert main([*argv, "--store", str(store)]) == 1
+    captured = capsys.readouterr()
+    assert captured.err.startswith(f"helikon eval: --store {store}: SQLite database") and "eval [" not in captured.err
+    assert captured.out == ""

@@ -57,9 +57,10 @@ async def run_eval(
 
     Raises:
         TypeError, ValueError: an argument is out of range (named in the message), before anything runs.
+        StoreError: the store cannot be opened (before anything runs) or written.
     """
     _check(agent, dataset, repeat, concurrency, timeout, min_pass_rate)
-    from ..stores import MemoryStore, store_at
+    from ..stores import MemoryStore
 
     prefix = f"eval-{uuid.uuid4().hex[:8]}"
     cases = dataset.cases
@@ -78,20 +79,14 @@ async def run_eval(
         meter.finished(case.name, repetition)
 
     async with AsyncExitStack() as stack:
+        target = await _open_store(stack, store)  # before the runs: a store that cannot open fails the eval at once
         if isinstance(trio.lowlevel.current_clock(), trio.testing.MockClock):
             stack.enter_context(sync_tools_inline())  # a worker thread would look idle to the virtual clock
         async with trio.open_nursery() as nursery:
             for case_index in range(len(cases)):
                 for rep in range(repeat):
                     nursery.start_soon(one, case_index, rep)
-        location: str | None = None
-        if store is not None and memory is not None:
-            target = (
-                store
-                if not isinstance(store, str | os.PathLike)
-                else await stack.enter_async_context(store_at(os.fspath(store)))
-            )
-            location = os.fspath(store) if isinstance(store, str | os.PathLike) else None
+        if target is not None and memory is not None:
             await copy_runs(memory, target)
     meter.done()
     return EvalReport(
@@ -100,8 +95,18 @@ async def run_eval(
         repeat=repeat,
         min_pass_rate=min_pass_rate,
         cases=tuple(_case_report(case, slots[i], min_pass_rate) for i, case in enumerate(cases)),
-        store=location,
+        store=os.fspath(store) if isinstance(store, str | os.PathLike) else None,
     )
+
+
+async def _open_store(stack: AsyncExitStack, store: StoreOption) -> RunStore | None:
+    """The store to copy the runs into: `store` itself, or the one at its path (closed when `stack` closes)."""
+    if store is None or not isinstance(store, str | os.PathLike):
+        await trio.lowlevel.checkpoint()
+        return store
+    from ..stores import store_at
+
+    return await stack.enter_async_context(store_at(os.fspath(store)))
 
 
 def run_eval_sync(

@@ -113,6 +113,8 @@ def _execute(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     except (ModelOptionError, TargetError) as exc:
         parser.error(f"--agent {args.agent}: {exc}" if isinstance(exc, TargetError) else str(exc))
     report = _run(args, agent, dataset)
+    if report is None:
+        return EXIT_FAILED
     if baseline is not None:
         report = report.with_baseline(baseline)
     return _write(args, report)
@@ -141,20 +143,26 @@ def _dataset(spec: str) -> Dataset:
     return value
 
 
-def _run(args: argparse.Namespace, agent: Any, dataset: Dataset) -> EvalReport:
+def _run(args: argparse.Namespace, agent: Any, dataset: Dataset) -> EvalReport | None:
+    """The report, or `None` (after one line on stderr) when the store cannot be opened or written."""
     from ...evals import run_eval_sync
+    from ...shell.storage import StoreError
 
-    return run_eval_sync(
-        agent,
-        dataset,
-        virtual_time=args.virtual_time,
-        repeat=args.repeat,
-        concurrency=args.concurrency,
-        timeout=args.timeout,
-        min_pass_rate=args.min_pass_rate,
-        store=args.store,
-        progress=None if args.quiet else sys.stderr,
-    )
+    try:
+        return run_eval_sync(
+            agent,
+            dataset,
+            virtual_time=args.virtual_time,
+            repeat=args.repeat,
+            concurrency=args.concurrency,
+            timeout=args.timeout,
+            min_pass_rate=args.min_pass_rate,
+            store=args.store,
+            progress=None if args.quiet else sys.stderr,
+        )
+    except StoreError as exc:
+        print(f"helikon eval: --store {args.store}: {exc}", file=sys.stderr)
+        return None
 
 
 def _write(args: argparse.Namespace, report: EvalReport) -> int:
