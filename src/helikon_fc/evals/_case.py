@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from types import MappingProxyType
@@ -63,8 +64,6 @@ class ExpectedCall:
 
     def describe(self) -> str:
         """The call as a report shows it: ``agent: name(arguments)``."""
-        import json
-
         if self.arguments is None:
             args = "..."
         elif callable(self.arguments):

@@ -9,7 +9,10 @@ from typing import Any
 import attrs
 import trio
 
+from ..agents.llm_agent import LlmAgent
 from ..models.protocol import Model
+from ..shell.completion import run_to_completion
+from ..shell.results import RunError
 from ._case import Case, Verdict
 from ._observed import CaseRun
 
@@ -56,10 +59,6 @@ class LlmJudge:
 
     async def evaluate(self, case: Case, run: CaseRun) -> Verdict:
         """Run the judge on the prompt and read its score; a judge that fails or answers badly fails the run."""
-        from ..agents.llm_agent import LlmAgent
-        from ..shell.completion import run_to_completion
-        from ..shell.results import RunError
-
         await trio.lowlevel.checkpoint()
         prompt = self.prompt(case, run)
         shown = f"instructions:\n{JUDGE_INSTRUCTIONS}\n\nprompt:\n{prompt}"
