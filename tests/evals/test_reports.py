@@ -74,6 +74,11 @@ def test_json_carries_a_summary_for_other_tools() -> None:
         ("{nope", "not JSON"),
         ('{"format": "other"}', "not an eval report: expected format 'helikon-eval-report/1', got 'other'"),
         ('{"format": "helikon-eval-report/1", "dataset": "d"}', "a field is missing or malformed (KeyError: 'agent')"),
+        (
+            '{"format": "helikon-eval-report/1", "dataset": "d", "agent": "a", "repeat": 1, "min_pass_rate": 1,'
+            ' "cases": [], "changes": [{"case": "c", "evaluator": null, "before": "1", "after": 0, "kind": "worse"}]}',
+            "before must be a number, got '1'",
+        ),
     ],
 )
 def test_bad_json_is_a_report_format_error(text: str, message: str) -> None:

@@ -80,7 +80,7 @@ def report_from_json(text: str) -> EvalReport:
             cases=tuple(_read_case(case) for case in document["cases"]),
             changes=tuple(Change(**change) for change in document.get("changes", ())),
         )
-    except (KeyError, TypeError, AttributeError) as exc:
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise ReportFormatError(
             f"not an eval report: a field is missing or malformed ({type(exc).__name__}: {exc})"
         ) from None

@@ -60,7 +60,7 @@ def _changes(report: EvalReport) -> str:
     if not report.changes:
         return ""
     rows = "".join(
-        f'<tr class="{change.kind}"><td>{change.kind}</td><td>{escape(change.case)}</td>'
+        f'<tr class="{escape(change.kind)}"><td>{escape(change.kind)}</td><td>{escape(change.case)}</td>'
         f"<td>{escape(change.evaluator or 'passed')}</td><td>{change.before:.2f}</td><td>{change.after:.2f}</td></tr>"
         for change in report.changes
     )

@@ -13,14 +13,22 @@ from ._observed import ObservedCall
 
 ChangeKind: TypeAlias = Literal["regression", "improvement"]
 
+_flag = attrs.validators.instance_of(bool)
+
+
+def _number(_: object, attribute: attrs.Attribute[float], value: object) -> None:
+    """A float field holds a number (read from JSON, an int is one), never a bool or a string."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise TypeError(f"{attribute.name} must be a number, got {value!r}")
+
 
 @attrs.frozen(kw_only=True)
 class EvaluatorResult:
     """One evaluator's verdict on one run: its `score` (0..1), whether it `passed`, and why."""
 
     evaluator: str
-    score: float
-    passed: bool
+    score: float = attrs.field(validator=_number)
+    passed: bool = attrs.field(validator=_flag)
     reason: str
     detail: str = ""
     """More for the report (an LLM judge's prompt and answer), or ""."""
@@ -43,8 +51,8 @@ class Repetition:
         elapsed: seconds on the trio clock (virtual seconds in virtual time).
     """
 
-    index: int
-    passed: bool
+    index: int = attrs.field(validator=attrs.validators.instance_of(int))
+    passed: bool = attrs.field(validator=_flag)
     output: str | None
     error: str | None
     results: tuple[EvaluatorResult, ...]
@@ -52,7 +60,7 @@ class Repetition:
     agents: tuple[str, ...] = ()
     usage: Usage = Usage()
     run_id: str | None = None
-    elapsed: float = 0.0
+    elapsed: float = attrs.field(default=0.0, validator=_number)
 
     @property
     def score(self) -> float:
@@ -79,7 +87,7 @@ class CaseReport:
     expected_output: str | None
     metadata: Mapping[str, JsonValue] = attrs.field(factory=dict, converter=_frozen)
     repetitions: tuple[Repetition, ...]
-    passed: bool
+    passed: bool = attrs.field(validator=_flag)
 
     @property
     def pass_rate(self) -> float:
@@ -132,9 +140,9 @@ class Change:
 
     case: str
     evaluator: str | None
-    before: float
-    after: float
-    kind: ChangeKind
+    before: float = attrs.field(validator=_number)
+    after: float = attrs.field(validator=_number)
+    kind: ChangeKind = attrs.field(validator=attrs.validators.in_(("regression", "improvement")))
 
 
 @attrs.frozen(kw_only=True)
