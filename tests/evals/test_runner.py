@@ -14,7 +14,7 @@ from tests.evals.agents import budget_agent, failing_agent, question, triage_age
 
 from helikon_fc import LlmAgent, ModelRequest
 from helikon_fc.cli import main
-from helikon_fc.evals import Case, Contains, Dataset, ExpectedCall, run_eval, run_eval_sync
+from helikon_fc.evals import Case, Contains, Dataset, ExpectedCall, format_table, run_eval, run_eval_sync
 from helikon_fc.testing import FunctionModel, ScriptedModel, ScriptedTurn, reply
 
 CATEGORIES = ("dining", "travel", "books", "rent", "gym", "fuel")
@@ -75,7 +75,8 @@ async def test_repetitions_that_disagree_are_named(autojump_clock: trio.testing.
     wrong = [rep.index for rep in case.repetitions if rep.output == "wrong"]
     assert len(wrong) == 1 and case.disagreeing == tuple(wrong)
     assert case.pass_rate == pytest.approx(2 / 3) and not case.passed
-    assert case.scores == {"exact": pytest.approx(2 / 3)}
+    assert case.scores == {"exact": pytest.approx(2 / 3)} and case.unstable == ("exact",)
+    assert f"c: failed (repetitions {wrong} disagree; unstable: exact)" in format_table(strict)
     runs = 0
     lenient = await run_eval(agent, dataset, repeat=3, concurrency=1, min_pass_rate=0.6)
     assert lenient.cases[0].passed and lenient.passed

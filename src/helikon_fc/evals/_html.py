@@ -72,7 +72,12 @@ def _changes(report: EvalReport) -> str:
 
 def _failure(case: CaseReport, store: str | None) -> str:
     reps = "".join(_repetition(rep, store) for rep in case.repetitions if not rep.passed)
-    odd = f" (repetitions {', '.join(map(str, case.disagreeing))} disagree with the rest)" if case.disagreeing else ""
+    odd = (
+        f" (repetitions {', '.join(map(str, case.disagreeing))} disagree with the rest;"
+        f" unstable: {', '.join(case.unstable)})"
+        if case.disagreeing
+        else ""
+    )
     return (
         f"<h2>Failed: {escape(case.name)}{odd}</h2>"
         f"<p>input:</p><pre>{escape(case.input)}</pre>"

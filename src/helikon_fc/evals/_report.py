@@ -125,6 +125,15 @@ class CaseReport:
             return ()
         return tuple(passed if len(passed) <= len(failed) else failed)
 
+    @property
+    def unstable(self) -> tuple[str, ...]:
+        """The evaluators that passed some repetitions and failed others (a failed run counts as failing all)."""
+        outcomes: dict[str, set[bool]] = {}
+        for rep in self.repetitions:
+            for result in rep.results:
+                outcomes.setdefault(result.evaluator, set()).add(result.passed)
+        return tuple(name for name, seen in outcomes.items() if len(seen) > 1)
+
 
 @attrs.frozen(kw_only=True)
 class Change:

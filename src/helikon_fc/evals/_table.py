@@ -45,9 +45,8 @@ def _score(case: CaseReport, name: str) -> str:
 def _failures(report: EvalReport) -> list[str]:
     lines: list[str] = []
     for case in report.failed:
-        lines.append(
-            f"\n{case.name}: failed" + (f" (repetitions {list(case.disagreeing)} disagree)" if case.disagreeing else "")
-        )
+        odd = f" (repetitions {list(case.disagreeing)} disagree; unstable: {', '.join(case.unstable)})"
+        lines.append(f"\n{case.name}: failed" + (odd if case.disagreeing else ""))
         for rep in case.repetitions:
             if rep.passed:
                 continue
