@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from .._command import Command
 from .demo import DEMO
+from .eval import EVAL
 from .mcp import MCP
 from .replay import REPLAY
 from .run import RUN
 from .runs import RUNS
 from .temporal import TEMPORAL
 
-COMMANDS: tuple[Command, ...] = (RUN, REPLAY, RUNS, DEMO, TEMPORAL, MCP)
+COMMANDS: tuple[Command, ...] = (RUN, REPLAY, RUNS, EVAL, DEMO, TEMPORAL, MCP)
 """Every subcommand, in the order ``helikon --help`` lists them."""
 
 __all__ = ["COMMANDS"]
