@@ -15,6 +15,9 @@ resource, a resource link), ``fail`` (``isError: true``), ``block`` (waits until
 ``MARKER_DIR/cancelled``), ``die`` (the process kills itself mid-call), ``grow`` (adds the tool
 ``extra`` and sends ``notifications/tools/list_changed``). ``echo`` and ``data`` are read-only,
 ``fail`` is destructive.
+
+A file ``MARKER_DIR/variant``, read when a server starts, changes its tools as a new release of a
+server would: ``changed`` gives ``echo`` another input schema, ``missing`` drops it.
 """
 
 from __future__ import annotations
@@ -35,10 +38,11 @@ _STRING_ARG = {"type": "object", "properties": {"text": {"type": "string"}}, "re
 _NO_ARGS: dict[str, Any] = {"type": "object", "properties": {}}
 
 
-def _tools(grown: bool, sloppy: bool) -> list[types.Tool]:
+def _tools(grown: bool, sloppy: bool, variant: str) -> list[types.Tool]:
     read_only = types.ToolAnnotations(read_only_hint=True)
+    echo_schema = _STRING_ARG if variant != "changed" else {**_STRING_ARG, "properties": {"text": {"type": "integer"}}}
     tools = [
-        types.Tool(name="echo", description="Echo the text.", input_schema=_STRING_ARG, annotations=read_only),
+        types.Tool(name="echo", description="Echo the text.", input_schema=echo_schema, annotations=read_only),
         types.Tool(name="data", description="Structured data.", input_schema=_NO_ARGS, annotations=read_only),
         types.Tool(name="media", description="Non-text content.", input_schema=_NO_ARGS),
         types.Tool(
@@ -56,7 +60,7 @@ def _tools(grown: bool, sloppy: bool) -> list[types.Tool]:
         tools.append(types.Tool(name="bad_schema", description="Sloppy schema.", input_schema=bad))
     if grown:
         tools.append(types.Tool(name="extra", description="Added by grow.", input_schema=_NO_ARGS))
-    return tools
+    return [tool for tool in tools if not (variant == "missing" and tool.name == "echo")]
 
 
 def _text(text: str) -> types.CallToolResult:
@@ -65,9 +69,10 @@ def _text(text: str) -> types.CallToolResult:
 
 def _server(markers: Path, sloppy: bool) -> Server[Any]:
     state = {"grown": False}
+    variant = (markers / "variant").read_text().strip() if (markers / "variant").exists() else ""
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=_tools(state["grown"], sloppy))
+        return types.ListToolsResult(tools=_tools(state["grown"], sloppy, variant))
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         name, arguments = params.name, params.arguments or {}

@@ -9,31 +9,44 @@ from typing import Any
 import attrs
 
 from ..core import OtherError, RunFailed, TerminalEvent
+from ..core.records import RecordLogError
 from .definition import LoopDefinition
+from .durable import Durability, read_offered
+from .offered_tools import offered, same_tools
 from .tool import Tool
 from .tool_source import ToolSourceError
 
 Body = Callable[[LoopDefinition], Awaitable[TerminalEvent]]
 
 
-async def with_listed_tools(definition: LoopDefinition, body: Body) -> TerminalEvent:
+async def with_listed_tools(definition: LoopDefinition, body: Body, durable: Durability | None = None) -> TerminalEvent:
     """Open every tool source of `definition` for one run, then run `body` on the definition with their tools.
 
     The sources stay open while `body` runs and close (in reverse order, in this task) when it ends,
     however it ends. A source that cannot list its tools, or a tool name claimed twice (by two sources,
     or a source and a tool), ends the run with `RunFailed` before any model call, naming both owners.
+
+    A recorded run (`durable`) records what was listed (`ToolsOffered`, with its first records); when
+    it is resumed, it offers the recorded tools again, whatever the sources list now (see
+    `shell.offered_tools`: a tool that changed meanwhile fails its calls, saying what changed).
     """
     async with AsyncExitStack() as stack:
         owners = {tool.name: f"tool {tool.name!r}" for tool in definition.tools}
-        listed: list[Tool[Any]] = []
+        listed: list[tuple[Tool[Any], str]] = []
         try:
             for source in definition.tool_sources:
                 for tool in await stack.enter_async_context(source.run_tools()):
                     _claim(owners, tool.name, f"tool {tool.name!r} of {source.source_name}")
-                    listed.append(tool)
-        except ToolSourceError as exc:
+                    listed.append((tool, source.source_name))
+            recorded = await read_offered(durable) if durable is not None else None
+        except (ToolSourceError, RecordLogError) as exc:
             return RunFailed(OtherError(str(exc)))
-        run = attrs.evolve(definition, tools=definition.tools + tuple(listed), tool_sources=())
+        sources = [source.source_name for source in definition.tool_sources]
+        if recorded is None:
+            tools, offer = tuple(tool for tool, _ in listed), offered(sources, listed)
+        else:  # resumed: the tools offered when it started (its fingerprint checks the sources are the same)
+            tools, offer = same_tools(recorded, listed), attrs.evolve(recorded, sources=tuple(sources))
+        run = attrs.evolve(definition, tools=definition.tools + tools, tool_sources=(), offered_tools=offer)
         if run.collision is not None:
             return RunFailed(run.collision)
         return await body(run)
