@@ -13,7 +13,8 @@ Run as a subprocess by the tests: ``python fault_server.py MODE MARKER_DIR``. It
 Tools: ``echo`` (text back), ``data`` (structured content), ``media`` (an image, audio, an embedded
 resource, a resource link), ``fail`` (``isError: true``), ``block`` (waits until cancelled, then writes
 ``MARKER_DIR/cancelled``), ``die`` (the process kills itself mid-call), ``grow`` (adds the tool
-``extra`` and sends ``notifications/tools/list_changed``). ``echo`` and ``data`` are read-only,
+``extra`` and sends ``notifications/tools/list_changed``), ``report`` (sends two progress
+notifications and a warning and a debug log message). ``echo`` and ``data`` are read-only,
 ``fail`` is destructive.
 
 A file ``MARKER_DIR/variant``, read when a server starts, changes its tools as a new release of a
@@ -54,6 +55,7 @@ def _tools(grown: bool, sloppy: bool, variant: str) -> list[types.Tool]:
         types.Tool(name="block", description="Waits until cancelled.", input_schema=_NO_ARGS),
         types.Tool(name="die", description="Kills the server.", input_schema=_NO_ARGS),
         types.Tool(name="grow", description="Adds a tool.", input_schema=_NO_ARGS),
+        types.Tool(name="report", description="Reports progress and logs.", input_schema=_NO_ARGS),
     ]
     if sloppy:
         bad = {"type": "object", "properties": {"n": {"type": "integer", "minimum": "x"}}}
@@ -102,6 +104,12 @@ def _server(markers: Path, sloppy: bool) -> Server[Any]:
             return _text("grown")
         if name == "extra":
             return _text("extra")
+        if name == "report":
+            await ctx.session.report_progress(1, 2, "halfway")
+            await ctx.session.report_progress(2, 2)
+            await ctx.session.send_log_message("warning", {"disk": "low"}, "fault", related_request_id=ctx.request_id)
+            await ctx.session.send_log_message("debug", "too fine to send", "fault", related_request_id=ctx.request_id)
+            return _text("reported")
         if name == "bad_schema":
             return _text(f"got {arguments}")
         raise ValueError(f"unknown tool {name}")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from functools import partial
 
 import mcp_types as types
 import trio
@@ -22,7 +23,9 @@ from mcp import ClientSession
 
 from ..core import JsonObject, ToolEffect
 from ..shell.tool import ToolError, ToolOutput
+from ..shell.tracing import current_span
 from ._errors import MCPServerError
+from ._notices import LOG_LEVEL, Heard
 from ._results import tool_output
 from ._tools import MCPTool, listed_tools
 
@@ -44,6 +47,7 @@ class Connection:
         self._prefix, self._lenient, self._effects = prefix, lenient, effects
         self._tools: tuple[MCPTool, ...] | None = None
         self._listing = trio.Lock()
+        self.heard = Heard(label)
 
     async def on_message(self, message: IncomingMessage) -> None:
         """The session's message handler: a ``tools/list_changed`` notification drops the cached tool list."""
@@ -85,7 +89,10 @@ class Connection:
         if self.gone is not None:
             raise ToolError(f"{self.label} is gone ({self.gone}); its tool {name!r} cannot be called")
         try:
-            result = await self._session().call_tool(name, dict(arguments))
+            with self.heard.calling(current_span()) as span:
+                result = await self._session().call_tool(
+                    name, dict(arguments), progress_callback=partial(self.heard.progress, span, name)
+                )
         except MCPError as exc:
             if exc.code == types.CONNECTION_CLOSED:
                 self.gone = f"the connection closed during a call of {name!r}"
@@ -111,7 +118,16 @@ async def open_connection(
     """
     ready = False
     try:
-        async with transport() as (read, write), ClientSession(read, write, message_handler=connection.on_message) as s:
+        async with (
+            transport() as (read, write),
+            ClientSession(
+                read,
+                write,
+                message_handler=connection.on_message,
+                logging_callback=connection.heard.log,
+                log_level=LOG_LEVEL,
+            ) as s,
+        ):
             with trio.move_on_after(init_timeout) as waited:
                 await s.initialize()
             if waited.cancelled_caught:
