@@ -1,7 +1,7 @@
 """A small MCP server over stdio, written with the mcp SDK's low-level server API, for fault injection.
 
 Run as a subprocess by the tests: ``python fault_server.py MODE MARKER_DIR``. It writes its pid to
-``MARKER_DIR/pid`` as soon as it starts. Modes:
+``MARKER_DIR/pid`` as soon as it starts (and adds it to ``MARKER_DIR/pids``). Modes:
 
 - ``serve``: answer normally (tools below);
 - ``sloppy``: the same, plus the tool ``bad_schema`` whose input schema the checker refuses;
@@ -238,6 +238,8 @@ async def _not_found(send: Any) -> None:
 def main() -> None:
     mode, markers = sys.argv[1], Path(sys.argv[2])
     (markers / "pid").write_text(str(os.getpid()))
+    with (markers / "pids").open("a") as pids:
+        pids.write(f"{os.getpid()}\n")
     if mode == "exit":
         print("fault server: no licence for this host", file=sys.stderr, flush=True)
         sys.exit(3)
