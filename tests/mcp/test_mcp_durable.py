@@ -88,3 +88,28 @@ async def test_a_tool_the_server_changed_before_the_resume_is_reported_not_swapp
     assert reported in second["output"] and "it was not called" in second["output"]
     as_recorded = {tool["name"]: tool["parameters"] for tool in recorded}
     assert {tool["name"]: tool["parameters"] for tool in offered} == as_recorded
+
+
+def test_same_tools_keeps_an_unchanged_tool_and_names_each_change_of_another() -> None:
+    """Unchanged: the live tool itself; changed: a stale stand-in naming every difference, offered as recorded."""
+    from helikon_fc.core import ToolEffect
+    from helikon_fc.shell.offered_tools import StaleTool, offered, same_tools
+
+    live = _Listed("echo", "Echo the text.", {"type": "object"}, ToolEffect.READ_ONLY)
+    recorded = offered(["S"], [(live, "S")])
+    assert same_tools(recorded, [(live, "S")]) == (live,)
+    louder = _Listed("echo", "Echo it louder.", {"type": "object"}, ToolEffect.SIDE_EFFECT)
+    (stale,) = same_tools(recorded, [(louder, "S")])
+    assert isinstance(stale, StaleTool) and stale.description == "Echo the text."
+    assert stale.effect is ToolEffect.READ_ONLY
+    assert stale.why == "S now offers it with another description and effect (side_effect, not read_only)"
+
+
+class _Listed:
+    """A listed tool as a source gives it (only what the record keeps)."""
+
+    def __init__(self, name: str, description: str, parameters: dict[str, Any], effect: Any) -> None:
+        self.name, self.description, self.parameters, self.effect = name, description, parameters, effect
+
+    async def invoke(self, ctx: Any, arguments: Any) -> Any:
+        raise AssertionError("not called")
