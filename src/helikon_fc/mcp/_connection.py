@@ -99,10 +99,9 @@ class Connection:
                 raise ToolError(f"{self.label} is gone ({self.gone}); its tool {name!r} cannot be called")
             session_id = self.renewal.watch.current if self.renewal is not None else None
             try:
-                with self.heard.calling(current_span()) as span:
-                    result = await self._session().call_tool(
-                        name, dict(arguments), progress_callback=partial(self.heard.progress, span, name)
-                    )
+                with self.heard.calling(current_span()) as span:  # progress is asked for only when traced
+                    progress = None if span is None else partial(self.heard.progress, span, name)
+                    result = await self._session().call_tool(name, dict(arguments), progress_callback=progress)
             except MCPError as exc:
                 failure = exc
             else:

@@ -6,6 +6,8 @@ no new kind of `AgentEvent`, record or wire tag, and costs nothing when the run 
 
 - ``notifications/progress`` for a call: the event ``mcp.progress`` on that call's tool span
   (``mcp.tool``, ``mcp.progress``, and ``mcp.total`` / ``mcp.message`` when the server sends them);
+  a call asks for progress (sends a progress token) only when it is traced: otherwise nothing would
+  hear it, and asking costs a tenth of a call's time (S11);
 - ``notifications/message`` (a log message at ``info`` or above): the event ``mcp.log`` (``mcp.server``,
   ``mcp.log.level``, ``mcp.log.logger`` when named, ``mcp.log.data``) on the span of every call of
   that server in flight, and a record of the standard-library logger ``helikon_fc.mcp`` (at the
