@@ -10,7 +10,7 @@ from functools import partial
 from pathlib import Path
 
 import trio
-from tests.mcp.servers import FAULT_SERVER, failure, results, run_to_end, wait_for
+from tests.mcp.servers import FAULT_SERVER, failure, live_tasks, results, run_to_end, wait_for
 
 from helikon_fc import LlmAgent, RunCompleted
 from helikon_fc.mcp import MCPServerHTTP
@@ -55,7 +55,9 @@ async def test_a_call_whose_session_expired_is_not_sent_again_and_the_next_call_
     async with http_fault_server(tmp_path) as url:
         (tmp_path / "expire").write_text("after")
         model = ScriptedModel([call_tools(call("bump")), call_tools(call("echo", text="again")), reply("done")])
+        before = live_tasks()
         events = await run_to_end(LlmAgent(name="a", model=model, tools=[MCPServerHTTP(url)]), "go")
+        assert live_tasks() == before  # the renewed session's task ended with the run
     bumped, echoed = results(events)
     assert isinstance(events[-1], RunCompleted)
     assert bumped.is_error and "the session expired during the call of 'bump'" in bumped.output
