@@ -25,3 +25,5 @@ def test_the_summary_gives_the_ratio_of_medians_and_the_cost_of_opening_per_run(
     assert figures["ratio_agent_to_raw"] == round(12.5 / 11.0, 3) and figures["target_ratio"] == TARGET_RATIO
     assert figures["within_target"] is (12.5 / 11.0 <= TARGET_RATIO)
     assert figures["opening_per_run_costs_ms"] == 487.5
+    assert figures["median_ratio_of_pairs"] == round(12.5 / 11.0, 3)  # 1.3, 1.0, 1.136...: the middle one
+    assert figures["fastest_ms"] == {"raw ClientSession": 10.0, "agent": 12.0, "agent, server opened per run": 500.0}
