@@ -133,10 +133,12 @@ from helikon_fc.core.records import (
     ActionKind,
     Boundary,
     ModelAnswered,
+    OfferedTool,
     RunFinished,
     RunOpened,
     RunRecordBody,
     ToolFinished,
+    ToolsOffered,
 )
 from helikon_fc.core.schema import SchemaError, compile_schema
 
@@ -583,6 +585,21 @@ def run_records() -> st.SearchStrategy[RunRecordBody]:
         st.builds(ModelAnswered, response=model_responses(), deltas=st.lists(agent_events(), max_size=3).map(tuple)),
         st.builds(ToolFinished, result=tool_results(), escalated=st.booleans()),
         st.builds(RunFinished, terminal=agent_events(), escalated=st.booleans()),
+        st.builds(
+            ToolsOffered,
+            sources=st.lists(names(), max_size=2).map(tuple),
+            tools=st.lists(
+                st.builds(
+                    OfferedTool,
+                    name=names(),
+                    source=names(),
+                    description=st.text(max_size=20),
+                    parameters=json_objects(),
+                    effect=tool_effects(),
+                ),
+                max_size=2,
+            ).map(tuple),
+        ),
     )
 
 

@@ -18,6 +18,7 @@ exporter are the application's choice: see ``docs/observability.md``).
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any, assert_never
 
@@ -148,6 +149,11 @@ class _Open:
     def interrupt(self, error_type: str) -> None:
         """End as stopped by trio cancellation."""
         self._end(error_type, "run timed out" if error_type == "timeout" else "run cancelled")
+
+    def add_event(self, name: str, attributes: Mapping[str, str | int | float | bool]) -> None:
+        """Add an event to the span while it is open (`helikon_fc.shell.tracing.span_event`)."""
+        if self._token is not None:
+            self.span.add_event(name, dict(attributes))
 
 
 class _AgentRun(_Open):

@@ -121,7 +121,16 @@ from helikon_fc.core import (
     from_json,
     to_json,
 )
-from helikon_fc.core.records import ActionKind, Boundary, ModelAnswered, RunFinished, RunOpened, ToolFinished
+from helikon_fc.core.records import (
+    ActionKind,
+    Boundary,
+    ModelAnswered,
+    OfferedTool,
+    RunFinished,
+    RunOpened,
+    ToolFinished,
+    ToolsOffered,
+)
 from helikon_fc.core.wire import UNIONS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -304,6 +313,18 @@ SAMPLES: Mapping[str, tuple[object, ...]] = {
         ),
         ToolFinished(result=RESULT),
         RunFinished(terminal=RunCompleted(USAGE)),
+        ToolsOffered(
+            sources=("MCP server 'mcp-server-time'",),
+            tools=(
+                OfferedTool(
+                    name="time_convert_time",
+                    source="MCP server 'mcp-server-time'",
+                    description="Convert time between timezones",
+                    parameters={"type": "object", "properties": {"time": {"type": "string"}}, "required": ["time"]},
+                    effect=ToolEffect.READ_ONLY,
+                ),
+            ),
+        ),
     ),
     "PermissionRule": (ToolRule("get_weather"), BashRule("git"), ReadRule("src/**"), EditRule("*.md")),
     "PolicyVerdict": (

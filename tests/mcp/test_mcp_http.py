@@ -10,7 +10,7 @@ from functools import partial
 from pathlib import Path
 
 import trio
-from tests.mcp.servers import FAULT_SERVER, failure, results, run_to_end, wait_for
+from tests.mcp.servers import FAULT_SERVER, failure, live_tasks, results, run_to_end, wait_for
 
 from helikon_fc import LlmAgent, RunCompleted
 from helikon_fc.mcp import MCPServerHTTP
@@ -46,3 +46,33 @@ async def test_an_unreachable_url_fails_the_run_naming_it() -> None:
     server = MCPServerHTTP(f"http://127.0.0.1:{port}/mcp")
     message = failure(await run_to_end(LlmAgent(name="a", model=ScriptedModel([reply("x")]), tools=[server]), "go"))
     assert f"'http://127.0.0.1:{port}/mcp' failed before it answered initialize" in message
+
+
+async def test_a_call_whose_session_expired_is_not_sent_again_and_the_next_call_has_a_new_session(
+    tmp_path: Path,
+) -> None:
+    """The server ran the call and forgot the session: the model reads that it may not have run; it ran once."""
+    async with http_fault_server(tmp_path) as url:
+        (tmp_path / "expire").write_text("after")
+        model = ScriptedModel([call_tools(call("bump")), call_tools(call("echo", text="again")), reply("done")])
+        before = live_tasks()
+        events = await run_to_end(LlmAgent(name="a", model=model, tools=[MCPServerHTTP(url)]), "go")
+        assert live_tasks() == before  # the renewed session's task ended with the run
+    bumped, echoed = results(events)
+    assert isinstance(events[-1], RunCompleted)
+    assert bumped.is_error and "the session expired during the call of 'bump'" in bumped.output
+    assert "the call was not sent again: it may or may not have run" in bumped.output
+    assert (tmp_path / "bumps").read_text() == "bumped\n"
+    assert (echoed.output, echoed.is_error) == ("again (None)", False)
+    assert (tmp_path / "sessions").read_text().count("initialize") == 2
+
+
+async def test_a_read_only_call_whose_session_expired_is_sent_once_more_on_a_new_session(tmp_path: Path) -> None:
+    """``echo`` is read-only: after the 404 the client initializes again and the call goes out once more."""
+    async with http_fault_server(tmp_path) as url:
+        (tmp_path / "expire").write_text("before")
+        model = ScriptedModel([call_tools(call("echo", text="hello")), reply("done")])
+        events = await run_to_end(LlmAgent(name="a", model=model, tools=[MCPServerHTTP(url)]), "go")
+    assert isinstance(events[-1], RunCompleted)
+    assert [(r.output, r.is_error) for r in results(events)] == [("hello (None)", False)]
+    assert (tmp_path / "sessions").read_text().count("initialize") == 2

@@ -59,11 +59,14 @@ def test_library_agents_with_cyclic_handoffs_are_accepted() -> None:
     assert AgentRegistry([agents["a"]]).names == ("a",)
 
 
-def test_an_agent_taking_tools_from_an_mcp_server_is_refused_naming_the_server() -> None:
-    """A worker cannot list an MCP server's tools yet: an agent with one, at any depth, is refused when built."""
+def test_the_mcp_servers_of_the_agents_are_found_once_each_at_any_depth() -> None:
+    """The worker keeps these open: an agent's MCP server, at any depth, is found once however many agents share it."""
     from helikon_fc.mcp import MCPServerStdio
 
     server = MCPServerStdio("mcp-server-time", args=("--local-timezone", "UTC"))
-    root = SequentialAgent[None](name="pipe").then(_loop("a")).then(_loop("clock").with_tools(server))
-    with pytest.raises(TypeError, match=r"agents: 'pipe/step:1' \('clock'\) takes tools from .*cannot run on Temporal"):
-        AgentRegistry([root])
+    other = MCPServerStdio("mcp-server-git")
+    clock = _loop("clock").with_tools(server)
+    root = SequentialAgent[None](name="pipe").then(_loop("a").with_tools(other)).then(clock).then(clock)
+    found = AgentRegistry([root]).tool_sources
+    assert len(found) == 2 and {id(source) for source in found} == {id(server), id(other)}
+    assert AgentRegistry([_loop("plain")]).tool_sources == ()

@@ -20,7 +20,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..core import AgentEvent, AgentUpdated, ApprovalRequested, RunCompleted, RunFailed, RunPaused, RunStarted, Usage
-from ..core.records import ActionKind, Boundary, ModelAnswered, RunFinished, RunOpened, RunRecordBody, ToolFinished
+from ..core.records import (
+    ActionKind,
+    Boundary,
+    ModelAnswered,
+    RunFinished,
+    RunOpened,
+    RunRecordBody,
+    ToolFinished,
+    ToolsOffered,
+)
 from ..shell.durable import decode_records
 from ..shell.storage import RunStore, RunSummary
 
@@ -84,7 +93,7 @@ def _own_events(body: RunRecordBody) -> tuple[AgentEvent, ...]:
             return deltas
         case ToolFinished(events=events):
             return events
-        case RunOpened() | RunFinished():
+        case RunOpened() | ToolsOffered() | RunFinished():
             return ()
 
 

@@ -34,7 +34,16 @@ import attrs
 from .events import MessageOutput, TokenDelta, ToolCallDelta, ToolCallItem, ToolOutputItem, TurnStarted
 from .items import AssistantMessage, Item, ToolCall, ToolResult
 from .model import ModelResponse
-from .records import Boundary, ModelAnswered, RecordLogError, RunFinished, RunOpened, RunRecordBody, ToolFinished
+from .records import (
+    Boundary,
+    ModelAnswered,
+    RecordLogError,
+    RunFinished,
+    RunOpened,
+    RunRecordBody,
+    ToolFinished,
+    ToolsOffered,
+)
 from .states import CallingModel, ExecutingTools
 from .usage import Usage
 from .wire import from_json, structure_data, to_json, unstructure_data
@@ -94,7 +103,7 @@ def _see(body: RunRecordBody, calls: dict[str, ToolCall], results: dict[str, Too
         case Boundary() | RunOpened():
             calls.clear()
             results.clear()
-        case RunFinished():
+        case RunFinished() | ToolsOffered():
             pass
         case _:
             assert_never(body)

@@ -5,6 +5,8 @@ A run's log is a sequence of these values, one per `RunRecord` of the store (the
 ``kind`` is the value's wire tag, its ``body`` the value's JSON, tag included):
 
 - `RunOpened` (always first): the agent's name and definition fingerprint, and the run's input;
+- `ToolsOffered` (right after it, only for a run whose tools were listed when it started: an MCP
+  server's): every listed tool as the model was offered it, so a resumed run offers the same ones;
 - `Boundary`: one transition step — the next state, the conversation appends, the events, and the
   kind of the next action — written *before* that action's side effect starts;
 - `ModelAnswered`: a finished model call (its response and the delta events streamed live),
@@ -30,8 +32,9 @@ import attrs
 
 from .events import AgentEvent, RunCompleted, RunFailed
 from .items import Item, ToolResult
-from .json_value import JsonValue
+from .json_value import JsonObject, JsonValue
 from .model import ModelResponse
+from .permissions.config import ToolEffect
 from .states import AwaitApproval, CallModel, ExecuteTools, LoopState, NextAction, PerformHandoff, Terminate
 
 RECORD_FORMAT_VERSION = 2
@@ -82,6 +85,35 @@ class RunOpened:
 
 
 @attrs.frozen(kw_only=True)
+class OfferedTool:
+    """One tool a run was offered by a tool source (an MCP server), as the model saw it."""
+
+    name: str
+    """The name the model calls."""
+    source: str
+    """The source that listed it (``MCP server 'uvx mcp-server-time'``)."""
+    description: str
+    parameters: JsonObject
+    """The JSON Schema of its arguments, as offered."""
+    effect: ToolEffect
+    """What a call may change (from its annotations, or the user's override)."""
+
+
+@attrs.frozen(kw_only=True)
+class ToolsOffered:
+    """The tools a run's tool sources listed when it started (the second record, when there is one).
+
+    A resumed run offers these again, whatever its sources list by then; a tool that changed or went
+    away since is still offered to the model as it was, and a call to it fails with a tool error
+    saying what changed (it is never swapped for the new one silently).
+    """
+
+    sources: tuple[str, ...] = ()
+    """The names of the run's tool sources, in order (a source may list no tools)."""
+    tools: tuple[OfferedTool, ...] = ()
+
+
+@attrs.frozen(kw_only=True)
 class Boundary:
     """One transition step, written before its action's side effect starts."""
 
@@ -121,7 +153,7 @@ class RunFinished:
     escalated: bool = False
 
 
-RunRecordBody: TypeAlias = RunOpened | Boundary | ModelAnswered | ToolFinished | RunFinished
+RunRecordBody: TypeAlias = RunOpened | Boundary | ModelAnswered | ToolFinished | RunFinished | ToolsOffered
 """Every kind of durable record."""
 
 
@@ -135,6 +167,7 @@ class Resumption:
 
     Attributes:
         opened: the run's `RunOpened`.
+        offered: the run's `ToolsOffered` (`None`: it lists no tools when it starts, or was recorded without them).
         state: the state of the last boundary (`None`: no boundary yet, start from the beginning).
         conversation: the input followed by every recorded append.
         replayed: the recorded events that were delivered before (replay them only on request).
@@ -152,6 +185,7 @@ class Resumption:
     """
 
     opened: RunOpened
+    offered: ToolsOffered | None = None
     state: LoopState | None = None
     conversation: tuple[Item, ...] = ()
     replayed: tuple[AgentEvent, ...] = ()
@@ -194,12 +228,17 @@ def restore(records: Sequence[RunRecordBody]) -> Resumption:
     decided: list[tuple[str, tuple[AgentEvent, ...]]] = []
     escalated = False
     finished: RunFinished | None = None
+    offered: ToolsOffered | None = None
     for index, record in enumerate(records[1:], start=1):
         if finished is not None:
             raise RecordLogError(f"record {index} ({_tag(record)}) comes after the run_finished record")
         match record:
             case RunOpened():
                 raise RecordLogError(f"record {index} is a second run_opened record")
+            case ToolsOffered():
+                if index != 1:
+                    raise RecordLogError(f"record {index} is a tools_offered record; only record 1 may be one")
+                offered = record
             case Boundary():
                 replayed.extend(record.events)
                 state, last, after_last, response, results, decided = record.state, record, False, None, [], []
@@ -227,6 +266,7 @@ def restore(records: Sequence[RunRecordBody]) -> Resumption:
         del replayed[len(replayed) - len(redeliver) :]
     return Resumption(
         opened=opened,
+        offered=offered,
         state=state,
         conversation=tuple(conversation),
         replayed=tuple(replayed),
@@ -249,6 +289,7 @@ def _tag(record: RunRecordBody) -> str:
 
 _KINDS: dict[type, str] = {
     RunOpened: "run_opened",
+    ToolsOffered: "tools_offered",
     Boundary: "boundary",
     ModelAnswered: "model_answered",
     ToolFinished: "tool_finished",

@@ -132,6 +132,7 @@ _PLAIN_CLASSES: tuple[type, ...] = (
     PolicyRule,
     PermissionConfig,
     ToolInfo,
+    records.OfferedTool,
 )
 
 
@@ -215,6 +216,7 @@ TAGS: Mapping[type, str] = {
     states.Terminate: "terminate",
     # RunRecordBody
     records.RunOpened: "run_opened",
+    records.ToolsOffered: "tools_offered",
     records.Boundary: "boundary",
     records.ModelAnswered: "model_answered",
     records.ToolFinished: "tool_finished",

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from functools import partial
 
 import mcp_types as types
 import trio
@@ -22,7 +23,10 @@ from mcp import ClientSession
 
 from ..core import JsonObject, ToolEffect
 from ..shell.tool import ToolError, ToolOutput
+from ..shell.tracing import current_span
 from ._errors import MCPServerError
+from ._notices import LOG_LEVEL, Heard
+from ._renewal import Renewal
 from ._results import tool_output
 from ._tools import MCPTool, listed_tools
 
@@ -44,6 +48,9 @@ class Connection:
         self._prefix, self._lenient, self._effects = prefix, lenient, effects
         self._tools: tuple[MCPTool, ...] | None = None
         self._listing = trio.Lock()
+        self.heard = Heard(label)
+        self.renewal: Renewal | None = None
+        """Over streamable HTTP: how a session the server forgot is replaced (see `mcp._renewal`)."""
 
     async def on_message(self, message: IncomingMessage) -> None:
         """The session's message handler: a ``tools/list_changed`` notification drops the cached tool list."""
@@ -77,21 +84,53 @@ class Connection:
             if cursor is None:
                 return listed
 
-    async def call(self, name: str, arguments: JsonObject) -> ToolOutput:
+    async def call(self, name: str, arguments: JsonObject, retry_safe: bool = False) -> ToolOutput:
         """Call the server's tool `name`; a failure the model should read is a `ToolError`.
 
         Cancelling the caller cancels the call: the SDK sends the server ``notifications/cancelled``.
+        When the server forgot the session (streamable HTTP), a new one is started; the call is sent
+        again on it only when `retry_safe` (the tool changes nothing), and only once: otherwise it fails
+        saying that it may not have run.
         """
-        if self.gone is not None:
-            raise ToolError(f"{self.label} is gone ({self.gone}); its tool {name!r} cannot be called")
-        try:
-            result = await self._session().call_tool(name, dict(arguments))
-        except MCPError as exc:
-            if exc.code == types.CONNECTION_CLOSED:
-                self.gone = f"the connection closed during a call of {name!r}"
-                raise ToolError(f"{self.label} is gone: the connection closed during the call") from None
-            raise ToolError(f"{self.label}: {exc.error.message}") from None
-        return tool_output(result)
+        for attempt in (1, 2):
+            if self.renewal is not None:
+                await self.renewal.settled()
+            if self.gone is not None:
+                raise ToolError(f"{self.label} is gone ({self.gone}); its tool {name!r} cannot be called")
+            session_id = self.renewal.watch.current if self.renewal is not None else None
+            try:
+                with self.heard.calling(current_span()) as span:  # progress is asked for only when traced
+                    progress = None if span is None else partial(self.heard.progress, span, name)
+                    result = await self._session().call_tool(name, dict(arguments), progress_callback=progress)
+            except MCPError as exc:
+                failure = exc
+            else:
+                return tool_output(result)
+            if self.renewal is None or not self.renewal.watch.lost(session_id):
+                raise self._failed(name, failure)
+            await self._renew(session_id)
+            if not (retry_safe and attempt == 1):
+                raise ToolError(
+                    f"{self.label}: the session expired during the call of {name!r} (the server forgot it);"
+                    " a new session was started, but the call was not sent again: it may or may not have run"
+                    + ("" if attempt == 1 else " (it had been sent again once already)")
+                )
+        raise AssertionError("unreachable")  # pragma: no cover - the second attempt returns or raises
+
+    def _failed(self, name: str, exc: MCPError) -> ToolError:
+        """The tool error a failed call of `name` is (a lost connection leaves the server gone)."""
+        if exc.code == types.CONNECTION_CLOSED:
+            self.gone = f"the connection closed during a call of {name!r}"
+            return ToolError(f"{self.label} is gone: the connection closed during the call")
+        return ToolError(f"{self.label}: {exc.error.message}")
+
+    async def _renew(self, lost: str | None) -> None:
+        """Replace the session `lost`; when no new one can be started, the connection is gone (a `ToolError`)."""
+        assert self.renewal is not None
+        await self.renewal.renew(lost)
+        if self.renewal.failed is not None:
+            self.gone = f"its session expired and no new one could be started: {self.renewal.failed}"
+            raise ToolError(f"{self.label} is gone ({self.gone})")
 
     def _session(self) -> ClientSession:
         assert self.session is not None, "the connection is used before it is open"
@@ -111,7 +150,16 @@ async def open_connection(
     """
     ready = False
     try:
-        async with transport() as (read, write), ClientSession(read, write, message_handler=connection.on_message) as s:
+        async with (
+            transport() as (read, write),
+            ClientSession(
+                read,
+                write,
+                message_handler=connection.on_message,
+                logging_callback=connection.heard.log,
+                log_level=LOG_LEVEL,
+            ) as s,
+        ):
             with trio.move_on_after(init_timeout) as waited:
                 await s.initialize()
             if waited.cancelled_caught:
@@ -120,7 +168,8 @@ async def open_connection(
             try:
                 yield connection
             finally:
-                connection.gone = connection.gone or "it was closed"
+                if connection.renewal is None or not connection.renewal.renewing:
+                    connection.gone = connection.gone or "it was closed"
     except BaseException as exc:  # the SDK's nurseries wrap everything in groups: take the one error out
         leaf = single(exc)
         if ready:

@@ -19,7 +19,8 @@ from mcp.client.streamable_http import streamable_http_client
 from ..core import ToolEffect
 from ..shell._checks import message
 from ..shell.tool import Tool
-from ._connection import Connection, Transport, open_connection, tail
+from ._connection import Connection, Transport, open_connection, single, tail
+from ._renewal import Renewal, SessionWatch, open_renewable
 
 
 class _MCPServer:
@@ -197,11 +198,22 @@ class MCPServerHTTP(_MCPServer):
 
     @asynccontextmanager
     async def _connect(self) -> AsyncIterator[Connection]:
+        """A connection whose session is started again when the server forgets it (see `mcp._renewal`)."""
         timeout = httpx2.Timeout(30.0, read=300.0)
-        async with httpx2.AsyncClient(headers=self._headers, timeout=timeout) as client:
+        watch = SessionWatch()
+        hooks = {"response": [watch.on_response]}
+        async with httpx2.AsyncClient(headers=self._headers, timeout=timeout, event_hooks=hooks) as client:
             transport: Transport = partial(streamable_http_client, self._url, http_client=client)
-            async with open_connection(self._connection(), transport, self._init_timeout, None) as connection:
-                yield connection
+            connection = self._connection()
+            connection.renewal = Renewal(watch)
+            try:
+                async with open_renewable(
+                    connection.renewal, partial(open_connection, connection, transport, self._init_timeout, None)
+                ):
+                    yield connection
+            except BaseExceptionGroup as group:  # the renewal's nursery: take the one error out
+                leaf = single(group)
+                raise leaf from leaf.__cause__  # noqa: ASYNC104 - the group's one error, a Cancelled included
 
 
 def _effects(owner: str, effects: Mapping[str, ToolEffect | str] | None) -> dict[str, ToolEffect]:

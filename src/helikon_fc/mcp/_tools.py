@@ -14,8 +14,8 @@ from ..core.compiled_schema import SchemaError, compile_schema
 from ..shell.tool import ToolContext, ToolOutput
 from ._errors import MCPServerError
 
-Call: TypeAlias = Callable[[str, JsonObject], Awaitable[ToolOutput]]
-"""Calls a tool of the server by its name there (`Connection.call`)."""
+Call: TypeAlias = Callable[[str, JsonObject, bool], Awaitable[ToolOutput]]
+"""Calls a tool of the server by its name there, saying whether a call may be sent again (`Connection.call`)."""
 
 _ANY_OBJECT: JsonObject = {"type": "object"}
 
@@ -30,6 +30,9 @@ class MCPTool:
         parameters: the tool's input schema (``{"type": "object"}`` when listed leniently).
         effect: what a call may change (from the tool's annotations, or the server's ``effects=``).
         remote_name: the tool's name on the server.
+        retry_safe: whether a call may be sent again when the session it went out on expired (the
+            tool says it changes nothing: ``readOnlyHint`` or ``idempotentHint``, or ``effects=`` says
+            read-only).
     """
 
     name: str
@@ -38,10 +41,11 @@ class MCPTool:
     effect: ToolEffect
     remote_name: str
     _call: Call = attrs.field(repr=False, eq=False)
+    retry_safe: bool = False
 
     async def invoke(self, ctx: ToolContext[Any], arguments: JsonObject) -> ToolOutput:
         """Call the tool on its server (see `Connection.call`)."""
-        return await self._call(self.remote_name, arguments)
+        return await self._call(self.remote_name, arguments, self.retry_safe)
 
 
 def listed_tools(
@@ -83,7 +87,13 @@ def _tool(label: str, call: Call, tool: types.Tool, prefix: str, lenient: bool, 
         effect or annotated_effect(tool.annotations),
         tool.name,
         call,
+        _retry_safe(tool.annotations) if effect is None else effect is ToolEffect.READ_ONLY,
     )
+
+
+def _retry_safe(annotations: types.ToolAnnotations | None) -> bool:
+    """Whether the annotations say a call changes nothing (read-only, or idempotent)."""
+    return annotations is not None and bool(annotations.read_only_hint or annotations.idempotent_hint)
 
 
 def annotated_effect(annotations: types.ToolAnnotations | None) -> ToolEffect:

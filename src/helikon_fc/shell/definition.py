@@ -15,6 +15,7 @@ from typing import Any
 import attrs
 
 from ..core import HandoffCollision, HandoffTarget, ModelSettings, OutputSchema, ToolDef
+from ..core.records import ToolsOffered
 from ..models.protocol import Model
 from .config import RunConfig
 from .context import RunContext
@@ -43,6 +44,7 @@ class LoopDefinition:
         tools: the tools the model may call, names unique.
         tool_sources: where more tools come from when a run starts (MCP servers); the driver lists
             them for each run and runs a copy of this definition with them added to `tools`.
+        offered_tools: on that copy, what its sources listed (recorded when the run is, see `shell.offered_tools`).
         handoff_targets: the handoffs the model may take, as the core describes them.
         resolvers: for each handoff target's agent name, how to find that agent when the handoff happens.
         settings: the model settings of every request.
@@ -61,6 +63,7 @@ class LoopDefinition:
     instructions: Instructions = None
     tools: tuple[Tool[Any], ...] = ()
     tool_sources: tuple[ToolSource, ...] = ()
+    offered_tools: ToolsOffered | None = None
     handoff_targets: tuple[HandoffTarget, ...] = ()
     resolvers: Mapping[str, Callable[[], Agent[Any]]] = attrs.field(
         factory=dict, converter=_frozen_resolvers, eq=False, repr=False

@@ -172,7 +172,7 @@ class _LoopRun:
         """
         await trio.lowlevel.checkpoint()
         if self.definition.tool_sources:  # tools listed when the run starts (MCP servers): run a copy with them
-            return await with_listed_tools(self.definition, partial(self._drive_listed, send))
+            return await with_listed_tools(self.definition, partial(self._drive_listed, send), self.ctx.durable)
         definition, ctx = self.definition, self.ctx
         config = ctx.run_config or definition.run_config or _DEFAULT_CONFIG
         ctx = ctx.for_run(definition.run_config)  # what its tools, sub-runs and handoffs see

@@ -33,6 +33,7 @@ from ..core.records import (
     RunFinished,
     RunOpened,
     RunRecordBody,
+    ToolsOffered,
     fingerprint,
     record_kind,
     restore,
@@ -289,6 +290,25 @@ async def read_opened(store: RunStore, run_id: str) -> RunOpened:
     return bodies[0]
 
 
+async def read_offered(durable: Durability) -> ToolsOffered | None:
+    """The tools run ``durable.run_id`` was offered when it started (its `ToolsOffered` record), or `None`:
+    no run is recorded under that id yet, or it was recorded without one.
+
+    Raises:
+        RecordLogError: its first records are not in the record format.
+    """
+    if durable.fresh:
+        await trio.lowlevel.checkpoint()
+        return None
+    try:
+        records = await durable.store.read_run_records(durable.run_id)
+    except RunNotFound:
+        return None  # noqa: ASYNC910 - the store call that raised is a checkpoint
+    bodies = decode_records(durable.run_id, records[:2])
+    found = bodies[1] if len(bodies) == 2 else None
+    return found if isinstance(found, ToolsOffered) else None
+
+
 def check_compatible(opened: RunOpened, run_id: str, agent: str, fingerprint_: str) -> None:
     """Refuse to continue run `run_id` with an agent whose definition differs from the recorded one.
 
@@ -317,12 +337,14 @@ async def open_log(
     fingerprint_: str,
     input: AgentInput,
     hold_opening: bool = False,
+    offered: ToolsOffered | None = None,
 ) -> tuple[RunRecorder, Resumption]:
     """Start run `durable.run_id`'s log, or pick it up where its records end.
 
     Args:
         hold_opening: queue a new log's `RunOpened` for the run's next write instead of writing it now
             (for a run whose next write comes before any side effect: until then, nothing of it ran).
+        offered: the tools the run's sources listed, recorded right after a new log's `RunOpened`.
 
     Returns:
         The recorder to write the run's next records with, and the point to continue from (a
@@ -344,12 +366,13 @@ async def open_log(
             pass
     if not records:
         recorder = RunRecorder(durable, 0, create=create)
+        first: tuple[RunRecordBody, ...] = (opened,) if offered is None else (opened, offered)
         if hold_opening:
-            recorder.hold(opened)
+            recorder.hold(*first)
         else:
-            await recorder.write(opened)
+            await recorder.write(*first)
         # (a fresh held log writes nothing yet: the run's first step, right after, is the checkpoint)
-        return recorder, Resumption(opened=opened, conversation=opened.input)  # noqa: ASYNC910
+        return recorder, Resumption(opened=opened, offered=offered, conversation=opened.input)  # noqa: ASYNC910
     point = restore(decode_records(run_id, records))
     check_compatible(point.opened, run_id, agent, fingerprint_)
     return RunRecorder(durable, point.next_seq), point  # noqa: ASYNC910 - records were read: a store call

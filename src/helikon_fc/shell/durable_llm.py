@@ -75,19 +75,34 @@ def llm_definition(agent: LoopDefinition) -> JsonValue:
     """What an `LlmAgent` run depends on, as JSON: its name, tools (names and schemas), handoffs and output schema.
 
     Instructions, model and settings are left out: changing them does not make a recorded run
-    meaningless, so a run may be resumed with a new prompt or model.
+    meaningless, so a run may be resumed with a new prompt or model. Of its tool sources (MCP
+    servers) only their names count: the tools they listed are recorded with the run (`ToolsOffered`)
+    and offered again on resume, so a server that changed its tools meanwhile does not refuse the resume
+    (see `shell.offered_tools`); the agent's own definition and its run's listed copy give one fingerprint.
     """
     import json
 
-    tools: list[JsonValue] = [json.loads(to_json(tool)) for tool in agent.tool_defs]
+    listed = {tool.name for tool in agent.offered_tools.tools} if agent.offered_tools is not None else set()
+    tools: list[JsonValue] = [json.loads(to_json(tool)) for tool in agent.tool_defs if tool.name not in listed]
     handoffs: list[JsonValue] = [json.loads(to_json(target)) for target in agent.handoff_targets]
     schema = agent.output_schema
-    return {
+    found: dict[str, JsonValue] = {
         "name": agent.name,
         "tools": tools,
         "handoffs": handoffs,
         "output_schema": json.loads(to_json(schema)) if schema is not None else None,
     }
+    sources = _source_names(agent)
+    if sources:  # only then: the fingerprints of agents without sources stay as they were
+        found["tool_sources"] = list(sources)
+    return found
+
+
+def _source_names(agent: LoopDefinition) -> tuple[str, ...]:
+    """The names of the definition's tool sources (of the run's listed copy: the sources its tools came from)."""
+    if agent.offered_tools is not None:
+        return agent.offered_tools.sources
+    return tuple(source.source_name for source in agent.tool_sources)
 
 
 def llm_fingerprint(agent: LoopDefinition) -> str:
@@ -148,6 +163,7 @@ class LlmRecording:
             fingerprint_=llm_fingerprint(agent),
             input=input,
             hold_opening=True,  # the first boundary comes before any side effect: it takes the opening along
+            offered=agent.offered_tools,
         )
         return cls(recorder, point, ctx)
 

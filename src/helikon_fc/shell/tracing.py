@@ -18,7 +18,7 @@ tracing library's implicit context (which does not follow ``trio.to_thread``).
 from __future__ import annotations
 
 import math
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any, Protocol
@@ -36,6 +36,7 @@ __all__ = [
     "Tracer",
     "current_span",
     "run_deadline",
+    "span_event",
     "trace_agent_run",
     "trace_model_call",
     "within_span",
@@ -43,7 +44,11 @@ __all__ = [
 
 
 class Span(Protocol):
-    """A span the shell opened; it is ended exactly once, by `interrupt` or by its kind's ``finish``."""
+    """A span the shell opened; it is ended exactly once, by `interrupt` or by its kind's ``finish``.
+
+    A span may also have ``add_event(name, attributes)``: events the shell hears while it is open are
+    then recorded on it (`span_event`).
+    """
 
     def interrupt(self, error_type: str) -> None:
         """End the span as stopped by trio cancellation: `error_type` is ``"cancelled"`` or ``"timeout"``."""
@@ -99,6 +104,17 @@ _DEADLINE: ContextVar[float] = ContextVar("helikon_fc_run_deadline", default=mat
 def current_span() -> Span | None:
     """The innermost span the shell has open in this task (inherited by tasks spawned under it)."""
     return _CURRENT.get()
+
+
+def span_event(span: Span | None, name: str, attributes: Mapping[str, str | int | float | bool]) -> None:
+    """Record the event `name` on `span`, if its tracer's spans take events (an ``add_event(name, attributes)``
+    method, as `helikon_fc.otel`'s have); nothing otherwise, and nothing without a span (no tracer).
+
+    What a tool hears while it runs (an MCP server's progress and log messages) goes on its call's span.
+    """
+    add = getattr(span, "add_event", None)
+    if add is not None:
+        add(name, attributes)
 
 
 @contextmanager

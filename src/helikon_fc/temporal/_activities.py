@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+from functools import partial
 from typing import Any
 
 from temporalio import activity
@@ -39,12 +40,14 @@ from ..models.retry import RETRYABLE
 from ..shell.config import RunConfig
 from ..shell.context import RunContext, SessionState
 from ..shell.controls import failing_on_hook
+from ..shell.definition import LoopDefinition
 from ..shell.driver import call_model, call_tool
 from ..shell.metering import UsageMeter
 from ..shell.permissions import Permissions
 from ..shell.protocol import Agent
 from ..shell.tool_exec import execute_tool_call
-from ..shell.tool_round import CallHeld
+from ..shell.tool_round import CallHeld, CallOutcome
+from ..shell.tool_source import ToolSourceError
 from . import _pipeline
 from ._decisions import answer_of, run_permissions
 from ._deltas import DeltaBuffer
@@ -71,6 +74,7 @@ from ._payloads import (
 )
 from ._portal import TrioPortal
 from ._registry import AgentRegistry, UnknownAgentPath
+from ._tool_sources import listed_definition, with_listed
 from ._user import UserCodec
 
 
@@ -164,7 +168,15 @@ class Activities:
             user = self._user(request.user_json)
         except ApplicationError as exc:
             return _error_plan(agent.name, OtherError(str(exc)))
-        return _plan(agent, request, user, guarded=self._permissions is not None)
+        definition = agent.definition if isinstance(agent, LlmAgent) else None
+        if definition is not None and definition.tool_sources:  # listed here: the plan, in history, holds them
+            try:
+                definition = self._portal.run(
+                    partial(listed_definition, definition), heartbeat_every=self._heartbeat_every
+                )
+            except ToolSourceError as exc:
+                return _error_plan(agent.name, OtherError(str(exc)))
+        return _plan(agent, request, user, guarded=self._permissions is not None, definition=definition)
 
     @activity.defn(name=CALL_MODEL)
     def call_model(self, request: ModelCallInput) -> str:
@@ -212,14 +224,15 @@ class Activities:
         call = from_json(ToolCall, request.call_json)
         meter = UsageMeter()
         ctx = self._context(request, meter)
-        tool = definition.tools_by_name.get(call.name)
         answer = answer_of(request.answer) if request.answer is not None else None
-        outcome = self._portal.run(
-            lambda: failing_on_hook(
-                call_tool(execute_tool_call, definition.hooks, tool, call, ctx, answer, None, request.problem)
-            ),
-            heartbeat_every=self._heartbeat_every,
-        )
+
+        async def run(listed: LoopDefinition) -> CallOutcome | HookFailed:
+            tool = listed.tools_by_name.get(call.name)
+            return await failing_on_hook(
+                call_tool(execute_tool_call, listed.hooks, tool, call, ctx, answer, None, request.problem)
+            )
+
+        outcome = self._portal.run(lambda: with_listed(definition, run), heartbeat_every=self._heartbeat_every)
         state_json, usage_json = json.dumps(ctx.state.snapshot()), to_json(meter.by_model())
         if isinstance(outcome, HookFailed):
             return ToolCallOutput("", state_json, usage_json, hook_failed_json=to_json(outcome))
@@ -297,13 +310,21 @@ def _error_plan(name: str, error: Any) -> AgentPlan:
     return AgentPlan(kind="error", name=name, config=RunSettings(), error_json=to_json(error))
 
 
-def _plan(agent: Agent[Any], request: DescribeInput, user: Any, *, guarded: bool = False) -> AgentPlan:
+def _plan(
+    agent: Agent[Any],
+    request: DescribeInput,
+    user: Any,
+    *,
+    guarded: bool = False,
+    definition: LoopDefinition | None = None,
+) -> AgentPlan:
+    """The plan of `agent`; a model loop's from `definition` (its own, or with its sources' tools listed)."""
     ctx_config = request.config
     if isinstance(agent, LlmAgent):
-        plan = _loop_plan(agent, request, user)
+        definition = definition or agent.definition
+        plan = _loop_plan(agent, definition, request, user)
         if plan.kind != "llm":
             return plan
-        definition = agent.definition
         hooked = bool(definition.hooks.hooks)
         return dataclasses.replace(
             plan,
@@ -339,8 +360,7 @@ def _compaction_of(config: RunConfig | None) -> CompactionPolicy | None:
     return config.compaction.policy() if config is not None and config.compaction is not None else None
 
 
-def _loop_plan(agent: LlmAgent[Any], request: DescribeInput, user: Any) -> AgentPlan:
-    definition = agent.definition
+def _loop_plan(agent: LlmAgent[Any], definition: LoopDefinition, request: DescribeInput, user: Any) -> AgentPlan:
     settings = request.config or settings_of(definition.run_config) or RunSettings()
     if definition.collision is not None:
         return _error_plan(agent.name, definition.collision)

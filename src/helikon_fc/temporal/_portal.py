@@ -5,13 +5,18 @@ coroutine to the portal and waits for it, heartbeating meanwhile, and cancels it
 cancels the activity. One trio run for the worker's life (rather than a ``trio.run`` per activity)
 keeps what lives per trio run — a simulator model's script position, a connection pool — alive from
 one activity to the next, and costs no event-loop start per call.
+
+What the worker keeps open for its life (its agents' MCP servers) is entered by the trio run's main
+task before it accepts work and left by the same task when it stops (`TrioPortal(resources=...)`).
 """
 
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import threading
 from collections.abc import Awaitable, Callable
+from contextlib import AbstractAsyncContextManager
 from typing import TypeVar
 
 import trio
@@ -22,9 +27,16 @@ T = TypeVar("T")
 
 
 class TrioPortal:
-    """A trio run in a daemon thread; `run` executes an async function there from any other thread."""
+    """A trio run in a daemon thread; `run` executes an async function there from any other thread.
 
-    def __init__(self) -> None:
+    Args:
+        resources: opens what the trio run keeps open for its whole life (entered before `start`
+            returns, left when `stop` ends the run, both in the run's main task).
+    """
+
+    def __init__(self, resources: Callable[[], AbstractAsyncContextManager[object]] | None = None) -> None:
+        self._resources = resources or contextlib.nullcontext
+        self._failed: BaseException | None = None
         self._ready = threading.Event()
         self._token: trio.lowlevel.TrioToken | None = None
         self._nursery: trio.Nursery | None = None
@@ -32,9 +44,16 @@ class TrioPortal:
         self._thread = threading.Thread(target=trio.run, args=(self._serve,), name="helikon-trio", daemon=True)
 
     def start(self) -> None:
-        """Start the trio thread and wait until it accepts work."""
+        """Start the trio thread and wait until it accepts work.
+
+        Raises:
+            Exception: what opening the resources raised (the trio run has ended then).
+        """
         self._thread.start()
         self._ready.wait()
+        if self._failed is not None:
+            self._thread.join()
+            raise self._failed
 
     def stop(self) -> None:
         """Cancel whatever still runs there and end the trio run."""
@@ -48,11 +67,18 @@ class TrioPortal:
     async def _serve(self) -> None:
         self._token = trio.lowlevel.current_trio_token()
         self._stop = trio.Event()
-        async with trio.open_nursery() as nursery:
-            self._nursery = nursery
-            self._ready.set()
-            await self._stop.wait()
-            nursery.cancel_scope.cancel()
+        async with contextlib.AsyncExitStack() as stack:
+            try:
+                await stack.enter_async_context(self._resources())
+            except Exception as exc:
+                self._failed = exc
+                self._ready.set()
+                return
+            async with trio.open_nursery() as nursery:
+                self._nursery = nursery
+                self._ready.set()
+                await self._stop.wait()
+                nursery.cancel_scope.cancel()
 
     def run(
         self,

@@ -22,6 +22,7 @@ from ..agents.parallel import ParallelAgent
 from ..agents.sequential import SequentialAgent
 from ..agents.swarm import SwarmAgent
 from ..shell.protocol import Agent
+from ..shell.tool_source import ToolSource
 
 
 class UnknownAgentPath(LookupError):
@@ -46,8 +47,9 @@ class AgentRegistry:
             roots[agent.name] = agent
         if not roots:
             raise ValueError("agents: register at least one agent")
-        for root in roots.values():
-            _check_runnable(root)
+        found = [source for root in roots.values() for source in _check_runnable(root)]
+        self.tool_sources: tuple[ToolSource, ...] = tuple({id(source): source for source in found}.values())
+        """The tool sources (MCP servers) of the agents found from the roots, each once (the worker keeps them open)."""
         self._cache: dict[str, Agent[Any]] = dict(roots)
         self._lock = threading.Lock()
 
@@ -113,12 +115,14 @@ _DEEPEST = 64
 """How many levels below a root `_check_runnable` looks (handoff targets built afresh on each resolve never end)."""
 
 
-def _check_runnable(root: Agent[Any]) -> None:
-    """Refuse `root` if it, or any agent below it, is not one of `RUNNABLE`.
+def _check_runnable(root: Agent[Any]) -> list[ToolSource]:
+    """Refuse `root` if it, or any agent below it, is not one of `RUNNABLE`; the tool sources of those agents.
 
     Raises:
         TypeError: naming the first such agent by its path, its class and its name.
     """
+    sources: list[ToolSource] = []
+    known: set[int] = set()
     seen: set[int] = set()
     stack: list[tuple[str, Agent[Any], int]] = [(root.name, root, 0)]
     while stack:
@@ -132,13 +136,11 @@ def _check_runnable(root: Agent[Any]) -> None:
                 f"agents: {path!r} is an {type(agent).__name__} ({agent.name!r}), which cannot run on Temporal: "
                 f"a worker runs the library's agents only: {kinds} (and AgentAsTool around any of them)"
             )
-        if isinstance(agent, LlmAgent) and agent.definition.tool_sources:
-            sources = ", ".join(repr(source.source_name) for source in agent.definition.tool_sources)
-            raise TypeError(
-                f"agents: {path!r} ({agent.name!r}) takes tools from {sources}, which cannot run on Temporal yet: "
-                "a worker runs an agent's own tools only (MCP servers as tool sources run on trio)"
-            )
+        if isinstance(agent, LlmAgent):
+            sources.extend(source for source in agent.definition.tool_sources if id(source) not in known)
+            known.update(id(source) for source in agent.definition.tool_sources)
         stack.extend((f"{path}/{segment}", child, depth + 1) for segment, child in _below(agent))
+    return sources
 
 
 def _below(agent: Agent[Any]) -> Iterator[tuple[str, Agent[Any]]]:

@@ -6,6 +6,7 @@ import asyncio
 import concurrent.futures
 from collections.abc import Iterable
 from datetime import timedelta
+from functools import partial
 from types import TracebackType
 from typing import Any
 
@@ -19,6 +20,7 @@ from ._activities import Activities
 from ._decisions import check_worker_permissions
 from ._portal import TrioPortal
 from ._registry import AgentRegistry
+from ._tool_sources import kept_open
 from ._user import UserCodec
 from .workflow import RunWorkflow
 
@@ -37,7 +39,10 @@ class HelikonWorker:
     Use as an async context manager (``async with HelikonWorker(client, "q", agents=[a]) as w: ...``
     polls until the block ends) or call `run` to poll until cancelled. The agent objects live in
     this process: a run's activities resolve them by path from `agents` (see `AgentRegistry`), so
-    every worker of a task queue must register the same agents.
+    every worker of a task queue must register the same agents. The MCP servers the agents take tools
+    from are started when the worker starts and stopped when it stops (one session each for all its
+    runs); a run's tools are listed once, by its ``describe`` activity, into its history, and every
+    call is an activity (see ``helikon_fc.temporal._tool_sources``).
 
     Args:
         client: a connected temporalio `Client`.
@@ -59,6 +64,7 @@ class HelikonWorker:
         ValueError: `permissions` has an approval handler.
         TypeError: `permissions` is not a `Permissions`, or an agent (a root, or any agent below one) is
             not one of the library's agents, which are the only ones a worker can run.
+        MCPServerError: when the worker starts, an MCP server of its agents could not be started.
     """
 
     def __init__(
@@ -82,7 +88,7 @@ class HelikonWorker:
         check_worker_permissions(permissions)
         agents = tuple(agents)
         self.registry = AgentRegistry(agents)
-        self._portal = TrioPortal()
+        self._portal = TrioPortal(partial(kept_open, self.registry.tool_sources))
         self._executor = concurrent.futures.ThreadPoolExecutor(max_concurrent_activities)
         activities = Activities(
             self.registry, self._portal, heartbeat_every=heartbeat_every, user_codec=user_codec, permissions=permissions
