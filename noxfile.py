@@ -77,12 +77,14 @@ def bench(session: nox.Session) -> None:
     Every (library, scenario) pair runs in a fresh interpreter; pass ``-- --quick`` for a smoke run,
     or ``-- --python openai-agents=PATH`` to run a peer in an interpreter of its own.
     """
-    session.install("-e", ".[bench,temporal]")
+    session.install("-e", ".[bench,temporal,mcp]")
     session.run("python", "-m", "bench", *session.posargs)
     session.run("python", "-m", "bench.stores", *[arg for arg in session.posargs if arg == "--quick"])
     session.run("python", "-m", "bench.durable", *[arg for arg in session.posargs if arg == "--quick"])
     # S2 through Temporal against the trio runner, on a dev server (bench/results/temporal.json).
     session.run("python", "-m", "bench.temporal", *(["--quick"] if "--quick" in session.posargs else []))
+    # S11: MCP calls through an agent against the same calls on a raw ClientSession (bench/results/mcp_s11.json).
+    session.run("python", "-m", "bench.mcp_s11", *(["--quick"] if "--quick" in session.posargs else []))
 
 
 @nox.session(python=PYTHON)
