@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from helikon_fc.serve import create_app
-from helikon_fc.stores import SQLiteStore
 from tests.serve import served_agents
 from tests.serve.http import collect, served
+
+from helikon_fc.serve import create_app
+from helikon_fc.stores import SQLiteStore
 
 
 async def test_a_streamed_run_gives_positions_one_by_one_and_ends(tmp_path: Path) -> None:

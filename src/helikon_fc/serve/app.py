@@ -172,7 +172,8 @@ def _routes(hub: RunHub, max_body_bytes: int) -> list[Route]:
     async def one(request: Request) -> Response:
         run_id = request.path_params["run_id"]
         line = await hub.status(run_id)
-        envelopes, after = [], 0
+        envelopes: list[object] = []
+        after = 0
         while batch := await hub.log.read(run_id, after, 1000):
             envelopes.extend(json.loads(logged.data) for logged in batch)
             after = batch[-1].position

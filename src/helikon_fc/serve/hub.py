@@ -20,7 +20,7 @@ from ..shell.protocol import Agent, RunStream
 from ..shell.runner import Runner
 from ..shell.storage import RunNotFound, Store
 from .envelopes import cost_of, envelope, pending_of, status_of
-from .errors import conflict, not_found, unavailable
+from .errors import bad_request, conflict, not_found, unavailable
 from .event_log import EventLog, RunLine
 from .feed import Feed
 from .paths import PathTracker, agent_paths
@@ -66,7 +66,9 @@ class RunHub:
         if name is None:
             if len(self.agents) == 1:
                 return next(iter(self.agents.values()))
-            raise not_found(f"no agent named: this server serves {sorted(self.agents)}; name one in 'agent'")
+            raise bad_request(
+                "the run request names no agent", [f"$.agent: required: this server serves {sorted(self.agents)}"]
+            )
         agent = self.agents.get(name)
         if agent is None:
             raise not_found(f"no agent {name!r}: this server serves {sorted(self.agents)}")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ipaddress
 import logging
 import signal
-from typing import Any
+from typing import Any, cast
 
 import trio
 from hypercorn.config import Config
@@ -65,4 +65,4 @@ async def serve(
         log.warning("stopping: new runs are refused, running ones interrupted (resumable)")
         await hub.shutdown()
 
-    await hypercorn_serve(app, config, shutdown_trigger=stopping, task_status=task_status)
+    await hypercorn_serve(cast(Any, app), config, shutdown_trigger=stopping, task_status=task_status)

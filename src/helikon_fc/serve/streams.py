@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 
 from .hub import RunHub
@@ -40,4 +41,4 @@ async def run_events(hub: RunHub, run_id: str, after: int) -> AsyncIterator[Mess
         status = feed.status or "running"
     else:
         status = (await hub.status(run_id)).status
-    yield {"event": "end", "data": '{"status":"%s"}' % status}
+    yield {"event": "end", "data": json.dumps({"status": status})}
