@@ -4,12 +4,14 @@ simulator, so a run needs no key and no network.
 - ``echo`` answers ``echo: <the input>`` at once, a word per delta;
 - ``slow`` streams twenty words 50 ms apart (a run to cancel, interrupt or reconnect to mid-way);
 - ``cleaner`` calls its ``Bash`` tool with ``rm -rf /``, which the built-in guards of `permissions` ask a human
-  about: the run pauses (approving it with ``rm -rf build/`` runs that instead, checked again).
+  about: the run pauses (approving it with ``rm -rf build/`` runs that instead, checked again);
+- ``recall`` answers how many user messages it was given (a session's history counts);
+- ``pipeline`` runs ``echo`` then ``recall`` one after the other (a workflow: its envelopes' paths nest).
 """
 
 from __future__ import annotations
 
-from helikon_fc import LlmAgent, Permissions, function_tool
+from helikon_fc import LlmAgent, Permissions, SequentialAgent, function_tool
 from helikon_fc.core import (
     FinishReason,
     ModelFinish,
@@ -48,6 +50,10 @@ def _cleaning(request: ModelRequest) -> ScriptedTurn:
     return reply(f"Bash said: {results[-1].output}")
 
 
+def _recall(request: ModelRequest) -> ScriptedTurn:
+    return reply(f"{sum(isinstance(item, UserMessage) for item in request.items)} user messages")
+
+
 @function_tool(name="Bash")
 async def bash(command: str) -> str:
     """Run a shell command (here: pretend to).
@@ -62,10 +68,13 @@ echo = LlmAgent(name="echo", model=FunctionModel(_echo), description="Echoes its
 slow = LlmAgent(name="slow", model=FunctionModel(_slow), description="Streams twenty words slowly.")
 cleaner = LlmAgent(name="cleaner", model=FunctionModel(_cleaning), tools=[bash], description="Cleans up.")
 
-agents = [echo, slow, cleaner]
+recall = LlmAgent(name="recall", model=FunctionModel(_recall), description="Counts user messages.")
+pipeline = SequentialAgent("pipeline", "Echo, then count.").then(echo).then(recall)
+
+agents = [echo, slow, cleaner, recall, pipeline]
 """Every served agent (``create_app(agents, ...)``)."""
 
 permissions = Permissions()
 """The built-in guards: a human decides destructive shell commands."""
 
-__all__ = ["SLOW_WORDS", "agents", "cleaner", "echo", "permissions", "slow"]
+__all__ = ["SLOW_WORDS", "agents", "cleaner", "echo", "permissions", "pipeline", "recall", "slow"]

@@ -73,9 +73,10 @@ def _execute(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         model = model_from_options(args.model, base_url=args.base_url, api_key_env=args.api_key_env)
         agents = load_agents(args.target, model)
         permissions: Permissions | None = _attribute(args.permissions, "--permissions") if args.permissions else None
-        from ...shell.permissions import require_permissions
+        from ...shell.permissions import Permissions
 
-        require_permissions("helikon serve", "--permissions", permissions)
+        if permissions is not None and not isinstance(permissions, Permissions):
+            raise TypeError(f"--permissions: {args.permissions} is {permissions!r}, not a Permissions")
     except (ModelOptionError, TargetError, ValueError, TypeError) as exc:
         parser.error(str(exc))
     return _run(args, agents, permissions, token, create_app, serve)
