@@ -11,7 +11,7 @@ simulator, so a run needs no key and no network.
 
 from __future__ import annotations
 
-from helikon_fc import LlmAgent, Permissions, SequentialAgent, function_tool
+from helikon_fc import Agent, LlmAgent, Permissions, SequentialAgent, function_tool
 from helikon_fc.core import (
     FinishReason,
     ModelFinish,
@@ -71,7 +71,7 @@ cleaner = LlmAgent(name="cleaner", model=FunctionModel(_cleaning), tools=[bash],
 recall = LlmAgent(name="recall", model=FunctionModel(_recall), description="Counts user messages.")
 pipeline = SequentialAgent("pipeline", "Echo, then count.").then(echo).then(recall)
 
-agents = [echo, slow, cleaner, recall, pipeline]
+agents: list[Agent[None]] = [echo, slow, cleaner, recall, pipeline]
 """Every served agent (``create_app(agents, ...)``)."""
 
 permissions = Permissions()

@@ -61,7 +61,7 @@ async def test_a_run_started_without_streaming_is_listed_read_and_replayed(tmp_p
 
 
 async def test_a_workflow_s_envelopes_carry_the_path_of_the_emitting_agent(tmp_path: Path) -> None:
-    """A sequential workflow's children emit under ``[pipeline, child]``; the workflow's own events under ``[pipeline]``."""
+    """A sequential workflow's children emit under ``[pipeline, child]``; its own events under ``[pipeline]``."""
     async with SQLiteStore(tmp_path / "runs.db") as store:
         app = create_app(served_agents.agents, store)
         async with served(app) as client:
