@@ -160,7 +160,7 @@ class SQLiteEventLog:
         if batch.failure is not None:
             raise batch.failure
 
-    async def _write_batches(self) -> None:
+    async def _write_batches(self) -> None:  # noqa: ASYNC910 - called with something queued: one write at least
         """Write what is queued, batch after batch, until the queue is empty (this task is the writer)."""
         self._writing = True
         try:

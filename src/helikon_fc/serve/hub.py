@@ -128,6 +128,7 @@ class RunHub:
             active.scope.cancel()
         while self.active:
             await next(iter(self.active.values())).feed.wait_closed()
+        await trio.lowlevel.checkpoint()
 
     async def status(self, run_id: str) -> RunLine:
         """The run's line, with its live status. Raises 404."""
@@ -153,6 +154,7 @@ class RunHub:
         return True
 
     async def _line(self, run_id: str) -> RunLine:
+        await trio.lowlevel.checkpoint()
         active = self.active.get(run_id)
         if active is not None:
             return active.line
@@ -214,7 +216,9 @@ class RunHub:
             with trio.CancelScope(shield=True):
                 await self._ended(run_id, active, terminal, error)
 
-    async def _ended(self, run_id: str, active: _Active, terminal: AgentEvent | None, error: str | None) -> None:
+    async def _ended(  # noqa: ASYNC910 - `put_line` is the checkpoint (skipped for an interrupted run, cancelled anyway)
+        self, run_id: str, active: _Active, terminal: AgentEvent | None, error: str | None
+    ) -> None:
         status = "failed" if error is not None else status_of(terminal)
         line = attrs.evolve(
             active.line, status=status, ended_at=time.time(), pending=json.dumps(pending_of(terminal)), error=error

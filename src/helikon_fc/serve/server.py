@@ -28,7 +28,7 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-async def serve(
+async def serve(  # noqa: ASYNC128 - hypercorn calls `task_status.started` once it listens
     app: Starlette,
     host: str = "127.0.0.1",
     port: int = 8000,
