@@ -56,12 +56,11 @@ def load_agent(spec: str, model: Model | None) -> Agent[Any]:
     return _as_agent(spec, value, model)
 
 
-def load_agents(spec: str, model: Model | None) -> dict[str, Agent[Any]]:
-    """The agents `spec` (``MODULE:ATTRIBUTE``) names, by name: one agent (or factory), a list or tuple of
-    them, or a mapping of names to them (each as `load_agent` takes it).
+def load_value(spec: str) -> object:
+    """The value `spec` (``MODULE:ATTRIBUTE``, the module a name or a ``.py`` file) names, whatever it is.
 
     Raises:
-        TargetError: as `load_agent`; also an empty collection, or two agents of one name in a list.
+        TargetError: a malformed spec, a module that does not import, or a missing attribute.
     """
     module_name, _, attribute = spec.rpartition(":")
     if not module_name or not attribute:
@@ -71,6 +70,17 @@ def load_agents(spec: str, model: Model | None) -> dict[str, Agent[Any]]:
         if not hasattr(value, part):
             raise TargetError(f"{module_name} has no attribute {attribute!r}")
         value = getattr(value, part)
+    return value
+
+
+def load_agents(spec: str, model: Model | None) -> dict[str, Agent[Any]]:
+    """The agents `spec` (``MODULE:ATTRIBUTE``) names, by name: one agent (or factory), a list or tuple of
+    them, or a mapping of names to them (each as `load_agent` takes it).
+
+    Raises:
+        TargetError: as `load_agent`; also an empty collection, or two agents of one name in a list.
+    """
+    value = load_value(spec)
     if isinstance(value, Mapping):
         pairs = [(str(key), _as_agent(f"{spec}[{key!r}]", item, model)) for key, item in value.items()]
     elif isinstance(value, list | tuple):

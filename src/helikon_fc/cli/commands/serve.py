@@ -5,14 +5,11 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .._command import Command
 from ..model_option import add_model_options
 from ..terminal import EXIT_COMPLETED, EXIT_FAILED
-
-if TYPE_CHECKING:
-    from ...shell.permissions import Permissions
 
 TOKEN_ENV = "HELIKON_SERVE_TOKEN"
 """The environment variable a token is read from when ``--token`` is not given."""
@@ -58,7 +55,6 @@ def _execute(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         return EXIT_FAILED
     from ..loading import TargetError, load_agents
     from ..model_option import ModelOptionError, model_from_options
-    from .temporal import _attribute
 
     token = args.token if args.token is not None else os.environ.get(TOKEN_ENV) or None
     if args.token == "":
@@ -72,14 +68,25 @@ def _execute(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     try:
         model = model_from_options(args.model, base_url=args.base_url, api_key_env=args.api_key_env)
         agents = load_agents(args.target, model)
-        permissions: Permissions | None = _attribute(args.permissions, "--permissions") if args.permissions else None
-        from ...shell.permissions import Permissions
-
-        if permissions is not None and not isinstance(permissions, Permissions):
-            raise TypeError(f"--permissions: {args.permissions} is {permissions!r}, not a Permissions")
-    except (ModelOptionError, TargetError, ValueError, TypeError) as exc:
+    except (ModelOptionError, TargetError) as exc:
         parser.error(str(exc))
+    try:
+        permissions = _permissions(args.permissions) if args.permissions else None
+    except TargetError as exc:
+        parser.error(f"--permissions: {exc}")
     return _run(args, agents, permissions, token, create_app, serve)
+
+
+def _permissions(spec: str) -> Any:
+    """The `Permissions` ``--permissions MODULE:ATTR`` names. Raises `TargetError` for anything else."""
+    from ...shell._checks import describe
+    from ...shell.permissions import Permissions
+    from ..loading import TargetError, load_value
+
+    value = load_value(spec)
+    if not isinstance(value, Permissions):
+        raise TargetError(f"{spec} is {describe(value)}, not a Permissions")
+    return value
 
 
 def _run(
