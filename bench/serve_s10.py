@@ -295,7 +295,8 @@ def report(phases: list[Phase], runs: int) -> str:
         "SSE client on loopback (`helikon serve`, SQLite store), then with a third of the clients dropping half-way",
         "and reconnecting with Last-Event-ID, then the same runs in process. Latency: delta emission to receipt.",
         "",
-        "| phase | runs | events | wall s | events/s | p50 ms | p99 ms | server KiB/stream | reconnects | lost/dup | server CPU s | client CPU s |",
+        "| phase | runs | events | wall s | events/s | p50 ms | p99 ms | server KiB/stream | reconnects | lost/dup"
+        " | server CPU s | client CPU s |",
         "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
         *(phase.row() for phase in phases),
         "",
