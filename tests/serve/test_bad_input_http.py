@@ -124,7 +124,14 @@ async def test_a_token_guards_every_endpoint_but_health(
     if status == 401:
         assert runs.json() == {"error": "a valid bearer token is required", "problems": []}
     else:
-        assert [a["name"] for a in agents.json()["agents"]] == ["echo", "slow", "cleaner", "recall", "pipeline"]
+        assert [a["name"] for a in agents.json()["agents"]] == [
+            "echo",
+            "slow",
+            "cleaner",
+            "recall",
+            "pipeline",
+            "broken",
+        ]
 
 
 def test_create_app_refuses_bad_arguments() -> None:
