@@ -77,7 +77,7 @@ def bench(session: nox.Session) -> None:
     Every (library, scenario) pair runs in a fresh interpreter; pass ``-- --quick`` for a smoke run,
     or ``-- --python openai-agents=PATH`` to run a peer in an interpreter of its own.
     """
-    session.install("-e", ".[bench,temporal,mcp]")
+    session.install("-e", ".[bench,temporal,mcp,serve]")
     session.run("python", "-m", "bench", *session.posargs)
     session.run("python", "-m", "bench.stores", *[arg for arg in session.posargs if arg == "--quick"])
     session.run("python", "-m", "bench.durable", *[arg for arg in session.posargs if arg == "--quick"])
@@ -85,6 +85,8 @@ def bench(session: nox.Session) -> None:
     session.run("python", "-m", "bench.temporal", *(["--quick"] if "--quick" in session.posargs else []))
     # S11: MCP calls through an agent against the same calls on a raw ClientSession (bench/results/mcp_s11.json).
     session.run("python", "-m", "bench.mcp_s11", *(["--quick"] if "--quick" in session.posargs else []))
+    # S10: 1,000 runs served over HTTP, each streamed to its own SSE client (bench/results/serve_s10.md).
+    session.run("python", "-m", "bench.serve_s10", *(["--quick"] if "--quick" in session.posargs else []))
 
 
 @nox.session(python=PYTHON)

@@ -22,9 +22,11 @@ from ..shell.context import Hook, RunContext
 from ..shell.guardrails import Guardrail
 from ..shell.permissions import Permissions
 from ..shell.protocol import Agent
+from ..shell.runner import Runner
 from ..shell.storage import Store
 from ..stores import SQLiteStore
 from . import bodies
+from .ag_ui import AgUiEndpoint, ag_ui_endpoint
 from .auth import BearerAuth
 from .envelopes import CachedPrices
 from .errors import ServeError, bad_request
@@ -105,7 +107,15 @@ def create_app(
                 if owned_store:
                     await run_store.aclose()
 
-    app = Starlette(routes=_routes(hub, max_body_bytes), lifespan=lifespan)
+    ag_ui = ag_ui_endpoint(
+        served,
+        runner=Runner(store=run_store),
+        context=lambda _request: context(None),
+        sessions=run_store.session,
+        max_body_bytes=max_body_bytes,
+    )
+    routes = [*_routes(hub, max_body_bytes), *_ag_ui_routes(ag_ui)]
+    app = Starlette(routes=routes, lifespan=lifespan)
     app.state.hub = hub
     app.state.token_required = token is not None
     if token is not None:
@@ -225,6 +235,15 @@ def _routes(hub: RunHub, max_body_bytes: int) -> list[Route]:
         Route("/runs/{run_id}", one, methods=["GET"]),
     ]
     return [Route(r.path, _answering_errors(r.endpoint), methods=r.methods) for r in handlers]
+
+
+def _ag_ui_routes(endpoint: AgUiEndpoint) -> list[Route]:
+    """``POST /ag-ui`` (the agent named in ``forwardedProps.agent`` when several are served) and ``/ag-ui/{agent}``.
+
+    AG-UI runs are the request's own: a client that disconnects cancels its run; they are recorded in the
+    store under the request's ``runId`` (and listed by ``helikon runs``), not in the event log of ``/runs``.
+    """
+    return [Route("/ag-ui", endpoint, methods=["POST"]), Route("/ag-ui/{agent}", endpoint, methods=["POST"])]
 
 
 def _answering_errors(endpoint: Any) -> Any:
