@@ -31,7 +31,7 @@ import attrs
 from .events import AgentEvent, RunCompleted, RunFailed
 from .items import Item, ToolResult
 from .json_value import JsonValue
-from .model import ModelResponse
+from .model import ModelResponse, ModelSettings, OutputSchema, ToolDef
 from .states import AwaitApproval, CallModel, ExecuteTools, LoopState, NextAction, PerformHandoff, Terminate
 
 RECORD_FORMAT_VERSION = 2
@@ -92,11 +92,38 @@ class Boundary:
 
 
 @attrs.frozen(kw_only=True)
+class AskedRequest:
+    """The request a recorded model call answered, stored as what it adds to the run's previous one.
+
+    Everything of the `ModelRequest` is kept but its conversation, which grows from call to call:
+    `kept` says how many leading items of the previous request of the same run's log it starts with,
+    and `items` holds the rest (the first request of a log keeps 0). A recording replays the run's
+    requests from these (`helikon_fc.testing.Recording`) and shows a changed one as a diff.
+    """
+
+    instructions: str | None
+    tools: tuple[ToolDef, ...] = ()
+    settings: ModelSettings = ModelSettings()
+    output_schema: OutputSchema | None = None
+    kept: int = 0
+    """How many leading items of the previous request's conversation this one starts with."""
+    items: tuple[Item, ...] = ()
+    """The items after those."""
+
+
+@attrs.frozen(kw_only=True)
 class ModelAnswered:
-    """A finished model call: the assembled response and the delta events streamed while it ran."""
+    """A finished model call: the assembled response and the delta events streamed while it ran.
+
+    `asked` and `latency` are left off the wire when `None` (records written before they existed
+    read with `None`): what was asked (see `AskedRequest`), and the seconds from asking to the
+    assembled answer on the run's clock.
+    """
 
     response: ModelResponse
     deltas: tuple[AgentEvent, ...] = ()
+    asked: AskedRequest | None = None
+    latency: float | None = None
 
 
 @attrs.frozen(kw_only=True)

@@ -400,7 +400,7 @@ class _Steps:
         else:
             if self.controls is not None:
                 request = self.controls.request(request)
-            sink = recording.collecting(self.send) if recording else self.send
+            sink = recording.collecting(self.send, request) if recording else self.send
             gate, self.gate = self.gate, None
             if gate is None:
                 answer = await _ask_model(tracer, definition.model, request, sink)

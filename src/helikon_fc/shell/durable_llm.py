@@ -31,8 +31,10 @@ from ..core import (
     AgentUsage,
     Conversation,
     ExecutingTools,
+    Item,
     JsonValue,
     LoopState,
+    ModelRequest,
     ModelResponse,
     ModelShare,
     RunCompleted,
@@ -47,6 +49,7 @@ from ..core import (
 )
 from ..core.records import (
     ActionKind,
+    AskedRequest,
     Boundary,
     ModelAnswered,
     Resumption,
@@ -123,7 +126,18 @@ class StartPoint:
 class LlmRecording:
     """The record of one `LlmAgent` run (see the module docstring)."""
 
-    __slots__ = ("_answer", "_deltas", "_done_events", "_done_results", "_running", "ctx", "point", "recorder")
+    __slots__ = (
+        "_answer",
+        "_asked",
+        "_deltas",
+        "_done_events",
+        "_done_results",
+        "_last_items",
+        "_running",
+        "ctx",
+        "point",
+        "recorder",
+    )
 
     def __init__(self, recorder: RunRecorder, point: Resumption, ctx: RunContext[Any]) -> None:
         self.recorder = recorder
@@ -135,6 +149,10 @@ class LlmRecording:
         self._done_events: dict[str, tuple[AgentEvent, ...]] = dict(point.tool_events)
         self._running = 0
         """The calls of the current tool round not finished yet."""
+        self._asked: tuple[ModelRequest, float] | None = None
+        """The request of the model call under way and when it was asked (recorded with its answer)."""
+        self._last_items: tuple[Item, ...] = ()
+        """The conversation of the last request recorded (the next one is recorded as what it adds)."""
 
     @classmethod
     async def open(
@@ -221,10 +239,12 @@ class LlmRecording:
                 for part in _shares(terminal, records_agent(records)):
                     meter.add(part.agent, part.usage, part.model)
 
-    def collecting(self, send: Send) -> Send:
-        """`send` that also keeps the model's delta events, to record them with the model's answer."""
+    def collecting(self, send: Send, request: ModelRequest) -> Send:
+        """`send` that also keeps the model's delta events, to record them (and `request`, and how long the
+        call took) with the model's answer."""
         deltas = self._deltas
         deltas.clear()
+        self._asked = (request, trio.current_time())
 
         async def forward(event: AgentEvent) -> None:  # noqa: ASYNC910 - a pass-through per event, as `sender`
             deltas.append(event)
@@ -240,7 +260,7 @@ class LlmRecording:
         """Write the step `outcome` (with the model answer that led to it), before its action starts."""
         recorder = self.recorder
         if self._answer is not None:
-            recorder.hold(ModelAnswered(response=self._answer, deltas=tuple(self._deltas)))
+            recorder.hold(self._answered_record(self._answer))
             self._answer = None
             self._deltas.clear()
         await recorder.write(
@@ -251,6 +271,31 @@ class LlmRecording:
                 action=action_kind(outcome.next_action),
             )
         )
+
+    def _answered_record(self, answer: ModelResponse) -> ModelAnswered:
+        """The `ModelAnswered` record of `answer`, with its request and latency when the call was collected."""
+        asked, self._asked = self._asked, None
+        if asked is None:  # a compaction summary: asked beside the loop, its request not the agent's
+            return ModelAnswered(response=answer, deltas=tuple(self._deltas))
+        request, started = asked
+        items = tuple(request.items)
+        last = self._last_items
+        kept = 0
+        for mine, previous in zip(items, last, strict=False):
+            if mine != previous:
+                break
+            kept += 1
+        self._last_items = items
+        recorded = AskedRequest(
+            instructions=request.instructions,
+            tools=request.tools,
+            settings=request.settings,
+            output_schema=request.output_schema,
+            kept=kept,
+            items=items[kept:],
+        )
+        latency = round(trio.current_time() - started, 9)
+        return ModelAnswered(response=answer, deltas=tuple(self._deltas), asked=recorded, latency=latency)
 
     def recorded_result(self, call: ToolCall) -> ToolResult | None:
         """The result of `call` if it finished before the crash (then it is not run again)."""

@@ -5,10 +5,18 @@
 - Runs: `simulate` (sync, its own ``trio.run`` under ``MockClock``) and `run_simulated` (inside
   a trio test) return a `Simulation`: the events, the result or error, and the virtual time taken.
 
+- Recordings: `Recording` (a recorded run: `Recording.load` from a store, `Recording.read` from a file),
+  `record` (run an agent and record it), `replay` (run it again on its recording, offline in virtual
+  time); `ReplayModel` answers with the recorded answers and raises `RecordingDiverged` where a
+  request was never recorded.
+
 See ``docs/testing.md``.
 """
 
 from ._stream import DEFAULT_KEEP_REQUESTS as DEFAULT_KEEP_REQUESTS
+from ._recorded import RecordedCall as RecordedCall, RecordedRun as RecordedRun
+from ._replay import record as record, replay as replay
+from ._replay_model import RecordingDiverged as RecordingDiverged, ReplayModel as ReplayModel
 from .function_model import FunctionModel as FunctionModel, TurnFunction as TurnFunction
 from .script import (
     DEFAULT_USAGE as DEFAULT_USAGE,
@@ -28,6 +36,7 @@ from .script import (
     raw as raw,
     reply as reply,
 )
+from .recording import Recording as Recording, RecordingFileError as RecordingFileError
 from .scripted_model import ScriptedModel as ScriptedModel, ScriptExhausted as ScriptExhausted
 from .simulation import (
     Simulation as Simulation,
@@ -41,6 +50,12 @@ __all__ = [
     "DEFAULT_USAGE",
     "FunctionModel",
     "Pause",
+    "RecordedCall",
+    "RecordedRun",
+    "Recording",
+    "RecordingDiverged",
+    "RecordingFileError",
+    "ReplayModel",
     "ScriptExhausted",
     "ScriptedCall",
     "ScriptedEvents",
@@ -59,6 +74,8 @@ __all__ = [
     "fail",
     "pause",
     "raw",
+    "record",
+    "replay",
     "reply",
     "run_simulated",
     "simulate",

@@ -1,0 +1,89 @@
+"""The recorded model calls of one agent run, rebuilt from its log (see `Recording`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import attrs
+
+from ..core import AgentEvent, Conversation, Item, ModelRequest, ModelResponse
+from ..core.records import ModelAnswered, RecordLogError, RunFinished, RunOpened, RunRecordBody
+
+
+@attrs.frozen(kw_only=True)
+class RecordedCall:
+    """One recorded model call of one agent run.
+
+    Attributes:
+        run_id: the id of the agent run that made it.
+        agent: that run's agent.
+        turn: the call's place among the run's model calls, from 0.
+        request: what was asked; `None` in records written before requests were recorded.
+        response: the assembled answer.
+        deltas: the delta events streamed while it answered (`TokenDelta`, `ToolCallDelta`, ...).
+        latency: seconds from asking to the answer; `None` when not recorded.
+    """
+
+    run_id: str
+    agent: str
+    turn: int
+    request: ModelRequest | None
+    response: ModelResponse
+    deltas: tuple[AgentEvent, ...] = ()
+    latency: float | None = None
+
+
+@attrs.frozen(kw_only=True)
+class RecordedRun:
+    """One agent run of a recording: its id, agent, log and model calls."""
+
+    run_id: str
+    agent: str
+    records: tuple[RunRecordBody, ...]
+    calls: tuple[RecordedCall, ...]
+
+    @property
+    def terminal(self) -> AgentEvent | None:
+        """The run's terminal event (`None`: the log does not end with one)."""
+        last = self.records[-1] if self.records else None
+        return last.terminal if isinstance(last, RunFinished) else None
+
+
+def recorded_run(run_id: str, records: Sequence[RunRecordBody]) -> RecordedRun:
+    """A run's log as a `RecordedRun`, its model calls' requests rebuilt from what each added.
+
+    Raises:
+        RecordLogError: the log does not start with `RunOpened`.
+    """
+    if not records or not isinstance(records[0], RunOpened):
+        raise RecordLogError(f"run {run_id!r}: a run's log must start with a run_opened record")
+    agent = records[0].agent
+    calls: list[RecordedCall] = []
+    last: tuple[Item, ...] = ()
+    for body in records:
+        if not isinstance(body, ModelAnswered):
+            continue
+        request: ModelRequest | None = None
+        asked = body.asked
+        if asked is not None:
+            items = (*last[: asked.kept], *asked.items)
+            last = items
+            request = ModelRequest(
+                instructions=asked.instructions,
+                items=Conversation(items),
+                tools=asked.tools,
+                settings=asked.settings,
+                output_schema=asked.output_schema,
+            )
+        calls.append(
+            RecordedCall(
+                run_id=run_id,
+                agent=agent,
+                turn=len(calls),
+                request=request,
+                response=body.response,
+                deltas=body.deltas,
+                latency=body.latency,
+            )
+        )
+    return RecordedRun(run_id=run_id, agent=agent, records=tuple(records), calls=tuple(calls))
