@@ -93,11 +93,12 @@ class Boundary:
 
 @attrs.frozen(kw_only=True)
 class AskedRequest:
-    """The request a recorded model call answered, stored as what it adds to the run's previous one.
+    """The request a recorded model call answered, its conversation stored as what the log does not hold.
 
-    Everything of the `ModelRequest` is kept but its conversation, which grows from call to call:
-    `kept` says how many leading items of the previous request of the same run's log it starts with,
-    and `items` holds the rest (the first request of a log keeps 0). A recording replays the run's
+    Everything of the `ModelRequest` is kept but its conversation, which the log holds already: `kept`
+    says how many leading items of the log's conversation at that point (the run's input and the appends
+    of every boundary before the call) the request's conversation starts with, and `items` holds the rest
+    (usually nothing; a compacted conversation's summary and what follows it). A recording rebuilds the
     requests from these (`helikon_fc.testing.Recording`) and shows a changed one as a diff.
     """
 
@@ -106,7 +107,7 @@ class AskedRequest:
     settings: ModelSettings = ModelSettings()
     output_schema: OutputSchema | None = None
     kept: int = 0
-    """How many leading items of the previous request's conversation this one starts with."""
+    """How many leading items of the log's conversation the request's conversation starts with."""
     items: tuple[Item, ...] = ()
     """The items after those."""
 

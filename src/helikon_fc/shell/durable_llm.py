@@ -132,7 +132,7 @@ class LlmRecording:
         "_deltas",
         "_done_events",
         "_done_results",
-        "_last_items",
+        "_logged",
         "_running",
         "ctx",
         "point",
@@ -151,8 +151,9 @@ class LlmRecording:
         """The calls of the current tool round not finished yet."""
         self._asked: tuple[ModelRequest, float] | None = None
         """The request of the model call under way and when it was asked (recorded with its answer)."""
-        self._last_items: tuple[Item, ...] = ()
-        """The conversation of the last request recorded (the next one is recorded as what it adds)."""
+        self._logged: list[Item] = list(point.conversation)
+        """The conversation the log holds so far (the input and every boundary's appends): a request is
+        recorded as how many of its leading items these are, and the rest."""
 
     @classmethod
     async def open(
@@ -263,6 +264,7 @@ class LlmRecording:
             recorder.hold(self._answered_record(self._answer))
             self._answer = None
             self._deltas.clear()
+        self._logged.extend(outcome.conversation_appends)
         await recorder.write(
             Boundary(
                 state=outcome.next_state,
@@ -279,13 +281,11 @@ class LlmRecording:
             return ModelAnswered(response=answer, deltas=tuple(self._deltas))
         request, started = asked
         items = tuple(request.items)
-        last = self._last_items
         kept = 0
-        for mine, previous in zip(items, last, strict=False):
-            if mine != previous:
+        for mine, logged in zip(items, self._logged, strict=False):
+            if mine != logged:
                 break
             kept += 1
-        self._last_items = items
         recorded = AskedRequest(
             instructions=request.instructions,
             tools=request.tools,

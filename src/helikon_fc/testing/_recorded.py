@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import attrs
 
 from ..core import AgentEvent, Conversation, Item, ModelRequest, ModelResponse
-from ..core.records import ModelAnswered, RecordLogError, RunFinished, RunOpened, RunRecordBody
+from ..core.records import Boundary, ModelAnswered, RecordLogError, RunFinished, RunOpened, RunRecordBody
 
 
 @attrs.frozen(kw_only=True)
@@ -50,7 +50,7 @@ class RecordedRun:
 
 
 def recorded_run(run_id: str, records: Sequence[RunRecordBody]) -> RecordedRun:
-    """A run's log as a `RecordedRun`, its model calls' requests rebuilt from what each added.
+    """A run's log as a `RecordedRun`, its model calls' requests rebuilt from the log's conversation.
 
     Raises:
         RecordLogError: the log does not start with `RunOpened`.
@@ -59,18 +59,18 @@ def recorded_run(run_id: str, records: Sequence[RunRecordBody]) -> RecordedRun:
         raise RecordLogError(f"run {run_id!r}: a run's log must start with a run_opened record")
     agent = records[0].agent
     calls: list[RecordedCall] = []
-    last: tuple[Item, ...] = ()
+    logged: list[Item] = list(records[0].input)
     for body in records:
+        if isinstance(body, Boundary):
+            logged.extend(body.appends)
         if not isinstance(body, ModelAnswered):
             continue
         request: ModelRequest | None = None
         asked = body.asked
         if asked is not None:
-            items = (*last[: asked.kept], *asked.items)
-            last = items
             request = ModelRequest(
                 instructions=asked.instructions,
-                items=Conversation(items),
+                items=Conversation((*logged[: asked.kept], *asked.items)),
                 tools=asked.tools,
                 settings=asked.settings,
                 output_schema=asked.output_schema,
