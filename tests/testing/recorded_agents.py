@@ -7,7 +7,7 @@ that answers by the agent's instructions, with latencies and usage of its own).
 
 from __future__ import annotations
 
-from helikon_fc import AgentAsTool, Handoff, LlmAgent, Model, ParallelAgent, function_tool
+from helikon_fc import AgentAsTool, Handoff, LlmAgent, Model, ParallelAgent, Tool, function_tool
 from helikon_fc.core import ModelRequest, ToolResult, Usage
 from helikon_fc.testing import FunctionModel, ScriptedTurn, call, call_tools, reply
 
@@ -22,8 +22,12 @@ async def fee_table(plan: str) -> str:
     return {"basic": "2% per trade"}.get(plan, "unknown plan")
 
 
-def build(model: Model, *, research_instructions: str = "Research fees.", tools: tuple[object, ...] = ()) -> ParallelAgent[None]:
-    """The system on `model` (a changed researcher's instructions or extra billing tools make a changed agent)."""
+def build(
+    model: Model | None, *, research_instructions: str = "Research fees.", tools: tuple[Tool[None], ...] = ()
+) -> ParallelAgent[None]:
+    """The system on `model` (`scripted()` when `None`, as ``helikon record`` without --model calls it);
+    changed researcher's instructions or extra billing tools make a changed system."""
+    model = model or scripted()
     researcher = LlmAgent(name="researcher", model=model, instructions=research_instructions, tools=[fee_table])
     billing = LlmAgent(
         name="billing", model=model, instructions="Answer billing questions.", tools=[AgentAsTool(researcher), *tools]

@@ -8,14 +8,13 @@ from pathlib import Path
 import pytest
 import trio
 import trio.testing
+from tests.testing.recorded_agents import build, fee_table, scripted
 
 from helikon_fc import Model
 from helikon_fc.core import AgentUpdated, ModelFailed, ParallelFailed, RunCompleted, RunFailed, RunStarted
+from helikon_fc.shell.storage import RunStore
 from helikon_fc.stores import MemoryStore, SQLiteStore
 from helikon_fc.testing import RecordedRun, Recording, RecordingDiverged, record, replay
-from helikon_fc.shell.storage import RunStore
-
-from tests.testing.recorded_agents import build, fee_table, scripted
 
 
 def _recorded(store_factory: Callable[[], RunStore]) -> Recording:

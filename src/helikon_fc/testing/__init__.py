@@ -13,11 +13,12 @@
 See ``docs/testing.md``.
 """
 
-from ._stream import DEFAULT_KEEP_REQUESTS as DEFAULT_KEEP_REQUESTS
 from ._recorded import RecordedCall as RecordedCall, RecordedRun as RecordedRun
 from ._replay import record as record, replay as replay
 from ._replay_model import RecordingDiverged as RecordingDiverged, ReplayModel as ReplayModel
+from ._stream import DEFAULT_KEEP_REQUESTS as DEFAULT_KEEP_REQUESTS
 from .function_model import FunctionModel as FunctionModel, TurnFunction as TurnFunction
+from .recording import Recording as Recording, RecordingFileError as RecordingFileError
 from .script import (
     DEFAULT_USAGE as DEFAULT_USAGE,
     Pause as Pause,
@@ -36,7 +37,6 @@ from .script import (
     raw as raw,
     reply as reply,
 )
-from .recording import Recording as Recording, RecordingFileError as RecordingFileError
 from .scripted_model import ScriptedModel as ScriptedModel, ScriptExhausted as ScriptExhausted
 from .simulation import (
     Simulation as Simulation,

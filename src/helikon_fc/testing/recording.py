@@ -217,7 +217,7 @@ def _from_document(document: dict[str, Any]) -> Recording:
             try:
                 records.append(from_json(RunRecordBody, json.dumps(record)))
             except WireFormatError as exc:
-                raise RecordingFileError(f"runs[{index}].records[{seq}]: {exc}") from None
+                raise RecordingFileError(f"not a valid recording: runs[{index}].records[{seq}]: {exc}") from None
         runs.append(recorded_run(run["run_id"], records))
     if not runs or runs[0].run_id != run_id:
         raise RecordLogError(f'the first run must be the recorded run {run_id!r} ("run_id")')
