@@ -93,14 +93,17 @@ class Recording:
         names = {share.model for share in terminal.usage_by_model}
         return names.pop() if len(names) == 1 else None
 
-    def model(self, name: str | None = None) -> ReplayModel:
+    def model(self, name: str | None = None, *, agent: str | None = None) -> ReplayModel:
         """A `Model` answering each request with this recording's answer to it (see `ReplayModel`).
 
         Args:
             name: the model's name; by default the recorded model's (`model_name`), else ``"recording"``.
                 Usage by model in `RunCompleted` is counted under it.
+            agent: answer only with the calls of this agent's runs (give each agent its own model where
+                agents of the run send equal requests that were answered differently); `None`: any agent's.
         """
-        return ReplayModel(self.calls, name=name if name is not None else self.model_name or "recording")
+        calls = self.calls if agent is None else tuple(call for call in self.calls if call.agent == agent)
+        return ReplayModel(calls, name=name if name is not None else self.model_name or "recording")
 
     @classmethod
     async def load(cls, store: RunStore, run_id: str, *, events: Sequence[AgentEvent] = ()) -> Recording:
