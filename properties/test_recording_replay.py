@@ -25,6 +25,7 @@ from helikon_fc.testing import (
     Recording,
     ReplayModel,
     ScriptedModel,
+    ScriptedTurn,
     call,
     call_tools,
     deterministic_scheduling,
@@ -98,6 +99,7 @@ def build(shape: Shape, model_for: Callable[[Shape], Model]) -> Agent[None]:
 
 def scripted(shape: Shape) -> Model:
     """The scripted model of one node: it answers with the agent's name, after the node's latency."""
+    turns: list[ScriptedTurn]
     match shape.kind:
         case "tool" | "failing_tool":
             turns = [call_tools(call(f"ask_{shape.name}", input="go"), latency=shape.latency), reply(shape.name)]

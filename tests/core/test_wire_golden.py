@@ -121,7 +121,15 @@ from helikon_fc.core import (
     from_json,
     to_json,
 )
-from helikon_fc.core.records import ActionKind, Boundary, ModelAnswered, RunFinished, RunOpened, ToolFinished
+from helikon_fc.core.records import (
+    ActionKind,
+    AskedRequest,
+    Boundary,
+    ModelAnswered,
+    RunFinished,
+    RunOpened,
+    ToolFinished,
+)
 from helikon_fc.core.wire import UNIONS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -348,6 +356,13 @@ SAMPLES: Mapping[str, tuple[object, ...]] = {
             guards=(Guard("no-prod", BashRule("kubectl"), GuardAction.DENY),),
             policy=(PolicyRule(ToolRule("delete_file"), PolicyAsk("Delete this file?")),),
         ),
+        AskedRequest(instructions="Answer briefly.", tools=(WEATHER_TOOL,), kept=1),
+        ModelAnswered(
+            response=ModelResponse(text="12°C and sunny", usage=USAGE),
+            deltas=(TokenDelta("12°C and sunny"),),
+            asked=AskedRequest(instructions="Answer briefly.", tools=(WEATHER_TOOL,), kept=3),
+            latency=0.4,
+        ),
     ),
 }
 """One example of every union member (and of the plain value classes), in declaration order."""
@@ -378,6 +393,8 @@ event: AgentEvent = from_json(AgentEvent, text)     # RunStarted(agent='triage')
   `OutputSchema`, `FinalOutput`, `BranchFailure`, `HandoffTarget`, `TransitionCtx`,
   `TransitionOutcome`, `ToolInfo`, `Guard`, `PolicyRule`, `PermissionConfig`) have no tag.
 - `HandoffItem` writes its fields `from_agent` / `to_agent` as `from` / `to`.
+- `ModelAnswered.asked` and `ModelAnswered.latency` (the request a recorded model call answered, and how
+  long it took) are left off when `None`: records written before they existed read back with `None`.
 - `Usage.unreported_requests` counts the model calls whose provider reported no usage (their tokens
   are not in the totals); documents written before the field existed omit it and read as 0.
 - Tuples are JSON arrays and come back as tuples. A `Conversation` is an array of tagged items.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -10,11 +11,23 @@ import trio
 import trio.testing
 from tests.testing.recorded_agents import build, fee_table, scripted
 
-from helikon_fc import Model
+from helikon_fc import LlmAgent, Model
 from helikon_fc.core import AgentUpdated, ModelFailed, ParallelFailed, RunCompleted, RunFailed, RunStarted
 from helikon_fc.shell.storage import RunStore
 from helikon_fc.stores import MemoryStore, SQLiteStore
-from helikon_fc.testing import RecordedRun, Recording, RecordingDiverged, record, replay
+from helikon_fc.testing import (
+    RecordedCall,
+    RecordedRun,
+    Recording,
+    RecordingDiverged,
+    ScriptedModel,
+    call,
+    call_tools,
+    deterministic_scheduling,
+    record,
+    replay,
+    reply,
+)
 
 
 def _recorded(store_factory: Callable[[], RunStore]) -> Recording:
@@ -22,18 +35,12 @@ def _recorded(store_factory: Callable[[], RunStore]) -> Recording:
         store = store_factory()
         return await record(build(scripted()), "What are the fees of basic?", store=store, run_id="case-1")
 
-    with _deterministic():
+    with deterministic_scheduling():
         return trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
 
 
 def _sqlite() -> RunStore:
     return SQLiteStore(":memory:")
-
-
-def _deterministic():  # type: ignore[no-untyped-def]
-    from helikon_fc.testing import deterministic_scheduling
-
-    return deterministic_scheduling()
 
 
 def test_a_recording_holds_every_agent_run_with_its_model_calls() -> None:
@@ -45,12 +52,12 @@ def test_a_recording_holds_every_agent_run_with_its_model_calls() -> None:
     assert sorted(agents.values()) == ["billing", "desk", "researcher", "summary", "triage"]
     assert any("/handoff:billing" in run_id for run_id in agents)
     assert any("/tool:" in run_id for run_id in agents)
-    by_agent = {call.agent: [] for call in recording.calls}  # type: ignore[var-annotated]
-    for call in recording.calls:
-        by_agent[call.agent].append(call)
-    assert [call.latency for call in by_agent["billing"]] == [0.2, 0.3]
-    assert [call.turn for call in by_agent["researcher"]] == [0, 1]
-    assert all(call.request is not None for call in recording.calls)
+    by_agent: dict[str, list[RecordedCall]] = {}
+    for made in recording.calls:
+        by_agent.setdefault(made.agent, []).append(made)
+    assert [made.latency for made in by_agent["billing"]] == [0.2, 0.3]
+    assert [made.turn for made in by_agent["researcher"]] == [0, 1]
+    assert all(made.request is not None for made in recording.calls)
     first = by_agent["researcher"][0].request
     assert first is not None and first.instructions == "Research fees."
     assert [tool.name for tool in first.tools] == ["fee_table"]
@@ -178,9 +185,9 @@ def test_asking_more_than_was_recorded_says_so() -> None:
     model = recording.model()
 
     async def main() -> None:
-        for call in recording.calls:
-            assert call.request is not None
-            async with model.stream(call.request) as events:
+        for made in recording.calls:
+            assert made.request is not None
+            async with model.stream(made.request) as events:
                 async for _ in events:
                     pass
         with pytest.raises(RecordingDiverged, match=f"all {len(recording.calls)} recorded calls were answered"):
@@ -202,3 +209,39 @@ def test_a_failed_recorded_run_keeps_its_terminal() -> None:
     """A recording's root terminal is readable (here a completed run)."""
     recording = _recorded(MemoryStore)
     assert not isinstance(recording.root.terminal, RunFailed)
+
+
+def _without_requests(recording: Recording) -> Recording:
+    """`recording` as records written before requests were recorded would give it (no "asked", no "latency")."""
+    document = json.loads(recording.to_json())
+    for run in document["runs"]:
+        for body in run["records"]:
+            body.pop("asked", None)
+            body.pop("latency", None)
+    return Recording.from_json(json.dumps(document))
+
+
+def test_records_written_before_requests_were_recorded_still_replay_in_order() -> None:
+    """A log whose model answers carry no request reads (with `request` `None`), and one agent's run replays
+    from it in the recorded order."""
+    model = ScriptedModel([call_tools(call("fee_table", plan="basic")), reply("2%")], name="m")
+    agent = LlmAgent(name="fees", model=model, tools=[fee_table])
+
+    async def main() -> Recording:
+        return await record(agent, "Fees?", store=MemoryStore())
+
+    old = _without_requests(trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0)))
+    assert [call.request for call in old.calls] == [None, None]
+    replayed = replay(LlmAgent(name="fees", model=old.model(), tools=[fee_table]), old, store=MemoryStore())
+    assert replayed.events == old.events
+
+
+def test_the_recording_names_are_exported_from_helikon_fc_testing() -> None:
+    """Every public name of the recording modules is in `helikon_fc.testing.__all__`, once."""
+    import helikon_fc.testing as testing
+
+    for name in ("Recording", "RecordingFileError", "RecordedCall", "RecordedRun", "ReplayModel"):
+        assert name in testing.__all__
+    for name in ("RecordingDiverged", "record", "replay"):
+        assert name in testing.__all__
+    assert testing.__all__ == sorted(set(testing.__all__))

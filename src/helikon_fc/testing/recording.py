@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import attrs
+import trio
 
 from ..core import (
     AgentEvent,
@@ -196,6 +197,7 @@ class Recording:
         Raises:
             RunRecordConflict: a run with one of these ids is in `store` already.
         """
+        await trio.lowlevel.checkpoint()  # a recording always has a run; this keeps the contract visible
         for run in self.runs:
             records = tuple(RunRecord(seq, record_kind(body), to_json(body)) for seq, body in enumerate(run.records))
             await store.create_run(run.run_id, run.agent, records)
