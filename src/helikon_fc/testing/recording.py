@@ -197,7 +197,7 @@ class Recording:
         Raises:
             RunRecordConflict: a run with one of these ids is in `store` already.
         """
-        await trio.lowlevel.checkpoint()  # a recording always has a run; this keeps the contract visible
+        await trio.lowlevel.checkpoint()  # a checkpoint whatever the loop below does
         for run in self.runs:
             records = tuple(RunRecord(seq, record_kind(body), to_json(body)) for seq, body in enumerate(run.records))
             await store.create_run(run.run_id, run.agent, records)
