@@ -11,8 +11,17 @@ import trio
 import trio.testing
 from tests.testing.recorded_agents import build, fee_table, scripted
 
-from helikon_fc import LlmAgent, Model
-from helikon_fc.core import AgentUpdated, ModelFailed, ParallelFailed, RunCompleted, RunFailed, RunStarted
+from helikon_fc import LlmAgent, Model, RunContext
+from helikon_fc.core import (
+    AgentUpdated,
+    ModelFailed,
+    ParallelFailed,
+    RunCompleted,
+    RunFailed,
+    RunStarted,
+    SystemMessage,
+)
+from helikon_fc.shell.hooks import HookDecision, HookPoint, InjectSystemMessage, OnTurnStart
 from helikon_fc.shell.storage import RunStore
 from helikon_fc.stores import MemoryStore, SQLiteStore
 from helikon_fc.testing import (
@@ -245,3 +254,28 @@ def test_the_recording_names_are_exported_from_helikon_fc_testing() -> None:
     for name in ("RecordingDiverged", "record", "replay"):
         assert name in testing.__all__
     assert testing.__all__ == sorted(set(testing.__all__))
+
+
+async def _injecting(ctx: RunContext[None], point: HookPoint) -> HookDecision | None:
+    await trio.lowlevel.checkpoint()
+    return InjectSystemMessage(f"secret for turn {point.turn}") if isinstance(point, OnTurnStart) else None
+
+
+def test_hook_injections_are_counted_not_recorded_and_the_run_replays() -> None:
+    """An agent whose hook injects a system message each turn: the recording keeps the count, never the text,
+    and the unchanged agent replays its run exactly."""
+
+    def build_fees(model: Model) -> LlmAgent[None]:
+        return LlmAgent(name="fees", model=model, tools=[fee_table], hooks=[_injecting])
+
+    scripted_fees = ScriptedModel([call_tools(call("fee_table", plan="basic")), reply("2%")], name="m")
+
+    async def main() -> Recording:
+        return await record(build_fees(scripted_fees), "Fees?", store=MemoryStore())
+
+    recording = trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
+    assert "secret for turn" not in recording.to_json()
+    assert [made.injected for made in recording.calls] == [1, 1]
+    assert scripted_fees.requests[0].items[-1] == SystemMessage("secret for turn 0")
+    replayed = replay(build_fees(recording.model()), recording, store=MemoryStore())
+    assert replayed.events == recording.events

@@ -110,6 +110,9 @@ class AskedRequest:
     """How many leading items of the log's conversation the request's conversation starts with."""
     items: tuple[Item, ...] = ()
     """The items after those."""
+    injected: int = 0
+    """How many system messages hooks appended to the request as it was sent (`OnRunStart`/`OnTurnStart`
+    injections): counted, never recorded — the request above is the agent's own, without them."""
 
 
 @attrs.frozen(kw_only=True)

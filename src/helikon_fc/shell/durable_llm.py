@@ -149,7 +149,7 @@ class LlmRecording:
         self._done_events: dict[str, tuple[AgentEvent, ...]] = dict(point.tool_events)
         self._running = 0
         """The calls of the current tool round not finished yet."""
-        self._asked: tuple[ModelRequest, float] | None = None
+        self._asked: tuple[ModelRequest, int, float] | None = None
         """The request of the model call under way and when it was asked (recorded with its answer)."""
         self._logged: list[Item] = list(point.conversation)
         """The conversation the log holds so far (the input and every boundary's appends): a request is
@@ -240,12 +240,13 @@ class LlmRecording:
                 for part in _shares(terminal, records_agent(records)):
                     meter.add(part.agent, part.usage, part.model)
 
-    def collecting(self, send: Send, request: ModelRequest) -> Send:
-        """`send` that also keeps the model's delta events, to record them (and `request`, and how long the
-        call took) with the model's answer."""
+    def collecting(self, send: Send, request: ModelRequest, injected: int = 0) -> Send:
+        """`send` that also keeps the model's delta events, to record them (and `request`, the agent's own
+        request before the hooks' `injected` system messages were appended, and how long the call took) with
+        the model's answer."""
         deltas = self._deltas
         deltas.clear()
-        self._asked = (request, trio.current_time())
+        self._asked = (request, injected, trio.current_time())
 
         async def forward(event: AgentEvent) -> None:  # noqa: ASYNC910 - a pass-through per event, as `sender`
             deltas.append(event)
@@ -279,7 +280,7 @@ class LlmRecording:
         asked, self._asked = self._asked, None
         if asked is None:  # a compaction summary: asked beside the loop, its request not the agent's
             return ModelAnswered(response=answer, deltas=tuple(self._deltas))
-        request, started = asked
+        request, injected, started = asked
         items = tuple(request.items)
         kept = 0
         for mine, logged in zip(items, self._logged, strict=False):
@@ -293,6 +294,7 @@ class LlmRecording:
             output_schema=request.output_schema,
             kept=kept,
             items=items[kept:],
+            injected=injected,
         )
         latency = round(trio.current_time() - started, 9)
         return ModelAnswered(response=answer, deltas=tuple(self._deltas), asked=recorded, latency=latency)

@@ -22,6 +22,8 @@ class RecordedCall:
         response: the assembled answer.
         deltas: the delta events streamed while it answered (`TokenDelta`, `ToolCallDelta`, ...).
         latency: seconds from asking to the answer; `None` when not recorded.
+        injected: how many system messages hooks appended to the request as sent (never recorded: the
+            request sent ends with that many items more than `request`).
     """
 
     run_id: str
@@ -31,6 +33,7 @@ class RecordedCall:
     response: ModelResponse
     deltas: tuple[AgentEvent, ...] = ()
     latency: float | None = None
+    injected: int = 0
 
 
 @attrs.frozen(kw_only=True)
@@ -84,6 +87,7 @@ def recorded_run(run_id: str, records: Sequence[RunRecordBody]) -> RecordedRun:
                 response=body.response,
                 deltas=body.deltas,
                 latency=body.latency,
+                injected=asked.injected if asked is not None else 0,
             )
         )
     return RecordedRun(run_id=run_id, agent=agent, records=tuple(records), calls=tuple(calls))

@@ -10,6 +10,7 @@ import trio
 
 from ..core import (
     AgentEvent,
+    Conversation,
     ModelEvent,
     ModelFailureKind,
     ModelFinish,
@@ -163,7 +164,7 @@ class ReplayModel:
                 continue
             if call.request is None:
                 legacy = index if legacy is None else legacy
-            elif call.request == request:
+            elif call.request == own_request(request, call.injected):
                 progress.answered[index] = True
                 return index
         if legacy is not None:
@@ -182,9 +183,10 @@ class ReplayModel:
             return RecordingDiverged(
                 agent=None, run_id=None, turn=None, recorded=None, requested=request, diff="", answered=len(self._calls)
             )
-        closest = max(open_calls, key=lambda call: _closeness(call.request, request))
+        closest = max(open_calls, key=lambda call: _closeness(call.request, own_request(request, call.injected)))
         recorded = closest.request
         assert recorded is not None
+        request = own_request(request, closest.injected)
         label = f"recorded: agent {closest.agent!r}, turn {closest.turn}"
         return RecordingDiverged(
             agent=closest.agent,
@@ -198,6 +200,14 @@ class ReplayModel:
 
     def __repr__(self) -> str:
         return f"ReplayModel(<{len(self._calls)} recorded calls>, name={self._name!r})"
+
+
+def own_request(request: ModelRequest, injected: int) -> ModelRequest:
+    """`request` without the last `injected` items (the system messages hooks appended, never recorded)."""
+    if injected <= 0:
+        return request
+    items = tuple(request.items)
+    return attrs.evolve(request, items=Conversation(items[: max(len(items) - injected, 0)]))
 
 
 def _closeness(recorded: ModelRequest | None, request: ModelRequest) -> tuple[int, bool, bool, bool]:
