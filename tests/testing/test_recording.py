@@ -6,13 +6,15 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
+import attrs
 import pytest
 import trio
 import trio.testing
 from tests.testing.recorded_agents import build, fee_table, scripted
 
-from helikon_fc import LlmAgent, Model, RunContext
+from helikon_fc import LlmAgent, Model, RunContext, Runner, RunResultStreaming
 from helikon_fc.core import (
+    AgentEvent,
     AgentUpdated,
     ModelFailed,
     ParallelFailed,
@@ -188,10 +190,31 @@ def test_a_file_that_is_not_a_recording_is_refused_with_its_name(tmp_path: Path)
         Recording.read(path)
 
 
-def test_asking_more_than_was_recorded_says_so() -> None:
-    """A request after every recorded call was answered fails saying all were answered, not 'script exhausted'."""
+def test_a_second_run_in_the_same_trio_run_is_answered_again() -> None:
+    """Two replays of the same case in one trio run (as an eval repeating a case) both get the recorded run."""
+    recording = _recorded(MemoryStore)
+    agent = build(recording.model())
+
+    async def twice() -> list[tuple[AgentEvent, ...]]:
+        outcomes: list[tuple[AgentEvent, ...]] = []
+        for _ in range(2):
+            stream = Runner(store=MemoryStore()).run(agent, RunContext.ephemeral(None), "What are the fees of basic?")
+            outcomes.append((await RunResultStreaming(stream).collect()).events)
+        return outcomes
+
+    with deterministic_scheduling():
+        first, second = trio.run(twice, clock=trio.testing.MockClock(autojump_threshold=0))
+    assert first[1:] == recording.events[1:]
+    assert second[1:] == recording.events[1:]
+
+
+def test_a_request_never_recorded_names_the_closest_recorded_one_even_when_all_were_answered() -> None:
+    """After every recorded call was answered, a changed request still diverges at the closest recorded one."""
     recording = _recorded(MemoryStore)
     model = recording.model()
+    first = recording.calls[0].request
+    assert first is not None
+    changed = attrs.evolve(first, instructions="Something else.")
 
     async def main() -> None:
         for made in recording.calls:
@@ -199,9 +222,10 @@ def test_asking_more_than_was_recorded_says_so() -> None:
             async with model.stream(made.request) as events:
                 async for _ in events:
                     pass
-        with pytest.raises(RecordingDiverged, match=f"all {len(recording.calls)} recorded calls were answered"):
-            async with model.stream(recording.calls[0].request):  # type: ignore[arg-type]
+        with pytest.raises(RecordingDiverged, match="at agent 'summary', turn 0") as caught:
+            async with model.stream(changed):
                 pass
+        assert "+  Something else." in caught.value.diff
 
     trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
 

@@ -97,10 +97,14 @@ class ReplayModel:
     time under `MockClock`), then its usage and finish, so the run gets the recorded `ModelResponse`.
     Calls recorded before requests were recorded match any request, in order.
 
-    A request equal to none raises `RecordingDiverged` (the run fails with it, readable as its
-    `ModelFailed`): the diff is taken from the unanswered recorded call closest to it (the longest
-    common conversation, then the same instructions, tools and output schema). The first divergence of
-    the latest trio run is kept in `diverged`.
+    A request equal to one already answered in this trio run (the same case run again, or concurrently)
+    is answered again. Requests the hooks' injections were appended to are compared without them (the
+    log counts them, never keeps them).
+
+    A request equal to no recorded one raises `RecordingDiverged` (the run fails with it, readable as
+    its `ModelFailed`): the diff is taken from the recorded call closest to it among those not answered
+    yet (the longest common conversation, then the same instructions, tools and output schema). The first
+    divergence of the latest trio run is kept in `diverged`.
     """
 
     __slots__ = ("_calls", "_latest", "_name", "_progress")
@@ -155,35 +159,40 @@ class ReplayModel:
         """The index of the recorded call that answers `request` (marked answered).
 
         Raises:
-            RecordingDiverged: no unanswered recorded call was asked `request`.
+            RecordingDiverged: no recorded call was asked `request`.
         """
         progress = self._current()
         legacy: int | None = None
+        again: int | None = None
         for index, call in enumerate(self._calls):
-            if progress.answered[index]:
-                continue
+            done = progress.answered[index]
             if call.request is None:
-                legacy = index if legacy is None else legacy
+                legacy = index if legacy is None and not done else legacy
             elif call.request == own_request(request, call.injected):
-                progress.answered[index] = True
-                return index
-        if legacy is not None:
-            progress.answered[legacy] = True
-            return legacy
+                if not done:
+                    progress.answered[index] = True
+                    return index
+                again = index if again is None else again
+        found = again if again is not None else legacy
+        if found is not None:
+            progress.answered[found] = True
+            return found
         diverged = self._divergence(request, progress)
         if progress.diverged is None:
             progress.diverged = diverged
         raise diverged
 
     def _divergence(self, request: ModelRequest, progress: _Progress) -> RecordingDiverged:
-        open_calls = [
-            call for call, done in zip(self._calls, progress.answered, strict=True) if not done and call.request
-        ]
-        if not open_calls:
+        """The divergence of `request`, shown against the closest recorded request not answered yet (or, when
+        every one was, the closest of all)."""
+        asked = [call for call in self._calls if call.request is not None]
+        waiting = [call for call, done in zip(self._calls, progress.answered, strict=True) if not done and call.request]
+        candidates = waiting or asked
+        if not candidates:
             return RecordingDiverged(
                 agent=None, run_id=None, turn=None, recorded=None, requested=request, diff="", answered=len(self._calls)
             )
-        closest = max(open_calls, key=lambda call: _closeness(call.request, own_request(request, call.injected)))
+        closest = max(candidates, key=lambda call: _closeness(call.request, own_request(request, call.injected)))
         recorded = closest.request
         assert recorded is not None
         request = own_request(request, closest.injected)
