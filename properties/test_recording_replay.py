@@ -1,9 +1,10 @@
 """The law of recordings, over random nested topologies on the simulator: replaying the recording of any run
 with the same agents reproduces the run — every event, in order, the usage and the output — every time.
 
-A topology nests `LlmAgent`s (answering with their own name, with latencies of their own), agent-as-tool calls
-(some of whose sub-runs fail), handoffs, `SequentialAgent`s and `ParallelAgent`s up to three levels deep. It is
-drawn as a shape, so the same agents can be built twice: on scripted models to record, on the recording to replay.
+A topology nests `LlmAgent`s (answering with their own name, with latencies of their own), agent-as-tool
+calls (some of whose sub-runs fail, running out of turns or on a failed model call), handoffs,
+`SequentialAgent`s and `ParallelAgent`s up to three levels deep. It is drawn as a shape, so the same agents
+can be built twice: on scripted models to record, on the recording to replay.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from hypothesis import given, strategies as st
 
 from helikon_fc import AgentAsTool, Handoff, LlmAgent, Model, ParallelAgent, RunConfig, SequentialAgent
 from helikon_fc.agents.handoff import slug
+from helikon_fc.core import ModelFailureKind
 from helikon_fc.shell.protocol import Agent
 from helikon_fc.stores import MemoryStore
 from helikon_fc.testing import (
@@ -29,6 +31,7 @@ from helikon_fc.testing import (
     call,
     call_tools,
     deterministic_scheduling,
+    fail,
     record,
     replay,
     reply,
@@ -45,7 +48,7 @@ class Shape:
     children: tuple[Shape, ...] = ()
 
 
-KINDS = ("leaf", "tool", "failing_tool", "handoff", "sequential", "parallel")
+KINDS = ("leaf", "tool", "failing_tool", "broken_tool", "handoff", "sequential", "parallel")
 
 
 @st.composite
@@ -59,10 +62,10 @@ def _shape(draw: st.DrawFn, depth: int, names: Iterator[str]) -> Shape:
     name = next(names)
     latency = draw(st.sampled_from((0.0, 0.1, 0.25, 1.5)))
     match kind:
-        case "leaf" | "failing_tool":
+        case "leaf" | "failing_tool" | "broken_tool":
             children: tuple[Shape, ...] = ()
-            if kind == "failing_tool":
-                children = (Shape("failing", next(names)),)
+            if kind != "leaf":
+                children = (Shape("failing" if kind == "failing_tool" else "broken", next(names), latency),)
         case "tool" | "handoff":
             children = (_shape(draw, depth - 1, names),)
         case _:
@@ -79,7 +82,9 @@ def build(shape: Shape, model_for: Callable[[Shape], Model]) -> Agent[None]:
             return LlmAgent(name=shape.name, model=model)
         case "failing":  # fails with MaxTurnsExceeded after one model call
             return LlmAgent(name=shape.name, model=model).with_run_config(RunConfig(max_turns=1))
-        case "tool" | "failing_tool":
+        case "broken":  # its one model call fails
+            return LlmAgent(name=shape.name, model=model)
+        case "tool" | "failing_tool" | "broken_tool":
             tool = AgentAsTool[None](build(shape.children[0], model_for)).with_name(f"ask_{shape.name}")
             return LlmAgent(name=shape.name, model=model, tools=(tool,))
         case "handoff":
@@ -101,12 +106,14 @@ def scripted(shape: Shape) -> Model:
     """The scripted model of one node: it answers with the agent's name, after the node's latency."""
     turns: list[ScriptedTurn]
     match shape.kind:
-        case "tool" | "failing_tool":
+        case "tool" | "failing_tool" | "broken_tool":
             turns = [call_tools(call(f"ask_{shape.name}", input="go"), latency=shape.latency), reply(shape.name)]
         case "handoff":
             turns = [call_tools(call("transfer_to_" + slug(shape.children[0].name)), latency=shape.latency)]
         case "failing":
             turns = [call_tools(call("no_such_tool"), latency=shape.latency)]
+        case "broken":
+            turns = [fail(ModelFailureKind.UNAVAILABLE, latency=shape.latency)]
         case _:
             turns = [reply(shape.name, latency=shape.latency)]
     return ScriptedModel(turns, name=shape.name)

@@ -17,12 +17,14 @@ from helikon_fc.core import (
     AgentEvent,
     AgentUpdated,
     ModelFailed,
+    ModelFailureKind,
     ParallelFailed,
     RunCompleted,
     RunFailed,
     RunStarted,
     SystemMessage,
 )
+from helikon_fc.models import ModelError
 from helikon_fc.shell.hooks import HookDecision, HookPoint, InjectSystemMessage, OnTurnStart
 from helikon_fc.shell.storage import RunStore
 from helikon_fc.stores import MemoryStore, SQLiteStore
@@ -35,6 +37,7 @@ from helikon_fc.testing import (
     call,
     call_tools,
     deterministic_scheduling,
+    fail,
     record,
     replay,
     reply,
@@ -303,3 +306,21 @@ def test_hook_injections_are_counted_not_recorded_and_the_run_replays() -> None:
     assert scripted_fees.requests[0].items[-1] == SystemMessage("secret for turn 0")
     replayed = replay(build_fees(recording.model()), recording, store=MemoryStore())
     assert replayed.events == recording.events
+
+
+def test_a_run_that_failed_on_a_model_call_replays_to_the_same_failure() -> None:
+    """A recorded run whose second model call failed (rate limited, with a retry-after hint) replays with the
+    same events, ending in the same `RunFailed`; the failed call is in the recording as a `RecordedFailure`."""
+    limited = ModelError(ModelFailureKind.RATE_LIMITED, "slow down", retry_after=2.0)
+    scripted_fees = ScriptedModel([call_tools(call("fee_table", plan="basic")), fail(limited)], name="m")
+
+    async def main() -> Recording:
+        return await record(LlmAgent(name="fees", model=scripted_fees, tools=[fee_table]), "Fees?", store=MemoryStore())
+
+    recording = trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
+    failed = recording.root.failed_call
+    assert failed is not None and (failed.agent, failed.turn) == ("fees", 1)
+    assert failed.failure == ModelFailed(ModelFailureKind.RATE_LIMITED, "slow down", 2.0)
+    replayed = replay(LlmAgent(name="fees", model=recording.model(), tools=[fee_table]), recording, store=MemoryStore())
+    assert replayed.events == recording.events
+    assert replayed.error == failed.failure

@@ -146,10 +146,15 @@ class ToolFinished:
 
 @attrs.frozen(kw_only=True)
 class RunFinished:
-    """The last record: the run's terminal event (`RunCompleted` or `RunFailed`)."""
+    """The last record: the run's terminal event (`RunCompleted` or `RunFailed`).
+
+    `latency` is set when the run failed on a model call (`ModelFailed`): the seconds from asking to the
+    failure. It is left off the wire when `None` (records written before it existed read with `None`).
+    """
 
     terminal: AgentEvent
     escalated: bool = False
+    latency: float | None = None
 
 
 RunRecordBody: TypeAlias = RunOpened | Boundary | ModelAnswered | ToolFinished | RunFinished

@@ -115,7 +115,10 @@ _RENAMES: Mapping[type, Mapping[str, str]] = {HandoffItem: {"from_agent": "from"
 _OMITTED: Mapping[type, tuple[str, ...]] = {ExecuteTools: ("arguments", "problems"), AwaitApproval: ("problems",)}
 """Fields derived from the others, left off the wire (read back as their defaults)."""
 
-_OMITTED_IF_NONE: Mapping[type, tuple[str, ...]] = {records.ModelAnswered: ("asked", "latency")}
+_OMITTED_IF_NONE: Mapping[type, tuple[str, ...]] = {
+    records.ModelAnswered: ("asked", "latency"),
+    records.RunFinished: ("latency",),
+}
 """Optional fields added to a record after its format was fixed: left off the wire when `None`, so a
 record without them is written as before, and records written before them read back with `None`."""
 

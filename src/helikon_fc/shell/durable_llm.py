@@ -34,6 +34,7 @@ from ..core import (
     Item,
     JsonValue,
     LoopState,
+    ModelFailed,
     ModelRequest,
     ModelResponse,
     ModelShare,
@@ -338,7 +339,14 @@ class LlmRecording:
             meter = self.ctx.meter
             if meter is not None and isinstance(terminal, RunCompleted):
                 terminal = meter.completed(terminal)
-            await self.recorder.finish(terminal, self.ctx.actions.escalated)
+            await self.recorder.finish(terminal, self.ctx.actions.escalated, self._failed_call_latency(terminal))
+
+    def _failed_call_latency(self, terminal: AgentEvent) -> float | None:
+        """How long the model call under way took, when the run failed on it (`None` otherwise)."""
+        asked, self._asked = self._asked, None
+        if asked is None or type(terminal) is not RunFailed or type(terminal.error) is not ModelFailed:
+            return None
+        return round(trio.current_time() - asked[2], 9)
 
     @property
     def finished_terminal(self) -> AgentEvent | None:

@@ -13,7 +13,7 @@
 See ``docs/testing.md``.
 """
 
-from ._recorded import RecordedCall as RecordedCall, RecordedRun as RecordedRun
+from ._recorded import RecordedCall as RecordedCall, RecordedFailure as RecordedFailure, RecordedRun as RecordedRun
 from ._replay import record as record, replay as replay
 from ._replay_model import RecordingDiverged as RecordingDiverged, ReplayModel as ReplayModel
 from ._stream import DEFAULT_KEEP_REQUESTS as DEFAULT_KEEP_REQUESTS
@@ -51,6 +51,7 @@ __all__ = [
     "FunctionModel",
     "Pause",
     "RecordedCall",
+    "RecordedFailure",
     "RecordedRun",
     "Recording",
     "RecordingDiverged",

@@ -6,8 +6,9 @@ from collections.abc import Sequence
 
 import attrs
 
-from ..core import AgentEvent, Conversation, Item, ModelRequest, ModelResponse
-from ..core.records import Boundary, ModelAnswered, RecordLogError, RunFinished, RunOpened, RunRecordBody
+from ..core import AgentEvent, Conversation, Item, ModelFailed, ModelRequest, ModelResponse, RunFailed
+from ..core.compaction import visible
+from ..core.records import ActionKind, Boundary, ModelAnswered, RecordLogError, RunFinished, RunOpened, RunRecordBody
 
 
 @attrs.frozen(kw_only=True)
@@ -37,13 +38,36 @@ class RecordedCall:
 
 
 @attrs.frozen(kw_only=True)
+class RecordedFailure:
+    """The model call a recorded run failed on (a failed call records no request: only the conversation the
+    log held when it was asked, which its request showed).
+
+    Attributes:
+        run_id: the id of the agent run that made it.
+        agent: that run's agent.
+        turn: the call's place among the run's model calls, from 0.
+        items: the conversation the log held when the call was asked.
+        failure: how it failed.
+        latency: seconds from asking to the failure; `None` when not recorded.
+    """
+
+    run_id: str
+    agent: str
+    turn: int
+    items: tuple[Item, ...]
+    failure: ModelFailed
+    latency: float | None = None
+
+
+@attrs.frozen(kw_only=True)
 class RecordedRun:
-    """One agent run of a recording: its id, agent, log and model calls."""
+    """One agent run of a recording: its id, agent, log, model calls, and the model call it failed on if any."""
 
     run_id: str
     agent: str
     records: tuple[RunRecordBody, ...]
     calls: tuple[RecordedCall, ...]
+    failed_call: RecordedFailure | None = None
 
     @property
     def terminal(self) -> AgentEvent | None:
@@ -90,4 +114,33 @@ def recorded_run(run_id: str, records: Sequence[RunRecordBody]) -> RecordedRun:
                 injected=asked.injected if asked is not None else 0,
             )
         )
-    return RecordedRun(run_id=run_id, agent=agent, records=tuple(records), calls=tuple(calls))
+    failed_call = _failed_call(run_id, agent, records, len(calls), tuple(logged))
+    return RecordedRun(run_id=run_id, agent=agent, records=tuple(records), calls=tuple(calls), failed_call=failed_call)
+
+
+def _failed_call(
+    run_id: str, agent: str, records: Sequence[RunRecordBody], turn: int, logged: tuple[Item, ...]
+) -> RecordedFailure | None:
+    """The model call the run failed on: its log ends with a `ModelFailed` right after a boundary that asked the
+    model (`None` otherwise)."""
+    if len(records) < 2:
+        return None
+    last, before = records[-1], records[-2]
+    if not isinstance(last, RunFinished) or not isinstance(before, Boundary) or before.action != ActionKind.CALL_MODEL:
+        return None
+    terminal = last.terminal
+    if not isinstance(terminal, RunFailed) or not isinstance(terminal.error, ModelFailed):
+        return None
+    return RecordedFailure(
+        run_id=run_id,
+        agent=agent,
+        turn=turn,
+        items=visible_items(logged),
+        failure=terminal.error,
+        latency=last.latency,
+    )
+
+
+def visible_items(logged: tuple[Item, ...]) -> tuple[Item, ...]:
+    """What a request shows of the log's conversation `logged` (a compacted conversation's summary and the rest)."""
+    return tuple(visible(Conversation(logged)))

@@ -11,6 +11,7 @@ import trio
 from ..core import (
     AgentEvent,
     Conversation,
+    Item,
     ModelEvent,
     ModelFailureKind,
     ModelFinish,
@@ -20,16 +21,17 @@ from ..core import (
     ModelToolCallDelta,
     ModelUsage,
     ReasoningDelta,
+    SystemMessage,
     TokenDelta,
     ToolCallDelta,
     Usage,
     assemble_response,
 )
 from ..models.protocol import ModelError, ModelStream
-from ._recorded import RecordedCall
+from ._recorded import RecordedCall, RecordedFailure
 from ._request_diff import request_diff, request_lines
 from ._stream import TurnStream
-from .script import ScriptedEvents, ScriptedTurn
+from .script import ScriptedEvents, ScriptedFailure, ScriptedTurn
 
 
 class RecordingDiverged(ModelError):
@@ -81,9 +83,10 @@ class RecordingDiverged(ModelError):
 
 @attrs.define
 class _Progress:
-    """Which recorded calls one trio run has answered, and its first divergence."""
+    """Which recorded calls (and failed calls) one trio run has answered, and its first divergence."""
 
     answered: list[bool]
+    failed: list[bool]
     diverged: RecordingDiverged | None = None
 
 
@@ -95,6 +98,8 @@ class ReplayModel:
     settings, output schema and the whole conversation — wherever it was made (any agent of the
     run, any sub-run): it streams that call's recorded deltas after its recorded latency (virtual
     time under `MockClock`), then its usage and finish, so the run gets the recorded `ModelResponse`.
+    A call a recorded run failed on (its request is not recorded: the conversation it showed is) fails
+    again the same way.
     Calls recorded before requests were recorded match any request, in order.
 
     A request equal to one already answered in this trio run (the same case run again, or concurrently)
@@ -107,13 +112,19 @@ class ReplayModel:
     divergence of the latest trio run is kept in `diverged`.
     """
 
-    __slots__ = ("_calls", "_latest", "_name", "_progress")
+    __slots__ = ("_calls", "_failures", "_latest", "_name", "_progress")
 
-    def __init__(self, calls: Sequence[RecordedCall], *, name: str = "recording") -> None:
+    def __init__(
+        self, calls: Sequence[RecordedCall], *, name: str = "recording", failures: Sequence[RecordedFailure] = ()
+    ) -> None:
         self._calls = tuple(calls)
+        self._failures = tuple(failures)
         self._name = name
         self._progress: trio.lowlevel.RunVar[_Progress] = trio.lowlevel.RunVar(f"helikon_fc.testing.ReplayModel:{name}")
-        self._latest = _Progress([False] * len(self._calls))
+        self._latest = self._fresh()
+
+    def _fresh(self) -> _Progress:
+        return _Progress([False] * len(self._calls), [False] * len(self._failures))
 
     @property
     def name(self) -> str:
@@ -140,6 +151,9 @@ class ReplayModel:
 
         async def open_turn() -> tuple[int, ScriptedTurn]:  # noqa: ASYNC124 - `TurnStream` awaits it
             index = self._answer(request)
+            if index < 0:  # the recorded run failed on this call: so does the replay
+                failed = self._failures[-index - 1]
+                return index, ScriptedFailure(failure=failed.failure, latency=failed.latency or 0.0)  # noqa: ASYNC910
             call = self._calls[index]
             steps = replayed_events(call)
             return index, ScriptedEvents(steps=steps, latency=call.latency or 0.0)  # noqa: ASYNC910 - see ScriptedModel
@@ -150,13 +164,14 @@ class ReplayModel:
         try:
             return self._progress.get()
         except LookupError:
-            progress = _Progress([False] * len(self._calls))
+            progress = self._fresh()
             self._progress.set(progress)
             self._latest = progress
             return progress
 
     def _answer(self, request: ModelRequest) -> int:
-        """The index of the recorded call that answers `request` (marked answered).
+        """The index of the recorded call that answers `request` (marked answered), or ``-1 - i`` for the
+        recorded failed call ``i`` it is.
 
         Raises:
             RecordingDiverged: no recorded call was asked `request`.
@@ -177,6 +192,10 @@ class ReplayModel:
         if found is not None:
             progress.answered[found] = True
             return found
+        for index, failed in enumerate(self._failures):
+            if not progress.failed[index] and _asked_on(request, failed.items):
+                progress.failed[index] = True
+                return -index - 1
         diverged = self._divergence(request, progress)
         if progress.diverged is None:
             progress.diverged = diverged
@@ -209,6 +228,14 @@ class ReplayModel:
 
     def __repr__(self) -> str:
         return f"ReplayModel(<{len(self._calls)} recorded calls>, name={self._name!r})"
+
+
+def _asked_on(request: ModelRequest, items: tuple[Item, ...]) -> bool:
+    """Whether `request` is the one a failed call was asked with: its conversation is the one the log held, maybe
+    followed by the system messages hooks inject."""
+    sent = tuple(request.items)
+    extra = sent[len(items) :]
+    return sent[: len(items)] == items and all(isinstance(item, SystemMessage) for item in extra)
 
 
 def own_request(request: ModelRequest, injected: int) -> ModelRequest:

@@ -104,7 +104,10 @@ class Recording:
                 agents of the run send equal requests that were answered differently); `None`: any agent's.
         """
         calls = self.calls if agent is None else tuple(call for call in self.calls if call.agent == agent)
-        return ReplayModel(calls, name=name if name is not None else self.model_name or "recording")
+        failures = tuple(
+            run.failed_call for run in self.runs if run.failed_call is not None and agent in (None, run.agent)
+        )
+        return ReplayModel(calls, name=name if name is not None else self.model_name or "recording", failures=failures)
 
     @classmethod
     async def load(cls, store: RunStore, run_id: str, *, events: Sequence[AgentEvent] = ()) -> Recording:
