@@ -123,6 +123,7 @@ from helikon_fc.core import (
 )
 from helikon_fc.core.records import (
     ActionKind,
+    AskedRequest,
     Boundary,
     ModelAnswered,
     OfferedTool,
@@ -369,6 +370,14 @@ SAMPLES: Mapping[str, tuple[object, ...]] = {
             guards=(Guard("no-prod", BashRule("kubectl"), GuardAction.DENY),),
             policy=(PolicyRule(ToolRule("delete_file"), PolicyAsk("Delete this file?")),),
         ),
+        AskedRequest(instructions="Answer briefly.", tools=(WEATHER_TOOL,), kept=1),
+        ModelAnswered(
+            response=ModelResponse(text="12°C and sunny", usage=USAGE),
+            deltas=(TokenDelta("12°C and sunny"),),
+            asked=AskedRequest(instructions="Answer briefly.", tools=(WEATHER_TOOL,), kept=3),
+            latency=0.4,
+        ),
+        RunFinished(terminal=RunFailed(ModelFailed(ModelFailureKind.RATE_LIMITED, "slow down", 2.0)), latency=1.5),
     ),
 }
 """One example of every union member (and of the plain value classes), in declaration order."""
@@ -399,6 +408,9 @@ event: AgentEvent = from_json(AgentEvent, text)     # RunStarted(agent='triage')
   `OutputSchema`, `FinalOutput`, `BranchFailure`, `HandoffTarget`, `TransitionCtx`,
   `TransitionOutcome`, `ToolInfo`, `Guard`, `PolicyRule`, `PermissionConfig`) have no tag.
 - `HandoffItem` writes its fields `from_agent` / `to_agent` as `from` / `to`.
+- `ModelAnswered.asked` and `ModelAnswered.latency` (the request a recorded model call answered, and how
+  long it took) and `RunFinished.latency` (how long the model call a run failed on took) are left off
+  when `None`: records written before they existed read back with `None`.
 - `Usage.unreported_requests` counts the model calls whose provider reported no usage (their tokens
   are not in the totals); documents written before the field existed omit it and read as 0.
 - Tuples are JSON arrays and come back as tuples. A `Conversation` is an array of tagged items.

@@ -224,7 +224,12 @@ def _lean_answer(body: ModelAnswered) -> dict[str, object]:
             deltas.append([event.call_id, event.name, event.args_delta])
         else:
             deltas.append(_data(event))
-    return {"type": "model_answered", "v": LEAN, "response": _data(body.response), "deltas": deltas}
+    data: dict[str, object] = {"type": "model_answered", "v": LEAN, "response": _data(body.response), "deltas": deltas}
+    if body.asked is not None:
+        data["asked"] = _data(body.asked)
+    if body.latency is not None:
+        data["latency"] = body.latency
+    return data
 
 
 def _lean_boundary(

@@ -33,7 +33,7 @@ import attrs
 from .events import AgentEvent, RunCompleted, RunFailed
 from .items import Item, ToolResult
 from .json_value import JsonObject, JsonValue
-from .model import ModelResponse
+from .model import ModelResponse, ModelSettings, OutputSchema, ToolDef
 from .permissions.config import ToolEffect
 from .states import AwaitApproval, CallModel, ExecuteTools, LoopState, NextAction, PerformHandoff, Terminate
 
@@ -124,11 +124,42 @@ class Boundary:
 
 
 @attrs.frozen(kw_only=True)
+class AskedRequest:
+    """The request a recorded model call answered, its conversation stored as what the log does not hold.
+
+    Everything of the `ModelRequest` is kept but its conversation, which the log holds already: `kept`
+    says how many leading items of the log's conversation at that point (the run's input and the appends
+    of every boundary before the call) the request's conversation starts with, and `items` holds the rest
+    (usually nothing; a compacted conversation's summary and what follows it). A recording rebuilds the
+    requests from these (`helikon_fc.testing.Recording`) and shows a changed one as a diff.
+    """
+
+    instructions: str | None
+    tools: tuple[ToolDef, ...] = ()
+    settings: ModelSettings = ModelSettings()
+    output_schema: OutputSchema | None = None
+    kept: int = 0
+    """How many leading items of the log's conversation the request's conversation starts with."""
+    items: tuple[Item, ...] = ()
+    """The items after those."""
+    injected: int = 0
+    """How many system messages hooks appended to the request as it was sent (`OnRunStart`/`OnTurnStart`
+    injections): counted, never recorded — the request above is the agent's own, without them."""
+
+
+@attrs.frozen(kw_only=True)
 class ModelAnswered:
-    """A finished model call: the assembled response and the delta events streamed while it ran."""
+    """A finished model call: the assembled response and the delta events streamed while it ran.
+
+    `asked` and `latency` are left off the wire when `None` (records written before they existed
+    read with `None`): what was asked (see `AskedRequest`), and the seconds from asking to the
+    assembled answer on the run's clock.
+    """
 
     response: ModelResponse
     deltas: tuple[AgentEvent, ...] = ()
+    asked: AskedRequest | None = None
+    latency: float | None = None
 
 
 @attrs.frozen(kw_only=True)
@@ -147,10 +178,15 @@ class ToolFinished:
 
 @attrs.frozen(kw_only=True)
 class RunFinished:
-    """The last record: the run's terminal event (`RunCompleted` or `RunFailed`)."""
+    """The last record: the run's terminal event (`RunCompleted` or `RunFailed`).
+
+    `latency` is set when the run failed on a model call (`ModelFailed`): the seconds from asking to the
+    failure. It is left off the wire when `None` (records written before it existed read with `None`).
+    """
 
     terminal: AgentEvent
     escalated: bool = False
+    latency: float | None = None
 
 
 RunRecordBody: TypeAlias = RunOpened | Boundary | ModelAnswered | ToolFinished | RunFinished | ToolsOffered

@@ -115,6 +115,13 @@ _RENAMES: Mapping[type, Mapping[str, str]] = {HandoffItem: {"from_agent": "from"
 _OMITTED: Mapping[type, tuple[str, ...]] = {ExecuteTools: ("arguments", "problems"), AwaitApproval: ("problems",)}
 """Fields derived from the others, left off the wire (read back as their defaults)."""
 
+_OMITTED_IF_NONE: Mapping[type, tuple[str, ...]] = {
+    records.ModelAnswered: ("asked", "latency"),
+    records.RunFinished: ("latency",),
+}
+"""Optional fields added to a record after its format was fixed: left off the wire when `None`, so a
+record without them is written as before, and records written before them read back with `None`."""
+
 _PLAIN_CLASSES: tuple[type, ...] = (
     Usage,
     AgentUsage,
@@ -133,6 +140,7 @@ _PLAIN_CLASSES: tuple[type, ...] = (
     PermissionConfig,
     ToolInfo,
     records.OfferedTool,
+    records.AskedRequest,
 )
 
 
@@ -584,6 +592,7 @@ def _make_converter(check_json: bool = True) -> JsonConverter:
 def _overrides(cls: type) -> dict[str, Any]:
     """cattrs field overrides: the renamed fields of `cls`, and its derived fields left off."""
     overrides = {field: override(rename=key) for field, key in _RENAMES.get(cls, {}).items()}
+    overrides |= {field: override(omit_if_default=True) for field in _OMITTED_IF_NONE.get(cls, ())}
     return overrides | {field: override(omit=True) for field in _OMITTED.get(cls, ())}
 
 

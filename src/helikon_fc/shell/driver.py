@@ -398,9 +398,10 @@ class _Steps:
             if type(answer) is ModelResponse and answer.model is None and summary_model is not definition.model:
                 answer = _answered_by(answer, summary_model.name)  # counted and recorded as its model's answer
         else:
+            own = request  # what the log may keep: the hooks' injections are never recorded, only counted
             if self.controls is not None:
                 request = self.controls.request(request)
-            sink = recording.collecting(self.send) if recording else self.send
+            sink = recording.collecting(self.send, own, len(request.items) - len(own.items)) if recording else self.send
             gate, self.gate = self.gate, None
             if gate is None:
                 answer = await _ask_model(tracer, definition.model, request, sink)

@@ -242,8 +242,9 @@ class RunRecorder:
             self._busy = False
             self._waiting.unpark_all()
 
-    async def finish(self, terminal: AgentEvent, escalated: bool = False) -> None:
-        """Write the run's `RunFinished` record, with the status its terminal event gives.
+    async def finish(self, terminal: AgentEvent, escalated: bool = False, latency: float | None = None) -> None:
+        """Write the run's `RunFinished` record, with the status its terminal event gives (and `latency`: how long
+        the model call the run failed on took).
 
         A `RunPaused` run has not finished: its status becomes ``"paused"`` and nothing is appended
         (its last boundary holds the waiting calls; a resume continues from there).
@@ -253,7 +254,7 @@ class RunRecorder:
             await self._set_status("paused")
             return
         status: RunStatus = "completed" if isinstance(terminal, RunCompleted) else "failed"
-        await self.write(RunFinished(terminal=terminal, escalated=escalated), status=status)
+        await self.write(RunFinished(terminal=terminal, escalated=escalated, latency=latency), status=status)
 
 
 def decode_records(run_id: str, records: Sequence[RunRecord]) -> list[RunRecordBody]:

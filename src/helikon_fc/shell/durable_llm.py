@@ -31,8 +31,11 @@ from ..core import (
     AgentUsage,
     Conversation,
     ExecutingTools,
+    Item,
     JsonValue,
     LoopState,
+    ModelFailed,
+    ModelRequest,
     ModelResponse,
     ModelShare,
     RunCompleted,
@@ -47,6 +50,7 @@ from ..core import (
 )
 from ..core.records import (
     ActionKind,
+    AskedRequest,
     Boundary,
     ModelAnswered,
     Resumption,
@@ -138,7 +142,18 @@ class StartPoint:
 class LlmRecording:
     """The record of one `LlmAgent` run (see the module docstring)."""
 
-    __slots__ = ("_answer", "_deltas", "_done_events", "_done_results", "_running", "ctx", "point", "recorder")
+    __slots__ = (
+        "_answer",
+        "_asked",
+        "_deltas",
+        "_done_events",
+        "_done_results",
+        "_logged",
+        "_running",
+        "ctx",
+        "point",
+        "recorder",
+    )
 
     def __init__(self, recorder: RunRecorder, point: Resumption, ctx: RunContext[Any]) -> None:
         self.recorder = recorder
@@ -150,6 +165,11 @@ class LlmRecording:
         self._done_events: dict[str, tuple[AgentEvent, ...]] = dict(point.tool_events)
         self._running = 0
         """The calls of the current tool round not finished yet."""
+        self._asked: tuple[ModelRequest, int, float] | None = None
+        """The request of the model call under way and when it was asked (recorded with its answer)."""
+        self._logged: list[Item] = list(point.conversation)
+        """The conversation the log holds so far (the input and every boundary's appends): a request is
+        recorded as how many of its leading items these are, and the rest."""
 
     @classmethod
     async def open(
@@ -237,10 +257,13 @@ class LlmRecording:
                 for part in _shares(terminal, records_agent(records)):
                     meter.add(part.agent, part.usage, part.model)
 
-    def collecting(self, send: Send) -> Send:
-        """`send` that also keeps the model's delta events, to record them with the model's answer."""
+    def collecting(self, send: Send, request: ModelRequest, injected: int = 0) -> Send:
+        """`send` that also keeps the model's delta events, to record them (and `request`, the agent's own
+        request before the hooks' `injected` system messages were appended, and how long the call took) with
+        the model's answer."""
         deltas = self._deltas
         deltas.clear()
+        self._asked = (request, injected, trio.current_time())
 
         async def forward(event: AgentEvent) -> None:  # noqa: ASYNC910 - a pass-through per event, as `sender`
             deltas.append(event)
@@ -256,9 +279,10 @@ class LlmRecording:
         """Write the step `outcome` (with the model answer that led to it), before its action starts."""
         recorder = self.recorder
         if self._answer is not None:
-            recorder.hold(ModelAnswered(response=self._answer, deltas=tuple(self._deltas)))
+            recorder.hold(self._answered_record(self._answer))
             self._answer = None
             self._deltas.clear()
+        self._logged.extend(outcome.conversation_appends)
         await recorder.write(
             Boundary(
                 state=outcome.next_state,
@@ -267,6 +291,30 @@ class LlmRecording:
                 action=action_kind(outcome.next_action),
             )
         )
+
+    def _answered_record(self, answer: ModelResponse) -> ModelAnswered:
+        """The `ModelAnswered` record of `answer`, with its request and latency when the call was collected."""
+        asked, self._asked = self._asked, None
+        if asked is None:  # a compaction summary: asked beside the loop, its request not the agent's
+            return ModelAnswered(response=answer, deltas=tuple(self._deltas))
+        request, injected, started = asked
+        items = tuple(request.items)
+        kept = 0
+        for mine, logged in zip(items, self._logged, strict=False):
+            if mine != logged:
+                break
+            kept += 1
+        recorded = AskedRequest(
+            instructions=request.instructions,
+            tools=request.tools,
+            settings=request.settings,
+            output_schema=request.output_schema,
+            kept=kept,
+            items=items[kept:],
+            injected=injected,
+        )
+        latency = round(trio.current_time() - started, 9)
+        return ModelAnswered(response=answer, deltas=tuple(self._deltas), asked=recorded, latency=latency)
 
     def recorded_result(self, call: ToolCall) -> ToolResult | None:
         """The result of `call` if it finished before the crash (then it is not run again)."""
@@ -307,7 +355,14 @@ class LlmRecording:
             meter = self.ctx.meter
             if meter is not None and isinstance(terminal, RunCompleted):
                 terminal = meter.completed(terminal)
-            await self.recorder.finish(terminal, self.ctx.actions.escalated)
+            await self.recorder.finish(terminal, self.ctx.actions.escalated, self._failed_call_latency(terminal))
+
+    def _failed_call_latency(self, terminal: AgentEvent) -> float | None:
+        """How long the model call under way took, when the run failed on it (`None` otherwise)."""
+        asked, self._asked = self._asked, None
+        if asked is None or type(terminal) is not RunFailed or type(terminal.error) is not ModelFailed:
+            return None
+        return round(trio.current_time() - asked[2], 9)
 
     @property
     def finished_terminal(self) -> AgentEvent | None:

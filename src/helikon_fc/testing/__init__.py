@@ -5,11 +5,20 @@
 - Runs: `simulate` (sync, its own ``trio.run`` under ``MockClock``) and `run_simulated` (inside
   a trio test) return a `Simulation`: the events, the result or error, and the virtual time taken.
 
+- Recordings: `Recording` (a recorded run: `Recording.load` from a store, `Recording.read` from a file),
+  `record` (run an agent and record it), `replay` (run it again on its recording, offline in virtual
+  time); `ReplayModel` answers with the recorded answers and raises `RecordingDiverged` where a
+  request was never recorded.
+
 See ``docs/testing.md``.
 """
 
+from ._recorded import RecordedCall as RecordedCall, RecordedFailure as RecordedFailure, RecordedRun as RecordedRun
+from ._replay import record as record, replay as replay
+from ._replay_model import RecordingDiverged as RecordingDiverged, ReplayModel as ReplayModel
 from ._stream import DEFAULT_KEEP_REQUESTS as DEFAULT_KEEP_REQUESTS
 from .function_model import FunctionModel as FunctionModel, TurnFunction as TurnFunction
+from .recording import Recording as Recording, RecordingFileError as RecordingFileError
 from .script import (
     DEFAULT_USAGE as DEFAULT_USAGE,
     Pause as Pause,
@@ -41,6 +50,13 @@ __all__ = [
     "DEFAULT_USAGE",
     "FunctionModel",
     "Pause",
+    "RecordedCall",
+    "RecordedFailure",
+    "RecordedRun",
+    "Recording",
+    "RecordingDiverged",
+    "RecordingFileError",
+    "ReplayModel",
     "ScriptExhausted",
     "ScriptedCall",
     "ScriptedEvents",
@@ -59,6 +75,8 @@ __all__ = [
     "fail",
     "pause",
     "raw",
+    "record",
+    "replay",
     "reply",
     "run_simulated",
     "simulate",
