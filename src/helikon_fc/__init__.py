@@ -14,6 +14,8 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from ._public import claim as _claim
+
 if TYPE_CHECKING:
     from .agents.agent_as_tool import AgentAsTool as AgentAsTool
     from .agents.graph import GraphAgent as GraphAgent, GraphBuildError as GraphBuildError
@@ -102,11 +104,11 @@ if TYPE_CHECKING:
         SessionState as SessionState,
     )
     from .shell.durable import IncompatibleRunError as IncompatibleRunError
-    from .shell.function_tool import FunctionTool as FunctionTool, function_tool as function_tool
-    from .shell.guardrails import Guardrail as Guardrail, Pass as Pass, Tripwire as Tripwire
-    from .shell.hooks import Hooks as Hooks
+    from .tools import FunctionTool as FunctionTool, function_tool as function_tool
+    from .guardrails import Guardrail as Guardrail, Pass as Pass, Tripwire as Tripwire
+    from .hooks import Hooks as Hooks
     from .shell.input import AgentInput as AgentInput
-    from .shell.permissions import (
+    from .permissions import (
         ApprovalRequest as ApprovalRequest,
         Approve as Approve,
         Permissions as Permissions,
@@ -122,7 +124,7 @@ if TYPE_CHECKING:
     )
     from .shell.runner import Runner as Runner
     from .shell.session_compaction import CompactingSession as CompactingSession
-    from .shell.tool import Tool as Tool, ToolContext as ToolContext, ToolError as ToolError, ToolOutput as ToolOutput
+    from .tools import Tool as Tool, ToolContext as ToolContext, ToolError as ToolError, ToolOutput as ToolOutput
     from .shell.tracing import Tracer as Tracer
 
 _EXPORTS: dict[str, str] = {
@@ -143,11 +145,11 @@ _EXPORTS: dict[str, str] = {
     "Compaction": ".shell.compaction",
     "CompactionSkipped": ".core",
     "ConversationCompacted": ".core",
-    "FunctionTool": ".shell.function_tool",
+    "FunctionTool": ".tools",
     "GraphAgent": ".agents.graph",
     "GraphBuildError": ".agents.graph",
     "GraphFailed": ".core",
-    "Guardrail": ".shell.guardrails",
+    "Guardrail": ".guardrails",
     "GuardrailTriggered": ".core",
     "GuardrailTripped": ".core",
     "Handoff": ".agents.handoff",
@@ -156,7 +158,7 @@ _EXPORTS: dict[str, str] = {
     "HandoffItem": ".core",
     "HookDenied": ".core",
     "HookFailed": ".core",
-    "Hooks": ".shell.hooks",
+    "Hooks": ".hooks",
     "InMemorySession": ".shell.context",
     "IncompatibleRunError": ".shell.durable",
     "InvalidTransition": ".core",
@@ -180,7 +182,7 @@ _EXPORTS: dict[str, str] = {
     "OutputSchema": ".core",
     "ParallelAgent": ".agents.parallel",
     "ParallelFailed": ".core",
-    "Pass": ".shell.guardrails",
+    "Pass": ".guardrails",
     "PermissionConfig": ".core",
     "PermissionDenied": ".core",
     "PermissionGranted": ".core",
@@ -202,10 +204,10 @@ _EXPORTS: dict[str, str] = {
     "RunState": ".shell.context",
     "RunStarted": ".core",
     "RunStream": ".shell.protocol",
-    "ApprovalRequest": ".shell.permissions",
-    "Approve": ".shell.permissions",
-    "Permissions": ".shell.permissions",
-    "Reject": ".shell.permissions",
+    "ApprovalRequest": ".permissions",
+    "Approve": ".permissions",
+    "Permissions": ".permissions",
+    "Reject": ".permissions",
     "Runner": ".shell.runner",
     "SequentialAgent": ".agents.sequential",
     "SessionFailed": ".core",
@@ -218,25 +220,25 @@ _EXPORTS: dict[str, str] = {
     "TerminalEvent": ".core",
     "TimedOut": ".core",
     "TokenDelta": ".core",
-    "Tool": ".shell.tool",
+    "Tool": ".tools",
     "ToolCall": ".core",
     "ToolCallDelta": ".core",
     "ToolCallItem": ".core",
-    "ToolContext": ".shell.tool",
+    "ToolContext": ".tools",
     "ToolDef": ".core",
     "ToolEffect": ".core",
-    "ToolError": ".shell.tool",
+    "ToolError": ".tools",
     "ToolFailed": ".core",
-    "ToolOutput": ".shell.tool",
+    "ToolOutput": ".tools",
     "ToolOutputItem": ".core",
     "ToolResult": ".core",
     "Tracer": ".shell.tracing",
-    "Tripwire": ".shell.guardrails",
+    "Tripwire": ".guardrails",
     "TurnStarted": ".core",
     "UnknownHandoffTarget": ".core",
     "Usage": ".core",
     "UserMessage": ".core",
-    "function_tool": ".shell.function_tool",
+    "function_tool": ".tools",
     "run_to_completion": ".shell.completion",
 }
 """Each public name and the module (relative to this package) it comes from."""
@@ -365,6 +367,8 @@ if not TYPE_CHECKING:  # mypy sees the imports above, so a misspelt name stays a
         if module is None:
             raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
         value = getattr(importlib.import_module(module, __name__), name)
+        if module.startswith((".shell.", ".agents.")):  # a room's name whose public home is here
+            _claim(__name__, {name: value}, (name,))
         globals()[name] = value
         return value
 

@@ -18,7 +18,9 @@ __all__ = [
     "Allow",
     "Deny",
     "GuardrailVerdict",
+    "HookAllow",
     "HookDecision",
+    "HookDeny",
     "HookPoint",
     "InjectSystemMessage",
     "OnHandoff",
@@ -97,15 +99,21 @@ HookPoint: TypeAlias = OnRunStart | OnTurnStart | PreToolUse | PostToolUse | OnH
 
 
 @attrs.frozen
-class Allow:
+class HookAllow:
     """Go on (the same as answering `None`)."""
 
 
 @attrs.frozen
-class Deny:
+class HookDeny:
     """Stop this point, for `reason`; later hooks are not called."""
 
     reason: str
+
+
+Allow = HookAllow
+"""The shell's short name for `HookAllow` (the public name: a permission decision is `PermissionAllow`)."""
+Deny = HookDeny
+"""The shell's short name for `HookDeny` (the public name: a permission decision is `PermissionDeny`)."""
 
 
 @attrs.frozen
@@ -129,7 +137,7 @@ class InjectSystemMessage:
     text: str
 
 
-HookDecision: TypeAlias = Allow | Deny | ReplaceInput | ReplaceOutput | InjectSystemMessage
+HookDecision: TypeAlias = HookAllow | HookDeny | ReplaceInput | ReplaceOutput | InjectSystemMessage
 """What a hook answers."""
 
 

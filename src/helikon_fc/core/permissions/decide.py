@@ -51,7 +51,10 @@ __all__ = [
     "Ask",
     "ConsultPolicy",
     "Deny",
+    "PermissionAllow",
+    "PermissionAsk",
     "PermissionDecision",
+    "PermissionDeny",
     "decide",
     "decision_events",
     "refuse_unanswered",
@@ -61,7 +64,7 @@ __all__ = [
 
 
 @attrs.frozen
-class Allow:
+class PermissionAllow:
     """Run the call.
 
     Attributes:
@@ -79,7 +82,7 @@ class Allow:
 
 
 @attrs.frozen
-class Deny:
+class PermissionDeny:
     """Refuse the call; the model reads ``permission denied: <reason>``."""
 
     reason: str
@@ -87,7 +90,7 @@ class Deny:
 
 
 @attrs.frozen
-class Ask:
+class PermissionAsk:
     """A human must decide (the approval handler, or a paused run's resumer).
 
     Attributes:
@@ -102,12 +105,20 @@ class Ask:
     guard: str | None = None
 
 
+Allow = PermissionAllow
+"""The former name of `PermissionAllow` (deprecated: a hook's answer is `HookAllow`)."""
+Deny = PermissionDeny
+"""The former name of `PermissionDeny` (deprecated: a hook's answer is `HookDeny`)."""
+Ask = PermissionAsk
+"""The former name of `PermissionAsk` (deprecated)."""
+
+
 @attrs.frozen
 class ConsultPolicy:
     """The external (async) policy decides: call `decide` again with its verdict as `policy_verdict`."""
 
 
-PermissionDecision: TypeAlias = Allow | Deny | Ask | ConsultPolicy
+PermissionDecision: TypeAlias = PermissionAllow | PermissionDeny | PermissionAsk | ConsultPolicy
 """What `decide` answers for one call."""
 
 
