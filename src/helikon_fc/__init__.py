@@ -90,8 +90,16 @@ if TYPE_CHECKING:
         Usage as Usage,
         UserMessage as UserMessage,
     )
+    from .guardrails import Guardrail as Guardrail, Pass as Pass, Tripwire as Tripwire
+    from .hooks import Hooks as Hooks
     from .models.protocol import Model as Model, ModelError as ModelError
     from .models.retry import RetryingModel as RetryingModel, RetryPolicy as RetryPolicy
+    from .permissions import (
+        ApprovalRequest as ApprovalRequest,
+        Approve as Approve,
+        Permissions as Permissions,
+        Reject as Reject,
+    )
     from .shell.compaction import Compaction as Compaction
     from .shell.completion import run_to_completion as run_to_completion
     from .shell.config import RunConfig as RunConfig
@@ -104,16 +112,7 @@ if TYPE_CHECKING:
         SessionState as SessionState,
     )
     from .shell.durable import IncompatibleRunError as IncompatibleRunError
-    from .tools import FunctionTool as FunctionTool, function_tool as function_tool
-    from .guardrails import Guardrail as Guardrail, Pass as Pass, Tripwire as Tripwire
-    from .hooks import Hooks as Hooks
     from .shell.input import AgentInput as AgentInput
-    from .permissions import (
-        ApprovalRequest as ApprovalRequest,
-        Approve as Approve,
-        Permissions as Permissions,
-        Reject as Reject,
-    )
     from .shell.protocol import Agent as Agent, RunStream as RunStream
     from .shell.results import (
         HandoffCollisionError as HandoffCollisionError,
@@ -124,8 +123,15 @@ if TYPE_CHECKING:
     )
     from .shell.runner import Runner as Runner
     from .shell.session_compaction import CompactingSession as CompactingSession
-    from .tools import Tool as Tool, ToolContext as ToolContext, ToolError as ToolError, ToolOutput as ToolOutput
     from .shell.tracing import Tracer as Tracer
+    from .tools import (
+        FunctionTool as FunctionTool,
+        Tool as Tool,
+        ToolContext as ToolContext,
+        ToolError as ToolError,
+        ToolOutput as ToolOutput,
+        function_tool as function_tool,
+    )
 
 _EXPORTS: dict[str, str] = {
     "ActionsHandle": ".shell.context",

@@ -12,7 +12,11 @@
 from __future__ import annotations
 
 from ._public import claim
-from .shell.function_tool import FunctionTool as FunctionTool, function_tool as function_tool, sync_tools_inline as sync_tools_inline
+from .shell.function_tool import (
+    FunctionTool as FunctionTool,
+    function_tool as function_tool,
+    sync_tools_inline as sync_tools_inline,
+)
 from .shell.tool import (
     Tool as Tool,
     ToolContext as ToolContext,

@@ -8,6 +8,7 @@
 See ``docs/testing.md``.
 """
 
+from .._public import claim as _claim
 from ._stream import DEFAULT_KEEP_REQUESTS as DEFAULT_KEEP_REQUESTS
 from .function_model import FunctionModel as FunctionModel, TurnFunction as TurnFunction
 from .script import (
@@ -63,3 +64,5 @@ __all__ = [
     "run_simulated",
     "simulate",
 ]
+
+_claim(__name__, globals(), __all__)
