@@ -92,8 +92,12 @@ if TYPE_CHECKING:
     )
     from .guardrails import Guardrail as Guardrail, Pass as Pass, Tripwire as Tripwire
     from .hooks import Hooks as Hooks
-    from .models.protocol import Model as Model, ModelError as ModelError
-    from .models.retry import RetryingModel as RetryingModel, RetryPolicy as RetryPolicy
+    from .models import (
+        Model as Model,
+        ModelError as ModelError,
+        RetryingModel as RetryingModel,
+        RetryPolicy as RetryPolicy,
+    )
     from .permissions import (
         ApprovalRequest as ApprovalRequest,
         Approve as Approve,
@@ -122,8 +126,8 @@ if TYPE_CHECKING:
         RunStartError as RunStartError,
     )
     from .shell.runner import Runner as Runner
-    from .shell.session_compaction import CompactingSession as CompactingSession
     from .shell.tracing import Tracer as Tracer
+    from .stores import CompactingSession as CompactingSession
     from .tools import (
         FunctionTool as FunctionTool,
         Tool as Tool,
@@ -147,7 +151,7 @@ _EXPORTS: dict[str, str] = {
     "CancelToken": ".shell.context",
     "Cancelled": ".core",
     "Compacted": ".core",
-    "CompactingSession": ".shell.session_compaction",
+    "CompactingSession": ".stores",
     "Compaction": ".shell.compaction",
     "CompactionSkipped": ".core",
     "ConversationCompacted": ".core",
@@ -178,8 +182,8 @@ _EXPORTS: dict[str, str] = {
     "MaxIterationsExceeded": ".core",
     "MaxTurnsExceeded": ".core",
     "MessageOutput": ".core",
-    "Model": ".models.protocol",
-    "ModelError": ".models.protocol",
+    "Model": ".models",
+    "ModelError": ".models",
     "ModelFailed": ".core",
     "ModelFailureKind": ".core",
     "ModelRequest": ".core",
@@ -196,8 +200,8 @@ _EXPORTS: dict[str, str] = {
     "Reasoning": ".core",
     "ReasoningDelta": ".core",
     "RepairStarted": ".core",
-    "RetryPolicy": ".models.retry",
-    "RetryingModel": ".models.retry",
+    "RetryPolicy": ".models",
+    "RetryingModel": ".models",
     "RunCompleted": ".core",
     "RunConfig": ".shell.config",
     "RunContext": ".shell.context",
