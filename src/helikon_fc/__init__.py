@@ -14,8 +14,6 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from ._public import claim as _claim
-
 if TYPE_CHECKING:
     from .agents.agent_as_tool import AgentAsTool as AgentAsTool
     from .agents.graph import GraphAgent as GraphAgent, GraphBuildError as GraphBuildError
@@ -378,7 +376,9 @@ if not TYPE_CHECKING:  # mypy sees the imports above, so a misspelt name stays a
             raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
         value = getattr(importlib.import_module(module, __name__), name)
         if module.startswith((".shell.", ".agents.")):  # a room's name whose public home is here
-            _claim(__name__, {name: value}, (name,))
+            from ._public import claim
+
+            claim(__name__, {name: value}, (name,))
         globals()[name] = value
         return value
 
