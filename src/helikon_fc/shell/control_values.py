@@ -3,7 +3,9 @@ what a hook answers (`HookDecision`) and what a guardrail's check answers (`Guar
 
 They are data with no behaviour, below `RunContext` (which carries the hooks and guardrails that
 receive and return them); `helikon_fc.shell.hooks` and `helikon_fc.shell.guardrails` re-export
-them beside the code that fires hooks and runs guardrails.
+them beside the code that fires hooks and runs guardrails, and users import them from
+`helikon_fc.hooks` and `helikon_fc.guardrails`. A hook's answers are `HookAllow` and `HookDeny`
+(`Allow` and `Deny` here, for the shell's own code), never to be confused with a permission decision.
 """
 
 from __future__ import annotations
