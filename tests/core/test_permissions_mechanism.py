@@ -41,7 +41,7 @@ def test_the_coding_rules_are_argument_rules() -> None:
         rules[2].matches("Write", {"path": "src/app/main.py"}, every=True),
     ]
     assert asked == [True, True, True]
-    assert not rules[0].matches("Shell", {"command": "git status"}, every=False)  # another tool's command
+    assert rules[0].matches("Shell", {"command": "git status"}, every=False) is False  # another tool's command
     assert not rules[1].matches("Edit", {"path": "prod.env"}, every=False)  # a read rule reads Read only
     assert not rules[2].matches("Write", {"path": 7}, every=False)  # no path text, no match
 
