@@ -43,12 +43,14 @@ INDEXES = ("helikon_fc", "helikon_fc.core")
 PACKAGES = (
     "helikon_fc.anthropic",
     "helikon_fc.console",
+    "helikon_fc.evals",
     "helikon_fc.gemini",
     "helikon_fc.mcp",
     "helikon_fc.openai",
     "helikon_fc.otel",
     "helikon_fc.pricing",
     "helikon_fc.serve",
+    "helikon_fc.serve.ag_ui",
     "helikon_fc.temporal",
 )
 
