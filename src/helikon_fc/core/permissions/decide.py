@@ -142,7 +142,7 @@ def _arguments(text: str) -> JsonObject:
 
 
 def _matches(rule: PermissionRule, view: _View, *, every: bool) -> bool:
-    """Whether `rule` matches; `every` is the allow reading (all sub-commands), else the deny reading (any)."""
+    """Whether `rule` matches; `every` is the allow reading (all of what the call does), else the deny reading (any)."""
     if isinstance(rule, ToolRule):
         return view.tool.name == rule.name
     return rule.matches(view.tool.name, view.arguments, every=every)

@@ -8,6 +8,8 @@ sandbox: the rules read what a call says, not what the program then does.
 
 from __future__ import annotations
 
+import functools
+
 import attrs
 
 from ...json_value import JsonObject
@@ -29,7 +31,13 @@ EDIT_TOOLS = ("Edit", "Write")
 def _commands(tool: str, arguments: JsonObject) -> tuple[SimpleCommand, ...] | None:
     """The parsed ``command`` of a ``Bash`` call; `None` for another tool or no command text."""
     command = arguments.get("command")
-    return parse_command(command) if tool == BASH_TOOL and isinstance(command, str) else None
+    return _parsed(command) if tool == BASH_TOOL and isinstance(command, str) else None
+
+
+@functools.lru_cache(maxsize=64)
+def _parsed(command: str) -> tuple[SimpleCommand, ...]:
+    """`parse_command`, remembered: every rule and the guards of one call read the same line."""
+    return parse_command(command)
 
 
 def _path(arguments: JsonObject) -> str | None:
