@@ -95,7 +95,7 @@ def _run_as_example() -> bool:
 @functools.cache
 def _real_model(argv: tuple[str, ...]) -> tuple[str, str | None] | None:
     """The real model's ``(PROVIDER:NAME, base_url)`` the arguments ask for, or `None` for the simulator."""
-    from helikon_fc.models.by_name import PROVIDERS, has_api_key
+    from helikon_fc.models import PROVIDERS, has_api_key
 
     parser = argparse.ArgumentParser(description="Run this example on the simulator, or on a real model.")
     parser.add_argument("--model", default=None, help="PROVIDER:NAME, e.g. openai:gpt-5-mini (default: the simulator)")

@@ -37,8 +37,7 @@ from helikon_fc import (
 )
 from helikon_fc.core import ModelRequest, RedactionConfig, ToolResult
 from helikon_fc.stores import SQLiteStore
-from helikon_fc.testing import FunctionModel, call, call_tools, reply
-from helikon_fc.testing.script import ScriptedTurn
+from helikon_fc.testing import FunctionModel, ScriptedTurn, call, call_tools, reply
 
 RUN_ID = "cleanup"
 TOKEN = "tok-8c1f27d9e4"

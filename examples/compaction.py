@@ -27,8 +27,7 @@ from helikon_fc import (
     function_tool,
 )
 from helikon_fc.core import ModelRequest, ToolResult
-from helikon_fc.testing import FunctionModel, call, call_tools, reply
-from helikon_fc.testing.script import ScriptedTurn
+from helikon_fc.testing import FunctionModel, ScriptedTurn, call, call_tools, reply
 
 CHAPTERS = 4
 

@@ -45,8 +45,7 @@ from helikon_fc import (
 )
 from helikon_fc.core import ModelRequest, ToolResult
 from helikon_fc.stores import RunRecord, RunStatus, SQLiteStore
-from helikon_fc.testing import FunctionModel, call, call_tools, reply
-from helikon_fc.testing.script import ScriptedTurn
+from helikon_fc.testing import FunctionModel, ScriptedTurn, call, call_tools, reply
 
 RUN_ID = "monthly-report"
 EFFECTS = "effects.log"

@@ -88,8 +88,20 @@ if TYPE_CHECKING:
         Usage as Usage,
         UserMessage as UserMessage,
     )
-    from .models.protocol import Model as Model, ModelError as ModelError
-    from .models.retry import RetryingModel as RetryingModel, RetryPolicy as RetryPolicy
+    from .guardrails import Guardrail as Guardrail, Pass as Pass, Tripwire as Tripwire
+    from .hooks import Hooks as Hooks
+    from .models import (
+        Model as Model,
+        ModelError as ModelError,
+        RetryingModel as RetryingModel,
+        RetryPolicy as RetryPolicy,
+    )
+    from .permissions import (
+        ApprovalRequest as ApprovalRequest,
+        Approve as Approve,
+        Permissions as Permissions,
+        Reject as Reject,
+    )
     from .shell.compaction import Compaction as Compaction
     from .shell.completion import run_to_completion as run_to_completion
     from .shell.config import RunConfig as RunConfig
@@ -102,16 +114,7 @@ if TYPE_CHECKING:
         SessionState as SessionState,
     )
     from .shell.durable import IncompatibleRunError as IncompatibleRunError
-    from .shell.function_tool import FunctionTool as FunctionTool, function_tool as function_tool
-    from .shell.guardrails import Guardrail as Guardrail, Pass as Pass, Tripwire as Tripwire
-    from .shell.hooks import Hooks as Hooks
     from .shell.input import AgentInput as AgentInput
-    from .shell.permissions import (
-        ApprovalRequest as ApprovalRequest,
-        Approve as Approve,
-        Permissions as Permissions,
-        Reject as Reject,
-    )
     from .shell.protocol import Agent as Agent, RunStream as RunStream
     from .shell.results import (
         HandoffCollisionError as HandoffCollisionError,
@@ -121,9 +124,16 @@ if TYPE_CHECKING:
         RunStartError as RunStartError,
     )
     from .shell.runner import Runner as Runner
-    from .shell.session_compaction import CompactingSession as CompactingSession
-    from .shell.tool import Tool as Tool, ToolContext as ToolContext, ToolError as ToolError, ToolOutput as ToolOutput
     from .shell.tracing import Tracer as Tracer
+    from .stores import CompactingSession as CompactingSession
+    from .tools import (
+        FunctionTool as FunctionTool,
+        Tool as Tool,
+        ToolContext as ToolContext,
+        ToolError as ToolError,
+        ToolOutput as ToolOutput,
+        function_tool as function_tool,
+    )
 
 _EXPORTS: dict[str, str] = {
     "ActionsHandle": ".shell.context",
@@ -139,15 +149,15 @@ _EXPORTS: dict[str, str] = {
     "CancelToken": ".shell.context",
     "Cancelled": ".core",
     "Compacted": ".core",
-    "CompactingSession": ".shell.session_compaction",
+    "CompactingSession": ".stores",
     "Compaction": ".shell.compaction",
     "CompactionSkipped": ".core",
     "ConversationCompacted": ".core",
-    "FunctionTool": ".shell.function_tool",
+    "FunctionTool": ".tools",
     "GraphAgent": ".agents.graph",
     "GraphBuildError": ".agents.graph",
     "GraphFailed": ".core",
-    "Guardrail": ".shell.guardrails",
+    "Guardrail": ".guardrails",
     "GuardrailTriggered": ".core",
     "GuardrailTripped": ".core",
     "Handoff": ".agents.handoff",
@@ -156,7 +166,7 @@ _EXPORTS: dict[str, str] = {
     "HandoffItem": ".core",
     "HookDenied": ".core",
     "HookFailed": ".core",
-    "Hooks": ".shell.hooks",
+    "Hooks": ".hooks",
     "InMemorySession": ".shell.context",
     "IncompatibleRunError": ".shell.durable",
     "InvalidTransition": ".core",
@@ -170,8 +180,8 @@ _EXPORTS: dict[str, str] = {
     "MaxIterationsExceeded": ".core",
     "MaxTurnsExceeded": ".core",
     "MessageOutput": ".core",
-    "Model": ".models.protocol",
-    "ModelError": ".models.protocol",
+    "Model": ".models",
+    "ModelError": ".models",
     "ModelFailed": ".core",
     "ModelFailureKind": ".core",
     "ModelRequest": ".core",
@@ -180,7 +190,7 @@ _EXPORTS: dict[str, str] = {
     "OutputSchema": ".core",
     "ParallelAgent": ".agents.parallel",
     "ParallelFailed": ".core",
-    "Pass": ".shell.guardrails",
+    "Pass": ".guardrails",
     "PermissionConfig": ".core",
     "PermissionDenied": ".core",
     "PermissionGranted": ".core",
@@ -188,8 +198,8 @@ _EXPORTS: dict[str, str] = {
     "Reasoning": ".core",
     "ReasoningDelta": ".core",
     "RepairStarted": ".core",
-    "RetryPolicy": ".models.retry",
-    "RetryingModel": ".models.retry",
+    "RetryPolicy": ".models",
+    "RetryingModel": ".models",
     "RunCompleted": ".core",
     "RunConfig": ".shell.config",
     "RunContext": ".shell.context",
@@ -202,10 +212,10 @@ _EXPORTS: dict[str, str] = {
     "RunState": ".shell.context",
     "RunStarted": ".core",
     "RunStream": ".shell.protocol",
-    "ApprovalRequest": ".shell.permissions",
-    "Approve": ".shell.permissions",
-    "Permissions": ".shell.permissions",
-    "Reject": ".shell.permissions",
+    "ApprovalRequest": ".permissions",
+    "Approve": ".permissions",
+    "Permissions": ".permissions",
+    "Reject": ".permissions",
     "Runner": ".shell.runner",
     "SequentialAgent": ".agents.sequential",
     "SessionFailed": ".core",
@@ -218,25 +228,25 @@ _EXPORTS: dict[str, str] = {
     "TerminalEvent": ".core",
     "TimedOut": ".core",
     "TokenDelta": ".core",
-    "Tool": ".shell.tool",
+    "Tool": ".tools",
     "ToolCall": ".core",
     "ToolCallDelta": ".core",
     "ToolCallItem": ".core",
-    "ToolContext": ".shell.tool",
+    "ToolContext": ".tools",
     "ToolDef": ".core",
     "ToolEffect": ".core",
-    "ToolError": ".shell.tool",
+    "ToolError": ".tools",
     "ToolFailed": ".core",
-    "ToolOutput": ".shell.tool",
+    "ToolOutput": ".tools",
     "ToolOutputItem": ".core",
     "ToolResult": ".core",
     "Tracer": ".shell.tracing",
-    "Tripwire": ".shell.guardrails",
+    "Tripwire": ".guardrails",
     "TurnStarted": ".core",
     "UnknownHandoffTarget": ".core",
     "Usage": ".core",
     "UserMessage": ".core",
-    "function_tool": ".shell.function_tool",
+    "function_tool": ".tools",
     "run_to_completion": ".shell.completion",
 }
 """Each public name and the module (relative to this package) it comes from."""
@@ -365,6 +375,10 @@ if not TYPE_CHECKING:  # mypy sees the imports above, so a misspelt name stays a
         if module is None:
             raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
         value = getattr(importlib.import_module(module, __name__), name)
+        if module.startswith((".shell.", ".agents.")):  # a room's name whose public home is here
+            from ._public import claim
+
+            claim(__name__, {name: value}, (name,))
         globals()[name] = value
         return value
 

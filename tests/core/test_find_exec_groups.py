@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from helikon_fc.core.permissions import parse_command
-from helikon_fc.core.permissions.commands import MAX_DEPTH
+from helikon_fc.core.permissions.coding.commands import MAX_DEPTH
 
 
 def _shape(line: str) -> list[tuple[str, int, bool]]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from helikon_fc.core.permissions import Redirect, SimpleCommand, command_programs, parse_command, program_name
-from helikon_fc.core.permissions.commands import MAX_DEPTH
+from helikon_fc.core.permissions.coding.commands import MAX_DEPTH
 
 
 def _shape(line: str) -> list[tuple[str, tuple[str, ...], tuple[str, ...], int]]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from helikon_fc.core.permissions import command_guard_hits, command_programs, parse_command
-from helikon_fc.core.permissions.lexer import Operator, Word, tokenize
+from helikon_fc.core.permissions.coding.lexer import Operator, Word, tokenize
 
 
 @pytest.mark.parametrize("expansion", ["${x}", "${x:-${y}}", "${x:-'}'}", "$((1))", "$(( (1+2) * 3 ))"])

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from helikon_fc.core.permissions import command_programs
-from helikon_fc.core.permissions.lexer import Operator, Word, tokenize
+from helikon_fc.core.permissions.coding.lexer import Operator, Word, tokenize
 
 
 @pytest.mark.parametrize("operator", ["&&", "||", ";;", "|&", ";", "|", "&", ">", ">>", "&>", ">&", "<", ")", "("])

@@ -1,4 +1,4 @@
-"""The lexer's words and operators, shape by shape (`helikon_fc.core.permissions.lexer`'s module docstring).
+"""The lexer's words and operators, shape by shape (`helikon_fc.core.permissions.coding.lexer`'s module docstring).
 
 Quotes and backslashes are removed from a word's value (kept in its raw text), comments and here-document
 bodies are skipped, substitutions are kept for the parser, and malformed input is read as far as it goes.
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from helikon_fc.core.permissions.lexer import CONTROL_OPERATORS, Operator, Token, Word, tokenize
+from helikon_fc.core.permissions.coding.lexer import CONTROL_OPERATORS, Operator, Token, Word, tokenize
 
 NL = Operator("\n")
 

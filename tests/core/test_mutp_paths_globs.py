@@ -1,4 +1,4 @@
-"""Glob shapes at their edges (original-notes section 6, "Path globs"; `helikon_fc.core.permissions.paths`).
+"""Glob shapes at their edges (original-notes section 6, "Path globs"; `helikon_fc.core.permissions.coding.paths`).
 
 ``*`` and ``?`` never cross ``/``, ``**`` does (``**/`` also matching no directory, a final ``/**`` also matching the
 directory itself), ``[...]``/``[!...]``/``[^...]`` are one character other than ``/``, an unclosed ``[`` is literal;
@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from helikon_fc.core.permissions import glob_matches, normalize_path
-from helikon_fc.core.permissions.paths import path_components
+from helikon_fc.core.permissions.coding.paths import path_components
 
 CASES: tuple[tuple[str, str, bool], ...] = (
     # A trailing slash does not anchor: "src/" is the component "src" at any depth.

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from helikon_fc.core.permissions import parse_command
-from helikon_fc.core.permissions.commands import MAX_DEPTH, Redirect, command_programs
+from helikon_fc.core.permissions.coding.commands import MAX_DEPTH, Redirect, command_programs
 
 CORPUS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # Plain commands and quoting.

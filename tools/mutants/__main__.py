@@ -98,7 +98,7 @@ def changed_lines(base: str, path: Path) -> set[int]:
 
 
 def _module_file(name: str) -> Path:
-    """A core module's file from ``wire``, ``permissions.paths``, ``helikon_fc.core.wire`` or a path."""
+    """A core module's file from ``wire``, ``permissions.coding.paths``, ``helikon_fc.core.wire`` or a path."""
     stem = name.removesuffix(".py").removeprefix("src/").replace("/", ".").removeprefix("helikon_fc.core.")
     path = CORE.joinpath(*stem.split(".")).with_suffix(".py")
     if not path.exists():

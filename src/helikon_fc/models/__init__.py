@@ -1,9 +1,11 @@
 """Models: the `Model` protocol providers implement, and wrappers that work for any model."""
 
+from .._public import claim as _claim
 from .by_name import (
     PROVIDERS as PROVIDERS,
     Provider as Provider,
     ProviderNotInstalled as ProviderNotInstalled,
+    has_api_key as has_api_key,
     model_from_name as model_from_name,
     split_model_name as split_model_name,
 )
@@ -15,3 +17,23 @@ from .retry import (
     RetryingModel as RetryingModel,
     RetryPolicy as RetryPolicy,
 )
+
+__all__ = [
+    "PROVIDERS",
+    "RETRYABLE",
+    "FallbackAttempt",
+    "FallbackModel",
+    "Model",
+    "ModelError",
+    "ModelStream",
+    "Provider",
+    "ProviderNotInstalled",
+    "RetryAttempt",
+    "RetryPolicy",
+    "RetryingModel",
+    "has_api_key",
+    "model_from_name",
+    "split_model_name",
+]
+
+_claim(__name__, globals(), __all__)

@@ -3,7 +3,9 @@ what a hook answers (`HookDecision`) and what a guardrail's check answers (`Guar
 
 They are data with no behaviour, below `RunContext` (which carries the hooks and guardrails that
 receive and return them); `helikon_fc.shell.hooks` and `helikon_fc.shell.guardrails` re-export
-them beside the code that fires hooks and runs guardrails.
+them beside the code that fires hooks and runs guardrails, and users import them from
+`helikon_fc.hooks` and `helikon_fc.guardrails`. A hook's answers are `HookAllow` and `HookDeny`
+(`Allow` and `Deny` here, for the shell's own code), never to be confused with a permission decision.
 """
 
 from __future__ import annotations
@@ -18,7 +20,9 @@ __all__ = [
     "Allow",
     "Deny",
     "GuardrailVerdict",
+    "HookAllow",
     "HookDecision",
+    "HookDeny",
     "HookPoint",
     "InjectSystemMessage",
     "OnHandoff",
@@ -97,15 +101,21 @@ HookPoint: TypeAlias = OnRunStart | OnTurnStart | PreToolUse | PostToolUse | OnH
 
 
 @attrs.frozen
-class Allow:
+class HookAllow:
     """Go on (the same as answering `None`)."""
 
 
 @attrs.frozen
-class Deny:
+class HookDeny:
     """Stop this point, for `reason`; later hooks are not called."""
 
     reason: str
+
+
+Allow = HookAllow
+"""The shell's short name for `HookAllow` (the public name: a permission decision is `PermissionAllow`)."""
+Deny = HookDeny
+"""The shell's short name for `HookDeny` (the public name: a permission decision is `PermissionDeny`)."""
 
 
 @attrs.frozen
@@ -129,7 +139,7 @@ class InjectSystemMessage:
     text: str
 
 
-HookDecision: TypeAlias = Allow | Deny | ReplaceInput | ReplaceOutput | InjectSystemMessage
+HookDecision: TypeAlias = HookAllow | HookDeny | ReplaceInput | ReplaceOutput | InjectSystemMessage
 """What a hook answers."""
 
 

@@ -8,6 +8,7 @@ store from a path or a DSN. `CompactingSession` wraps any of their sessions to s
 
 from __future__ import annotations
 
+from .._public import claim as _claim
 from ..shell.session_compaction import CompactingSession as CompactingSession
 from ..shell.storage import (
     RunNotFound as RunNotFound,
@@ -48,3 +49,5 @@ __all__ = [
     "StoreSession",
     "store_at",
 ]
+
+_claim(__name__, globals(), __all__)

@@ -13,6 +13,7 @@
 See ``docs/testing.md``.
 """
 
+from .._public import claim as _claim
 from ._recorded import RecordedCall as RecordedCall, RecordedFailure as RecordedFailure, RecordedRun as RecordedRun
 from ._replay import record as record, replay as replay
 from ._replay_model import RecordingDiverged as RecordingDiverged, ReplayModel as ReplayModel
@@ -81,3 +82,5 @@ __all__ = [
     "run_simulated",
     "simulate",
 ]
+
+_claim(__name__, globals(), __all__)

@@ -1,22 +1,28 @@
 """Permissions as data, decided by one pure function: `decide(config, call, tool)`.
 
 - `config`: tool effects, permission modes, rules, guards, the data policy and `PermissionConfig`;
-- `lexer`, `commands`: shell command lines taken apart into the programs they run;
-- `paths`: path normalisation and globs;
-- `guards`: the built-in destructive-command guards;
+- `coding`: the coding agent's argument rules (shell commands, read and edit paths) and built-in
+  guards, plugged in through `ArgumentRule`;
 - `decide`: the decision, its values and the events that record it.
 
-The shell half (the async policy and the approval handler) is `helikon_fc.shell.permissions`.
+The shell half (the async policy and the approval handler) is `helikon_fc.shell.permissions`; users
+import both halves from `helikon_fc.permissions`.
 """
 
-from .commands import (
+from .coding import (
+    GuardHit as GuardHit,
     Redirect as Redirect,
     SimpleCommand as SimpleCommand,
+    command_guard_hits as command_guard_hits,
     command_programs as command_programs,
+    glob_matches as glob_matches,
+    normalize_path as normalize_path,
     parse_command as parse_command,
+    path_guard_hits as path_guard_hits,
     program_name as program_name,
 )
 from .config import (
+    ArgumentRule as ArgumentRule,
     BashRule as BashRule,
     EditRule as EditRule,
     Guard as Guard,
@@ -40,12 +46,13 @@ from .decide import (
     Ask as Ask,
     ConsultPolicy as ConsultPolicy,
     Deny as Deny,
+    PermissionAllow as PermissionAllow,
+    PermissionAsk as PermissionAsk,
     PermissionDecision as PermissionDecision,
+    PermissionDeny as PermissionDeny,
     decide as decide,
     decision_events as decision_events,
     refuse_unanswered as refuse_unanswered,
     replacement_problem as replacement_problem,
     screen as screen,
 )
-from .guards import GuardHit as GuardHit, command_guard_hits as command_guard_hits, path_guard_hits as path_guard_hits
-from .paths import glob_matches as glob_matches, normalize_path as normalize_path

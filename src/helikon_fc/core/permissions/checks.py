@@ -11,12 +11,24 @@ from __future__ import annotations
 
 import enum
 import json
+from collections.abc import Callable
 from typing import TypeVar, cast
+
+import attrs
 
 from ..json_value import JsonValue
 from ..schema import json_type_name
 
-__all__ = ["describe", "json_object_problem", "member", "message", "require", "require_arguments"]
+__all__ = [
+    "describe",
+    "json_object_problem",
+    "member",
+    "message",
+    "non_empty",
+    "require",
+    "require_arguments",
+    "text",
+]
 
 E = TypeVar("E", bound=enum.Enum)
 
@@ -82,3 +94,23 @@ def require_arguments(owner: str, argument: str, value: object) -> None:
     problem = json_object_problem(value)
     if problem is not None:
         raise ValueError(message(owner, argument, value, allowed, problem))
+
+
+def non_empty(kind: str) -> Callable[[object, attrs.Attribute[str], str], None]:
+    """An attrs validator: the field is a non-empty string."""
+
+    def check(instance: object, attribute: attrs.Attribute[str], value: str) -> None:
+        require(kind, attribute.name, value, str, "a non-empty string")
+        if not value:
+            raise ValueError(message(kind, attribute.name, value, "a non-empty string"))
+
+    return check
+
+
+def text(owner: str) -> Callable[[object, attrs.Attribute[str], object], None]:
+    """An attrs validator: the field is a string (empty allowed)."""
+
+    def check(instance: object, attribute: attrs.Attribute[str], value: object) -> None:
+        require(owner, attribute.name, value, str, "a string")
+
+    return check

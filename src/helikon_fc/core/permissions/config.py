@@ -8,14 +8,16 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Iterable
-from typing import Any, TypeAlias
+from typing import Any, Protocol, TypeAlias
 
 import attrs
 
 from ..json_value import JsonObject
-from .checks import member, message, require, require_arguments
+from .checks import member, message, non_empty, require, require_arguments, text
+from .coding.rules import BashRule, EditRule, ReadRule
 
 __all__ = [
+    "ArgumentRule",
     "BashRule",
     "EditRule",
     "Guard",
@@ -69,68 +71,27 @@ class PermissionMode(enum.Enum):
     """Deny whatever no allow rule allowed; the policy is never consulted."""
 
 
-def _non_empty(kind: str) -> Callable[[object, attrs.Attribute[str], str], None]:
-    def check(instance: object, attribute: attrs.Attribute[str], value: str) -> None:
-        require(kind, attribute.name, value, str, "a non-empty string")
-        if not value:
-            raise ValueError(message(kind, attribute.name, value, "a non-empty string"))
-
-    return check
-
-
-def _text(owner: str) -> Callable[[object, attrs.Attribute[str], object], None]:
-    """An attrs validator: the field is a string (empty allowed)."""
-
-    def check(instance: object, attribute: attrs.Attribute[str], value: object) -> None:
-        require(owner, attribute.name, value, str, "a string")
-
-    return check
-
-
 @attrs.frozen
 class ToolRule:
     """Matches every call of the tool named `name` (exactly)."""
 
-    name: str = attrs.field(validator=_non_empty("ToolRule"))
+    name: str = attrs.field(validator=non_empty("ToolRule"))
 
     def __str__(self) -> str:
         return f"tool({self.name})"
 
 
-@attrs.frozen
-class BashRule:
-    """Matches a call of the ``Bash`` tool by the programs of its ``command``.
+class ArgumentRule(Protocol):
+    """A rule that reads a call's arguments: the plug through which a family of tools brings its own rules.
 
-    As a deny rule (or guard) it matches when ANY sub-command runs `program`, by its name or its
-    path's last component (``/bin/rm`` is ``rm``); as an allow rule only when there is at least one
-    sub-command and EVERY one runs exactly `program`. See `parse_command` for how a command line is
-    taken apart.
+    `decide` matches a `ToolRule` by the tool's name and asks every other rule `matches`. The coding
+    agent's rules (`BashRule`, `ReadRule`, `EditRule`, in `permissions.coding`) are argument rules;
+    a new family is one more frozen class with `matches`, a member of `PermissionRule` and a wire tag.
     """
 
-    program: str = attrs.field(validator=_non_empty("BashRule"))
-
-    def __str__(self) -> str:
-        return f"bash({self.program})"
-
-
-@attrs.frozen
-class ReadRule:
-    """Matches a call of the ``Read`` tool whose ``path`` fits the glob `pattern` (see `glob_matches`)."""
-
-    pattern: str = attrs.field(validator=_text("ReadRule"))
-
-    def __str__(self) -> str:
-        return f"read({self.pattern})"
-
-
-@attrs.frozen
-class EditRule:
-    """Matches a call of the ``Edit`` or ``Write`` tool whose ``path`` fits the glob `pattern`."""
-
-    pattern: str = attrs.field(validator=_text("EditRule"))
-
-    def __str__(self) -> str:
-        return f"edit({self.pattern})"
+    def matches(self, tool: str, arguments: JsonObject, *, every: bool) -> bool:
+        """Whether a call of `tool` with `arguments` matches: `every` is the allow reading, else the deny reading."""
+        ...  # pragma: no cover
 
 
 PermissionRule: TypeAlias = ToolRule | BashRule | ReadRule | EditRule
@@ -173,10 +134,10 @@ class Guard:
         prompt: What the approver reads; defaults to the rule.
     """
 
-    name: str = attrs.field(validator=_non_empty("Guard"))
+    name: str = attrs.field(validator=non_empty("Guard"))
     when: PermissionRule = attrs.field()
     action: GuardAction = attrs.field(default=GuardAction.ASK, converter=_guard_action)
-    prompt: str = attrs.field(default="", validator=_text("Guard"))
+    prompt: str = attrs.field(default="", validator=text("Guard"))
 
     @when.validator
     def _check_when(self, attribute: attrs.Attribute[PermissionRule], value: PermissionRule) -> None:
@@ -195,14 +156,14 @@ class PolicyAllow:
 class PolicyDeny:
     """The policy refuses the call, for `reason`."""
 
-    reason: str = attrs.field(validator=_text("PolicyDeny"))
+    reason: str = attrs.field(validator=text("PolicyDeny"))
 
 
 @attrs.frozen
 class PolicyAsk:
     """The policy wants a human (the approval handler) to decide; `prompt` is what they read."""
 
-    prompt: str = attrs.field(validator=_text("PolicyAsk"))
+    prompt: str = attrs.field(validator=text("PolicyAsk"))
 
 
 @attrs.frozen
@@ -258,7 +219,7 @@ class ToolInfo:
             puts in place of the model's must fit it (`None`: only a JSON object is required).
     """
 
-    name: str = attrs.field(validator=_text("ToolInfo"))
+    name: str = attrs.field(validator=text("ToolInfo"))
     effect: ToolEffect = attrs.field(default=ToolEffect.SIDE_EFFECT, converter=_tool_effect)
     known: bool = attrs.field(default=True, validator=_flag)
     parameters: JsonObject | None = attrs.field(default=None, eq=False, repr=False)

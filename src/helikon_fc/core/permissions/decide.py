@@ -30,10 +30,8 @@ from ..items import ToolCall
 from ..json_value import JsonObject
 from ..schema import parse_arguments, validate
 from .checks import json_object_problem
-from .commands import SimpleCommand, parse_command, program_name
+from .coding.rules import builtin_guard_hits
 from .config import (
-    BashRule,
-    EditRule,
     GuardAction,
     PermissionConfig,
     PermissionMode,
@@ -43,20 +41,20 @@ from .config import (
     PolicyDeny,
     PolicyReplace,
     PolicyVerdict,
-    ReadRule,
     ToolEffect,
     ToolInfo,
     ToolRule,
 )
-from .guards import command_guard_hits, path_guard_hits
-from .paths import glob_matches
 
 __all__ = [
     "Allow",
     "Ask",
     "ConsultPolicy",
     "Deny",
+    "PermissionAllow",
+    "PermissionAsk",
     "PermissionDecision",
+    "PermissionDeny",
     "decide",
     "decision_events",
     "refuse_unanswered",
@@ -64,16 +62,9 @@ __all__ = [
     "screen",
 ]
 
-BASH_TOOL = "Bash"
-"""The tool whose ``command`` argument shell-command rules and guards read."""
-READ_TOOL = "Read"
-"""The tool read-path rules apply to (its ``path`` argument)."""
-EDIT_TOOLS = ("Edit", "Write")
-"""The tools edit-path rules and the write-path guards apply to (their ``path`` argument)."""
-
 
 @attrs.frozen
-class Allow:
+class PermissionAllow:
     """Run the call.
 
     Attributes:
@@ -91,7 +82,7 @@ class Allow:
 
 
 @attrs.frozen
-class Deny:
+class PermissionDeny:
     """Refuse the call; the model reads ``permission denied: <reason>``."""
 
     reason: str
@@ -99,7 +90,7 @@ class Deny:
 
 
 @attrs.frozen
-class Ask:
+class PermissionAsk:
     """A human must decide (the approval handler, or a paused run's resumer).
 
     Attributes:
@@ -114,30 +105,33 @@ class Ask:
     guard: str | None = None
 
 
+Allow = PermissionAllow
+"""The former name of `PermissionAllow` (deprecated: a hook's answer is `HookAllow`)."""
+Deny = PermissionDeny
+"""The former name of `PermissionDeny` (deprecated: a hook's answer is `HookDeny`)."""
+Ask = PermissionAsk
+"""The former name of `PermissionAsk` (deprecated)."""
+
+
 @attrs.frozen
 class ConsultPolicy:
     """The external (async) policy decides: call `decide` again with its verdict as `policy_verdict`."""
 
 
-PermissionDecision: TypeAlias = Allow | Deny | Ask | ConsultPolicy
+PermissionDecision: TypeAlias = PermissionAllow | PermissionDeny | PermissionAsk | ConsultPolicy
 """What `decide` answers for one call."""
 
 
 @attrs.frozen
 class _View:
-    """A call as the rules read it: the tool, and its ``command`` parsed or its ``path``."""
+    """A call as the rules read it: the tool, and its arguments as a JSON object."""
 
     tool: ToolInfo
-    commands: tuple[SimpleCommand, ...] | None
-    path: str | None
+    arguments: JsonObject
 
 
 def _view(call: ToolCall, tool: ToolInfo) -> _View:
-    arguments = _arguments(call.arguments)
-    command = arguments.get("command")
-    commands = parse_command(command) if tool.name == BASH_TOOL and isinstance(command, str) else None
-    path = arguments.get("path")
-    return _View(tool, commands, path if isinstance(path, str) else None)
+    return _View(tool, _arguments(call.arguments))
 
 
 def _arguments(text: str) -> JsonObject:
@@ -148,36 +142,17 @@ def _arguments(text: str) -> JsonObject:
 
 
 def _matches(rule: PermissionRule, view: _View, *, every: bool) -> bool:
-    """Whether `rule` matches; `every` is the allow reading (all sub-commands), else the deny reading (any)."""
-    match rule:
-        case ToolRule(name=name):
-            return view.tool.name == name
-        case BashRule(program=program):
-            if view.commands is None:
-                return False
-            if every:
-                return bool(view.commands) and all(
-                    command.program == program and not command.unread for command in view.commands
-                )
-            return any(
-                command.unread or program in (command.program, program_name(command.program))
-                for command in view.commands
-            )
-        case ReadRule(pattern=pattern):
-            return view.tool.name == READ_TOOL and view.path is not None and glob_matches(pattern, view.path)
-        case EditRule(pattern=pattern):
-            return view.tool.name in EDIT_TOOLS and view.path is not None and glob_matches(pattern, view.path)
-        case _:
-            assert_never(rule)
+    """Whether `rule` matches; `every` is the allow reading (all of what the call does), else the deny reading (any)."""
+    if isinstance(rule, ToolRule):
+        return view.tool.name == rule.name
+    return rule.matches(view.tool.name, view.arguments, every=every)
 
 
 def _guard_hits(config: PermissionConfig, view: _View) -> list[tuple[str, GuardAction, str]]:
     """The guards that apply, deny guards first: (name, action, prompt)."""
     hits: list[tuple[str, GuardAction, str]] = []
     if config.builtin_guards:
-        found = command_guard_hits(view.commands) if view.commands is not None else ()
-        if view.tool.name in EDIT_TOOLS and view.path is not None:
-            found = (*found, *path_guard_hits(view.path))
+        found = builtin_guard_hits(view.tool.name, view.arguments)
         hits.extend((hit.name, GuardAction.ASK, hit.prompt) for hit in found)
     for guard in config.guards:
         if _matches(guard.when, view, every=False):
