@@ -25,8 +25,7 @@ from _support import needs, pick_model, run_example
 from helikon_fc import LlmAgent, Model, Permissions, RunError, function_tool
 from helikon_fc.core import AgentError, ModelRequest, ToolResult, from_json
 from helikon_fc.stores import SQLiteStore
-from helikon_fc.testing import FunctionModel, call, call_tools, reply
-from helikon_fc.testing.script import ScriptedTurn
+from helikon_fc.testing import FunctionModel, ScriptedTurn, call, call_tools, reply
 
 with needs("pip install 'helikon_fc[serve]'"):
     import httpx2
