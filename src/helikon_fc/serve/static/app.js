@@ -1,0 +1,111 @@
+// The run inspector's entry point: the access token, the start form, the list of runs and the open run
+// (chosen by the address's fragment, #/runs/<id>, so a reload shows the same run).
+
+import { accessToken, getJson, postJson, setAccessToken } from "./api.js";
+import { byId, el, fill } from "./dom.js";
+import { refreshRuns } from "./runs.js";
+import { showRun } from "./run_view.js";
+
+const LIST_REFRESH_MS = 2000;
+
+const page = {
+  list: { form: byId("run-filters"), body: byId("run-rows"), count: byId("run-count") },
+  listState: byId("list-state"),
+  run: byId("run"),
+  startForm: byId("start-form"),
+  startState: byId("start-state"),
+  tokenForm: byId("token-form"),
+};
+
+let current = null;
+let stopRun = null;
+
+/** `#token=...` hands the page a token without it reaching the server's logs; it is kept for the tab, then removed. */
+function takeTokenFromFragment() {
+  const match = /^#token=(.*)$/.exec(location.hash);
+  if (!match) return;
+  setAccessToken(decodeURIComponent(match[1]));
+  history.replaceState(null, "", location.pathname + location.search);
+}
+
+function setUpToken() {
+  const input = page.tokenForm.elements.token;
+  input.value = accessToken();
+  page.tokenForm.addEventListener("submit", (event) => {
+    event.preventDefault();
+    setAccessToken(input.value.trim());
+    loadAgents();
+    updateList();
+    route();
+  });
+}
+
+async function loadAgents() {
+  try {
+    const { agents } = await getJson("/agents");
+    fillAgentSelect(page.startForm.elements.agent, agents, false);
+    fillAgentSelect(page.list.form.elements.agent, agents, true);
+  } catch (error) {
+    page.startState.textContent = `The agents could not be listed: ${error.describe ? error.describe() : error.message}`;
+  }
+}
+
+function fillAgentSelect(select, agents, withAll) {
+  const chosen = select.value;
+  const options = agents.map((agent) => el("option", { value: agent.name, title: agent.description, text: agent.name }));
+  fill(select, withAll ? el("option", { value: "", text: "any agent" }) : null, options);
+  if ([...select.options].some((option) => option.value === chosen)) select.value = chosen;
+}
+
+async function startRun(event) {
+  event.preventDefault();
+  const fields = page.startForm.elements;
+  const body = { agent: fields.agent.value, input: fields.input.value };
+  if (fields.session.value.trim()) body.session_id = fields.session.value.trim();
+  page.startState.textContent = "Starting…";
+  try {
+    const { run_id: runId } = await postJson("/runs", body);
+    page.startState.textContent = "";
+    location.hash = `#/runs/${encodeURIComponent(runId)}`;
+    updateList();
+  } catch (error) {
+    page.startState.textContent = `The run did not start: ${error.describe ? error.describe() : error.message}`;
+  }
+}
+
+async function updateList() {
+  try {
+    await refreshRuns(page.list, current);
+    page.listState.textContent = "";
+  } catch (error) {
+    page.listState.textContent = `The runs could not be listed: ${error.describe ? error.describe() : error.message}`;
+  }
+}
+
+/** Show the run the fragment names (or the hint to pick one). */
+function route() {
+  const match = /^#\/runs\/(.+)$/.exec(location.hash);
+  const runId = match ? decodeURIComponent(match[1]) : null;
+  if (stopRun) stopRun();
+  stopRun = null;
+  current = runId;
+  if (runId === null) fill(page.run, el("p", { class: "empty", text: "Pick a run from the list, or start one." }));
+  else stopRun = showRun(runId, page.run);
+  updateList();
+}
+
+function main() {
+  takeTokenFromFragment();
+  setUpToken();
+  page.startForm.addEventListener("submit", startRun);
+  page.list.form.addEventListener("input", updateList);
+  page.list.form.addEventListener("submit", (event) => event.preventDefault());
+  window.addEventListener("hashchange", route);
+  loadAgents();
+  route();
+  setInterval(() => {
+    if (document.visibilityState === "visible") updateList();
+  }, LIST_REFRESH_MS);
+}
+
+main();

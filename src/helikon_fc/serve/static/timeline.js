@@ -1,0 +1,276 @@
+// A run as a timeline, built one envelope at a time: a lane per agent (the envelope's `path`), blocks of
+// activity in each lane (one per model turn), tool calls with their arguments and results, handoffs between
+// lanes and agent-as-tool sub-runs attached to the call that started them. Pure data: no DOM, no network.
+
+import { describeError } from "./format.js";
+
+const TERMINAL = new Set(["run_completed", "run_failed", "run_paused"]);
+
+/** The key of the lane of `path` (agent names from the top-level agent down). */
+export function laneKey(path) {
+  return path.join(" › ");
+}
+
+export class Timeline {
+  constructor() {
+    this.lanes = new Map();
+    this.blocks = [];
+    this.handoffs = [];
+    this.usageByAgent = new Map();
+    this.outcome = null;
+    this.seen = new Set();
+    this.lastAtMs = 0;
+  }
+
+  /** Add one envelope; false (and nothing changes) when its position was seen before. */
+  apply(envelope) {
+    if (this.seen.has(envelope.position)) return false;
+    this.seen.add(envelope.position);
+    this.lastAtMs = Math.max(this.lastAtMs, envelope.at_ms);
+    const lane = this.laneFor(envelope);
+    if (!TERMINAL.has(envelope.event.type)) lane.status = "running";
+    const block = this.blockFor(lane, envelope);
+    const handle = HANDLERS[envelope.event.type];
+    if (handle) handle({ timeline: this, lane, block, event: envelope.event, envelope });
+    block.end = envelope.position;
+    block.endMs = envelope.at_ms;
+    return true;
+  }
+
+  /** The highest position applied so far (0 before the first). */
+  lastPosition() {
+    let last = 0;
+    for (const position of this.seen) last = Math.max(last, position);
+    return last;
+  }
+
+  /** Lanes in display order: each lane followed by the lanes below it (sub-runs, workflow children). */
+  orderedLanes() {
+    const byParent = new Map();
+    for (const lane of this.lanes.values()) {
+      const siblings = byParent.get(lane.parentKey) ?? [];
+      siblings.push(lane);
+      byParent.set(lane.parentKey, siblings);
+    }
+    const ordered = [];
+    const visit = (parentKey) => {
+      for (const lane of byParent.get(parentKey) ?? []) {
+        ordered.push(lane);
+        visit(lane.key);
+      }
+    };
+    visit(null);
+    return ordered;
+  }
+
+  /** The usage to show for `lane`: the run's split by agent when known, else the lane's own terminal usage. */
+  usageOf(lane) {
+    return this.usageByAgent.get(lane.agent) ?? lane.usage;
+  }
+
+  laneFor(envelope) {
+    const path = envelope.path.length ? envelope.path : ["(run)"];
+    const key = laneKey(path);
+    const known = this.lanes.get(key);
+    if (known) return known;
+    const lane = newLane(key, path, this.lanes.size, envelope.position);
+    lane.parentKey = this.parentKeyOf(path);
+    this.lanes.set(key, lane);
+    this.attachLane(lane);
+    return lane;
+  }
+
+  parentKeyOf(path) {
+    for (let depth = path.length - 1; depth > 0; depth -= 1) {
+      const key = laneKey(path.slice(0, depth));
+      if (this.lanes.has(key)) return key;
+    }
+    return null;
+  }
+
+  /** A new lane is a handoff's target, an agent-as-tool sub-run of an open call, or a workflow child. */
+  attachLane(lane) {
+    const handoff = this.handoffs.find((h) => h.toLane === null && h.toAgent === lane.agent);
+    if (handoff) {
+      handoff.toLane = lane.key;
+      return;
+    }
+    const parent = this.lanes.get(lane.parentKey);
+    const call = parent ? callingCall(parent, lane.agent) : null;
+    if (call) {
+      call.subLanes.push(lane.key);
+      lane.call = { laneKey: parent.key, callId: call.id, name: call.name };
+    }
+  }
+
+  blockFor(lane, envelope) {
+    if (lane.current === null || envelope.event.type === "turn_started") {
+      lane.current = {
+        id: this.blocks.length,
+        laneKey: lane.key,
+        turn: null,
+        start: envelope.position,
+        end: envelope.position,
+        startMs: envelope.at_ms,
+        endMs: envelope.at_ms,
+        entries: [],
+      };
+      this.blocks.push(lane.current);
+    }
+    return lane.current;
+  }
+}
+
+function newLane(key, path, order, position) {
+  return {
+    key,
+    path,
+    agent: path[path.length - 1],
+    depth: path.length - 1,
+    order,
+    firstPosition: position,
+    parentKey: null,
+    call: null,
+    status: "running",
+    error: null,
+    usage: null,
+    turns: 0,
+    current: null,
+    calls: new Map(),
+  };
+}
+
+/** The call of `lane` that a sub-run of `agent` belongs to: an open call named after it, else the last open one. */
+function callingCall(lane, agent) {
+  const open = [...lane.calls.values()].filter((call) => call.status !== "done" && call.status !== "denied");
+  return open.find((call) => call.name === agent) ?? open[open.length - 1] ?? null;
+}
+
+function callOf(lane, block, callId, name = null) {
+  let call = lane.calls.get(callId);
+  if (!call) {
+    call = { id: callId, name, args: "", result: null, isError: false, status: "requested", subLanes: [] };
+    call.notes = [];
+    lane.calls.set(callId, call);
+    block.entries.push({ kind: "call", call });
+  }
+  if (name && !call.name) call.name = name;
+  return call;
+}
+
+function appendText(block, kind, text) {
+  const last = block.entries[block.entries.length - 1];
+  if (last && last.kind === kind) last.text += text;
+  else block.entries.push({ kind, text });
+}
+
+function note(block, tone, text) {
+  block.entries.push({ kind: "note", tone, text });
+}
+
+function hasText(block) {
+  return block.entries.some((entry) => entry.kind === "text");
+}
+
+function finish({ timeline, lane, event }, status) {
+  lane.status = status;
+  lane.current = null;
+  if (event.usage) lane.usage = event.usage;
+  if (lane.call !== null) return;
+  timeline.outcome = { status, event };
+  for (const share of event.usage_by_agent ?? []) timeline.usageByAgent.set(share.agent, share.usage);
+}
+
+const HANDLERS = {
+  run_started: () => {},
+  turn_started: ({ lane, block, event }) => {
+    block.turn = event.turn;
+    lane.turns += 1;
+  },
+  token_delta: ({ block, event }) => appendText(block, "text", event.text),
+  reasoning_delta: ({ block, event }) => appendText(block, "reasoning", event.text),
+  tool_call_delta: ({ lane, block, event }) => {
+    callOf(lane, block, event.call_id, event.name).args += event.args_delta;
+  },
+  message_output: ({ block, event }) => {
+    if (!hasText(block) && event.item.text) appendText(block, "text", event.item.text);
+  },
+  tool_call_item: ({ lane, block, event }) => {
+    const call = callOf(lane, block, event.item.call_id, event.item.name);
+    call.args = event.item.arguments;
+  },
+  tool_output_item: ({ lane, block, event }) => {
+    const call = callOf(lane, block, event.item.call_id);
+    call.result = event.item.output;
+    call.isError = event.item.is_error;
+    if (call.status !== "denied") call.status = "done";
+  },
+  handoff_item: ({ timeline, lane, block, event, envelope }) => {
+    const handoff = { fromLane: lane.key, toAgent: event.to, toLane: null, position: envelope.position };
+    timeline.handoffs.push(handoff);
+    block.entries.push({ kind: "handoff", handoff });
+  },
+  agent_updated: () => {},
+  guardrail_triggered: ({ block, event }) =>
+    note(block, "warn", `guardrail ${event.kind} triggered${event.info === null ? "" : `: ${JSON.stringify(event.info)}`}`),
+  approval_requested: ({ lane, block, event }) => {
+    const call = callOf(lane, block, event.call_id, event.tool);
+    call.status = "waiting";
+    call.waitingArgs = event.args;
+  },
+  permission_denied: ({ lane, block, event }) => {
+    if (event.call_id === null) return note(block, "warn", `${event.tool} denied: ${event.reason}`);
+    const call = callOf(lane, block, event.call_id, event.tool);
+    call.status = "denied";
+    call.notes.push(`denied: ${event.reason}`);
+  },
+  permission_granted: ({ lane, block, event }) => {
+    const call = callOf(lane, block, event.call_id, event.tool);
+    if (call.status === "waiting") call.status = "requested";
+    if (event.approved) call.notes.push("approved by a person");
+    if (event.arguments !== null) call.ranWith = event.arguments;
+  },
+  repair_started: ({ block }) => note(block, "warn", "the structured output did not fit its schema: one repair turn"),
+  structured_output_failed: ({ block, event }) =>
+    note(block, "error", `the repaired output did not fit either: ${event.schema_errors.join("; ")}`),
+  conversation_compacted: ({ block, event }) =>
+    note(
+      block,
+      "info",
+      `conversation compacted: ${event.replaced} items summarised (${event.tokens_before} → ${event.tokens_after} tokens)`,
+    ),
+  compaction_skipped: ({ block, event }) => note(block, "warn", `compaction skipped: ${event.reason}`),
+  run_completed: (context) => finish(context, "completed"),
+  run_failed: (context) => {
+    context.lane.error = describeError(context.event.error);
+    note(context.block, "error", `failed: ${context.lane.error}`);
+    finish(context, "failed");
+  },
+  run_paused: (context) => {
+    note(context.block, "info", `paused: ${context.event.pending.length} call(s) wait for a decision`);
+    finish(context, "paused");
+  },
+};
+
+/** Whether `type` ends a (sub-)run. */
+export function isTerminal(type) {
+  return TERMINAL.has(type);
+}
+
+/** Every event tag the timeline understands (the names of the event stream's messages). */
+export const EVENT_TYPES = Object.keys(HANDLERS);
+
+/**
+ * Grid rows for the blocks: blocks that overlap in the run's order share rows, so parallel branches and a
+ * sub-run beside its call stand side by side. Returns a Map from block id to {rowStart, rowEnd} (1-based lines).
+ */
+export function layoutRows(blocks) {
+  const ticks = [...new Set(blocks.map((block) => block.start))].sort((a, b) => a - b);
+  const rows = new Map();
+  for (const block of blocks) {
+    const rowStart = ticks.indexOf(block.start) + 1;
+    const after = ticks.findIndex((tick) => tick > block.end);
+    rows.set(block.id, { rowStart, rowEnd: after === -1 ? ticks.length + 1 : after + 1 });
+  }
+  return rows;
+}
