@@ -1,0 +1,248 @@
+"""`create_app`: the HTTP contract of ``helikon serve`` as a Starlette app (see ``docs/serve.md``)."""
+
+from __future__ import annotations
+
+import datetime
+import json
+import logging
+from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import asynccontextmanager
+from typing import Any
+
+import trio
+from sse_starlette import EventSourceResponse
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+from starlette.types import ASGIApp
+
+from ..pricing import default_prices
+from ..shell.context import Hook, RunContext
+from ..shell.guardrails import Guardrail
+from ..shell.permissions import Permissions
+from ..shell.protocol import Agent
+from ..shell.storage import Store
+from ..stores import SQLiteStore
+from . import bodies
+from .auth import BearerAuth
+from .errors import ServeError, bad_request
+from .event_log import EventLog, MemoryEventLog, RunLine, SQLiteEventLog
+from .hub import RunHub
+from .streams import run_events
+
+log = logging.getLogger("helikon_fc.serve")
+
+DEFAULT_STORE = "runs.db"
+"""The SQLite file a server records its runs in when no store is given."""
+DEFAULT_MAX_BODY_BYTES = 1_000_000
+"""The largest request body taken by default (413 above it)."""
+PING_SECONDS = 15
+"""How often an idle event stream sends a comment, so proxies keep it open."""
+
+
+def create_app(
+    agents: Sequence[Agent[Any]] | Mapping[str, Agent[Any]],
+    store: Store | None = None,
+    *,
+    permissions: Permissions | None = None,
+    hooks: Sequence[Hook[Any]] = (),
+    input_guardrails: Sequence[Guardrail[Any]] = (),
+    output_guardrails: Sequence[Guardrail[Any]] = (),
+    token: str | None = None,
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+    event_log: EventLog | None = None,
+) -> Starlette:
+    """The ASGI app serving `agents`' runs over HTTP; serve it with hypercorn's trio worker (`serve`).
+
+    Args:
+        agents: the served agents, by name (a mapping) or as a sequence (each under its own name).
+        store: where runs are recorded (and resumed from); a `SQLiteStore` on ``runs.db`` when `None`
+            (opened and closed by the app; a store you pass stays yours to close).
+        permissions: decide every tool call of the served runs; a call they ask about pauses its run until
+            ``POST /runs/{id}/approvals`` decides it.
+        hooks, input_guardrails, output_guardrails: run-level hooks and guardrails of every served run.
+        token: when set, every endpoint but ``/health`` and the page needs ``Authorization: Bearer <token>``
+            (or ``?access_token=<token>``).
+        max_body_bytes: the largest request body taken (413 above it).
+        event_log: where the streamed envelopes are logged; by default the store's SQLite file (so positions
+            survive a restart), or memory for other stores.
+
+    Raises:
+        TypeError, ValueError: a bad argument (named in the message).
+    """
+    served = _by_name(agents)
+    if isinstance(max_body_bytes, bool) or not isinstance(max_body_bytes, int) or max_body_bytes < 1:
+        raise ValueError(f"create_app: max_body_bytes must be a positive int, got {max_body_bytes!r}")
+    if token is not None and (not isinstance(token, str) or not token):
+        raise ValueError("create_app: token must be a non-empty string or None")
+    owned_store = store is None
+    run_store: Store = SQLiteStore(DEFAULT_STORE) if store is None else store
+    log_of_events = event_log if event_log is not None else _default_log(run_store)
+    hooks, input_guardrails, output_guardrails = tuple(hooks), tuple(input_guardrails), tuple(output_guardrails)
+
+    def context(session_id: str | None) -> RunContext[Any]:
+        """A fresh context per run: its session (kept in the store) and the served module's controls."""
+        session = run_store.session(session_id) if session_id else None
+        ctx: RunContext[Any] = RunContext.ephemeral(None, session=session).with_permissions(permissions)
+        return (
+            ctx.with_hooks(*hooks).with_input_guardrails(*input_guardrails).with_output_guardrails(*output_guardrails)
+        )
+
+    context(None)  # bad permissions, hooks or guardrails are refused here, not by the first run
+
+    hub = RunHub(served, run_store, log_of_events, context, default_prices())
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        try:
+            async with trio.open_nursery() as nursery:
+                hub.nursery = nursery
+                yield
+                await hub.shutdown()
+        finally:
+            with trio.CancelScope(shield=True):
+                await log_of_events.aclose()
+                if owned_store:
+                    await run_store.aclose()
+
+    app = Starlette(routes=_routes(hub, max_body_bytes), lifespan=lifespan)
+    app.state.hub = hub
+    app.state.token_required = token is not None
+    if token is not None:
+        app.add_middleware(_Wrap, wrapper=lambda inner: BearerAuth(inner, token))
+    return app
+
+
+class _Wrap:
+    """Starlette middleware around an ASGI wrapper built by `wrapper` (pure ASGI, so responses stream)."""
+
+    def __init__(self, app: ASGIApp, wrapper: Any) -> None:
+        self._inner: ASGIApp = wrapper(app)
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        await self._inner(scope, receive, send)
+
+
+def _by_name(agents: Sequence[Agent[Any]] | Mapping[str, Agent[Any]]) -> dict[str, Agent[Any]]:
+    pairs = list(agents.items()) if isinstance(agents, Mapping) else [(getattr(a, "name", None), a) for a in agents]
+    if not pairs:
+        raise ValueError("create_app: agents is empty; serve at least one agent")
+    served: dict[str, Agent[Any]] = {}
+    for name, agent in pairs:
+        if not callable(getattr(agent, "run", None)) or not isinstance(name, str):
+            raise TypeError(f"create_app: agents must be agents (with a name and run()), got {agent!r}")
+        if name in served:
+            raise ValueError(f"create_app: two agents are named {name!r}; pass a mapping to name them apart")
+        served[name] = agent
+    return served
+
+
+def _default_log(store: Store) -> EventLog:
+    if isinstance(store, SQLiteStore) and store.path != ":memory:":
+        return SQLiteEventLog(store.path)
+    log.warning("the event log is kept in memory: Last-Event-ID positions do not survive a restart")
+    return MemoryEventLog()
+
+
+def _routes(hub: RunHub, max_body_bytes: int) -> list[Route]:
+    async def health(request: Request) -> Response:
+        return JSONResponse({"status": "ok", "active_runs": len(hub.active)})
+
+    async def agents(request: Request) -> Response:
+        listed = [{"name": name, "description": getattr(a, "description", "") or ""} for name, a in hub.agents.items()]
+        return JSONResponse({"agents": listed})
+
+    async def start(request: Request) -> Response:
+        asked = bodies.start_run(await bodies.read_json(request, max_body_bytes))
+        run_id = await hub.start(asked.agent, asked.input, asked.session_id, asked.run_id)
+        if "text/event-stream" in request.headers.get("accept", ""):
+            return EventSourceResponse(run_events(hub, run_id, 0), ping=PING_SECONDS)
+        return JSONResponse({"run_id": run_id}, status_code=202)
+
+    async def listing(request: Request) -> Response:
+        wanted = {key: request.query_params.get(key) for key in ("status", "agent")}
+        lines = [
+            line
+            for line in await hub.lines()
+            if all(value is None or getattr(line, key) == value for key, value in wanted.items())
+        ]
+        return JSONResponse({"runs": [summary(line) for line in lines]})
+
+    async def one(request: Request) -> Response:
+        run_id = request.path_params["run_id"]
+        line = await hub.status(run_id)
+        envelopes, after = [], 0
+        while batch := await hub.log.read(run_id, after, 1000):
+            envelopes.extend(json.loads(logged.data) for logged in batch)
+            after = batch[-1].position
+        body = {"run": summary(line), "pending": json.loads(line.pending), "events": envelopes}
+        return JSONResponse(body)
+
+    async def events(request: Request) -> Response:
+        run_id = request.path_params["run_id"]
+        await hub.status(run_id)  # 404 for an unknown run
+        return EventSourceResponse(run_events(hub, run_id, _last_event_id(request)), ping=PING_SECONDS)
+
+    async def approvals(request: Request) -> Response:
+        run_id = request.path_params["run_id"]
+        decided = bodies.decisions(await bodies.read_json(request, max_body_bytes))
+        await hub.decide(run_id, decided)
+        return JSONResponse({"run_id": run_id}, status_code=202)
+
+    async def cancel(request: Request) -> Response:
+        run_id = request.path_params["run_id"]
+        await hub.cancel(run_id)
+        return JSONResponse({"run_id": run_id}, status_code=202)
+
+    async def resume(request: Request) -> Response:
+        run_id = request.path_params["run_id"]
+        await hub.resume(run_id)
+        return JSONResponse({"run_id": run_id}, status_code=202)
+
+    handlers = [
+        Route("/health", health, methods=["GET"]),
+        Route("/agents", agents, methods=["GET"]),
+        Route("/runs", start, methods=["POST"]),
+        Route("/runs", listing, methods=["GET"]),
+        Route("/runs/{run_id}/events", events, methods=["GET"]),
+        Route("/runs/{run_id}/approvals", approvals, methods=["POST"]),
+        Route("/runs/{run_id}/cancel", cancel, methods=["POST"]),
+        Route("/runs/{run_id}/resume", resume, methods=["POST"]),
+        Route("/runs/{run_id}", one, methods=["GET"]),
+    ]
+    return [Route(r.path, _answering_errors(r.endpoint), methods=r.methods) for r in handlers]
+
+
+def _answering_errors(endpoint: Any) -> Any:
+    async def answer(request: Request) -> Response:
+        try:
+            response: Response = await endpoint(request)
+        except ServeError as exc:
+            return JSONResponse({"error": exc.message, "problems": exc.problems}, status_code=exc.status)
+        return response
+
+    return answer
+
+
+def _last_event_id(request: Request) -> int:
+    text = request.headers.get("last-event-id") or request.query_params.get("last_event_id") or "0"
+    if not text.isdigit():
+        raise bad_request("Last-Event-ID must be a position (an integer >= 0)", [f"Last-Event-ID: got {text!r}"])
+    return int(text)
+
+
+def summary(line: RunLine) -> dict[str, object]:
+    """A run's summary as ``GET /runs`` lists it."""
+    started = datetime.datetime.fromtimestamp(line.started_at, datetime.UTC)
+    duration = None if line.ended_at is None else int((line.ended_at - line.started_at) * 1000)
+    return {
+        "run_id": line.run_id,
+        "agent": line.agent,
+        "status": line.status,
+        "started_at": started.isoformat().replace("+00:00", "Z"),
+        "duration_ms": duration,
+        "requests": line.requests,
+        "cost": line.cost,
+        "error": line.error,
+    }

@@ -1,0 +1,238 @@
+"""`RunHub`: the served runs. It starts, resumes, cancels and interrupts them in the app's nursery, logs
+every envelope before publishing it, and tells the streams where each run stands."""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import attrs
+import trio
+
+from ..core import AgentEvent, RunCompleted, RunFailed, RunPaused
+from ..pricing import PriceTable
+from ..shell.context import RunContext
+from ..shell.permissions import Approve, Reject
+from ..shell.protocol import Agent, RunStream
+from ..shell.runner import Runner
+from ..shell.storage import RunNotFound, Store
+from .envelopes import cost_of, envelope, pending_of, status_of
+from .errors import conflict, not_found, unavailable
+from .event_log import EventLog, RunLine
+from .feed import Feed
+from .paths import PathTracker, agent_paths
+
+Decision = Approve | Reject
+ContextFactory = Callable[[str | None], RunContext[Any]]
+"""Builds the run context of a served run from its session id (`None`: no session)."""
+
+
+@attrs.define
+class _Active:
+    """A run this process drives now: its feed, its context (to cancel it) and its scope (to interrupt it)."""
+
+    feed: Feed
+    ctx: RunContext[Any]
+    line: RunLine
+    scope: trio.CancelScope = attrs.field(factory=trio.CancelScope)
+
+
+class RunHub:
+    """The served runs of one app; `nursery` (the app's lifespan) holds every run task."""
+
+    def __init__(
+        self,
+        agents: Mapping[str, Agent[Any]],
+        store: Store,
+        log: EventLog,
+        context: ContextFactory,
+        prices: PriceTable,
+    ) -> None:
+        self.agents = dict(agents)
+        self.store = store
+        self.log = log
+        self._context = context
+        self._prices = prices
+        self._paths = {name: agent_paths(agent) for name, agent in self.agents.items()}
+        self.active: dict[str, _Active] = {}
+        self.closing = False
+        self.nursery: trio.Nursery | None = None
+
+    def agent(self, name: str | None) -> Agent[Any]:
+        """The served agent called `name` (the only one when `name` is `None` and one is served)."""
+        if name is None:
+            if len(self.agents) == 1:
+                return next(iter(self.agents.values()))
+            raise not_found(f"no agent named: this server serves {sorted(self.agents)}; name one in 'agent'")
+        agent = self.agents.get(name)
+        if agent is None:
+            raise not_found(f"no agent {name!r}: this server serves {sorted(self.agents)}")
+        return agent
+
+    async def start(self, agent_name: str | None, text: str, session_id: str | None, run_id: str | None) -> str:
+        """Start a run of the named agent on `text`; its id. Raises 404/409/503 `ServeError`s."""
+        self._check_open()
+        agent = self.agent(agent_name)
+        run_id = run_id or str(uuid.uuid4())
+        if run_id in self.active or await self._recorded(run_id):
+            raise conflict(f"a run with id {run_id!r} exists already")
+        ctx = self._context(session_id)
+        stream = Runner(store=self.store).run(agent, ctx, text, run_id=run_id)
+        line = RunLine(run_id, agent.name, "running", time.time())
+        await self.log.put_line(line)
+        self._launch(run_id, agent, ctx, line, stream, base=0)
+        return run_id
+
+    async def decide(self, run_id: str, decisions: Mapping[str, Decision]) -> None:
+        """Resume a paused run with `decisions` (by call id). Raises 404, or 409 for a call that does not wait."""
+        self._check_open()
+        line = await self._line(run_id)
+        if line.status != "paused" or run_id in self.active:
+            raise conflict(f"run {run_id!r} is {line.status}, not paused: no call of it waits for a decision")
+        waiting = {call["call_id"] for call in json.loads(line.pending)}
+        strangers = sorted(set(decisions) - waiting)
+        if strangers:
+            problems = [f"call {call_id!r} is not waiting (waiting: {sorted(waiting)})" for call_id in strangers]
+            raise conflict(f"run {run_id!r}: a decision names a call that is not waiting", problems)
+        await self._resume(run_id, line, dict(decisions))
+
+    async def resume(self, run_id: str) -> None:
+        """Resume a run whose process died (``interrupted``). Raises 404, or 409 for a run in any other state."""
+        self._check_open()
+        line = await self._line(run_id)
+        if line.status != "interrupted":
+            raise conflict(f"run {run_id!r} is {line.status}: only an interrupted run is resumed")
+        await self._resume(run_id, line, None)
+
+    async def cancel(self, run_id: str) -> None:
+        """Cancel a running or paused run. Raises 404, or 409 for a run that has ended."""
+        active = self.active.get(run_id)
+        if active is not None:
+            active.ctx.cancel("cancelled over HTTP")
+            await trio.lowlevel.checkpoint()
+            return
+        line = await self._line(run_id)
+        if line.status not in ("paused", "interrupted"):
+            raise conflict(f"run {run_id!r} is {line.status}: there is nothing to cancel")
+        await self.log.put_line(attrs.evolve(line, status="cancelled", ended_at=time.time(), pending="[]"))
+
+    async def shutdown(self) -> None:
+        """Refuse new runs and interrupt the running ones (their records stay resumable); return once all ended."""
+        self.closing = True
+        for active in list(self.active.values()):
+            active.scope.cancel()
+        while self.active:
+            await next(iter(self.active.values())).feed.wait_closed()
+
+    async def status(self, run_id: str) -> RunLine:
+        """The run's line, with its live status. Raises 404."""
+        return await self._line(run_id)
+
+    async def lines(self) -> list[RunLine]:
+        """Every run's line (the store's runs this server never served included), newest first."""
+        known = {line.run_id: line for line in await self.log.lines()}
+        for summary in await self.store.runs():
+            if "/" not in summary.run_id and summary.run_id not in known:
+                known[summary.run_id] = _line_of_stored(summary.run_id, summary.agent, summary.status, summary)
+        return sorted((self._live(line) for line in known.values()), key=lambda line: -line.started_at)
+
+    def _check_open(self) -> None:
+        if self.closing:
+            raise unavailable("the server is shutting down: no new runs")
+
+    async def _recorded(self, run_id: str) -> bool:
+        try:
+            await self.store.run_summary(run_id)
+        except RunNotFound:
+            return await self.log.line(run_id) is not None
+        return True
+
+    async def _line(self, run_id: str) -> RunLine:
+        active = self.active.get(run_id)
+        if active is not None:
+            return active.line
+        line = await self.log.line(run_id)
+        if line is None:
+            try:
+                summary = await self.store.run_summary(run_id)
+            except RunNotFound:
+                raise not_found(f"no run {run_id!r}") from None
+            line = _line_of_stored(run_id, summary.agent, summary.status, summary)
+        return self._live(line)
+
+    def _live(self, line: RunLine) -> RunLine:
+        """`line` as it stands now: a run logged as running that no task drives any more was interrupted."""
+        if line.run_id in self.active:
+            return self.active[line.run_id].line
+        if line.status == "running":
+            return attrs.evolve(line, status="interrupted")
+        return line
+
+    async def _resume(self, run_id: str, line: RunLine, decisions: dict[str, Decision] | None) -> None:
+        agent = self.agents.get(line.agent)
+        if agent is None:
+            raise conflict(f"run {run_id!r} ran agent {line.agent!r}, which this server does not serve")
+        ctx = self._context(None)
+        stream = Runner(store=self.store).resume(run_id, agent, ctx, approvals=decisions)
+        line = attrs.evolve(line, status="running", ended_at=None, pending="[]", error=None)
+        await self.log.put_line(line)
+        self._launch(run_id, agent, ctx, line, stream, base=await self.log.last_position(run_id))
+
+    def _launch(
+        self, run_id: str, agent: Agent[Any], ctx: RunContext[Any], line: RunLine, stream: RunStream, base: int
+    ) -> None:
+        if self.nursery is None:
+            raise unavailable("the server is not running (its lifespan has not started)")
+        active = _Active(Feed(base), ctx, line)
+        self.active[run_id] = active
+        self.nursery.start_soon(self._drive, run_id, agent.name, active, stream)
+
+    async def _drive(self, run_id: str, agent_name: str, active: _Active, stream: RunStream) -> None:
+        """Run the stream, logging then publishing each event; record how the stretch ended."""
+        tracker = PathTracker(self._paths.get(agent_name, {agent_name: (agent_name,)}), agent_name)
+        feed, started = active.feed, active.line.started_at
+        terminal: AgentEvent | None = None
+        error: str | None = None
+        try:
+            with active.scope:
+                async with stream as events:
+                    async for event in events:
+                        at_ms = int((time.time() - started) * 1000)
+                        logged = envelope(feed.last + 1, at_ms, tracker.see(event), event)
+                        await self.log.append(run_id, [logged])
+                        feed.publish(logged)
+                        if isinstance(event, RunCompleted | RunFailed | RunPaused):
+                            terminal = event
+        except Exception as exc:
+            error = f"{type(exc).__name__}: {exc}"
+        finally:
+            with trio.CancelScope(shield=True):
+                await self._ended(run_id, active, terminal, error)
+
+    async def _ended(self, run_id: str, active: _Active, terminal: AgentEvent | None, error: str | None) -> None:
+        status = "failed" if error is not None else status_of(terminal)
+        line = attrs.evolve(
+            active.line, status=status, ended_at=time.time(), pending=json.dumps(pending_of(terminal)), error=error
+        )
+        if isinstance(terminal, RunFailed):
+            line = attrs.evolve(line, error=str(terminal.error))
+        if isinstance(terminal, RunCompleted | RunPaused):
+            line = attrs.evolve(line, requests=terminal.usage.requests)
+        if isinstance(terminal, RunCompleted):
+            line = attrs.evolve(line, cost=cost_of(terminal, self._prices))
+        try:
+            if status != "interrupted":  # an interrupted run's line stays "running": a restart sees it so too
+                await self.log.put_line(line)
+        finally:
+            active.line = line
+            del self.active[run_id]
+            active.feed.close(status)
+
+
+def _line_of_stored(run_id: str, agent: str, status: str, summary: Any) -> RunLine:
+    """The line of a run recorded in the store by something other than this server."""
+    ended = summary.updated_at if status in ("completed", "failed") else None
+    return RunLine(run_id, agent, status, summary.created_at, ended)

@@ -1,0 +1,64 @@
+"""The ``path`` of an envelope: the agent names from the served (top-level) agent down to the emitting one.
+
+A run's stream is flat: a workflow child's, a handoff target's or a swarm member's events pass through it
+after an `AgentUpdated` naming the agent they belong to (the merge convention of ``agents/_workflow.py``),
+and nothing on the stream says how deep that agent sits. The server knows the served agent's definition,
+so it derives the depth from it: `agent_paths` walks the tree (workflow steps, branches and nodes, swarm
+members, handoff targets), shallowest first, and `PathTracker` follows the announcements of a run.
+An agent the tree does not name (a custom agent's own children) is placed directly under the top.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Any
+
+from ..core import AgentEvent, AgentUpdated, RunStarted
+
+
+def agent_paths(top: Any) -> dict[str, tuple[str, ...]]:
+    """Every agent name reachable from `top`, with its path from `top` (the shallowest, when reachable twice)."""
+    paths: dict[str, tuple[str, ...]] = {top.name: (top.name,)}
+    queue: deque[tuple[Any, tuple[str, ...]]] = deque([(top, (top.name,))])
+    while queue:
+        agent, path = queue.popleft()
+        for child in _children(agent):
+            name = getattr(child, "name", None)
+            if isinstance(name, str) and name not in paths:
+                paths[name] = (*path, name)
+                queue.append((child, paths[name]))
+    return paths
+
+
+def _children(agent: Any) -> list[Any]:
+    """The agents `agent` runs below it, as far as its public attributes say."""
+    found: list[Any] = []
+    for attribute in ("steps", "branches", "nodes"):  # workflows: (key, agent) pairs
+        for pair in getattr(agent, attribute, ()) or ():
+            if isinstance(pair, tuple) and len(pair) == 2:
+                found.append(pair[1])
+    found.extend(getattr(agent, "members", ()) or ())  # a swarm's members
+    for handoff in getattr(agent, "handoffs", ()) or ():
+        try:
+            found.append(handoff.resolve())
+        except Exception:  # a resolver that fails now fails at run time too; the path falls back then
+            continue
+    return found
+
+
+class PathTracker:
+    """Follows one run's announcements: `path` is the path of the agent its next event belongs to."""
+
+    __slots__ = ("_known", "_path", "_top")
+
+    def __init__(self, paths: dict[str, tuple[str, ...]], top: str) -> None:
+        self._known = paths
+        self._top = top
+        self._path: tuple[str, ...] = (top,)
+
+    def see(self, event: AgentEvent) -> tuple[str, ...]:
+        """The path of `event`, after taking in what it announces."""
+        if isinstance(event, RunStarted | AgentUpdated):
+            name = event.agent
+            self._path = self._known.get(name) or ((self._top,) if name == self._top else (self._top, name))
+        return self._path
