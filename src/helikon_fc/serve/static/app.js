@@ -90,7 +90,7 @@ function route() {
   stopRun = null;
   current = runId;
   if (runId === null) fill(page.run, el("p", { class: "empty", text: "Pick a run from the list, or start one." }));
-  else stopRun = showRun(runId, page.run);
+  else stopRun = showRun(runId, page.run, updateList);
   updateList();
 }
 

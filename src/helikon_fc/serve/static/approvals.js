@@ -2,7 +2,7 @@
 // they are sent together (`submit`), which resumes the run.
 
 import { el, fill } from "./dom.js";
-import { prettyJson } from "./format.js";
+import { prettyValue } from "./format.js";
 
 /**
  * Show `pending` ([{call_id, tool, args}]) in `container`; `submit(decisions)` is called with one decision per
@@ -61,7 +61,7 @@ function pendingCall(request, decide) {
     "article",
     { class: "pending-call", "data-call": request.call_id, "aria-label": `call ${request.tool} (${request.call_id})` },
     el("h3", {}, el("span", { class: "call-name", text: request.tool }), " ", el("span", { class: "call-id", text: request.call_id })),
-    el("pre", { class: "args", text: prettyJson(request.args) }),
+    el("pre", { class: "args", text: prettyValue(request.args) }),
     el(
       "div",
       { class: "actions" },
@@ -83,7 +83,7 @@ function reveal(form) {
 function argumentsEditor(request, done) {
   const id = `edit-${request.call_id}`;
   const area = el("textarea", { id, rows: "6", spellcheck: "false" });
-  area.value = prettyJson(request.args);
+  area.value = prettyValue(request.args);
   const problem = el("p", { class: "problem", role: "alert" });
   const form = el(
     "form",

@@ -18,9 +18,24 @@ export function formatOffset(ms) {
 export function formatStarted(iso) {
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return String(iso ?? "—");
-  const pad = (n) => String(n).padStart(2, "0");
-  const day = `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}`;
-  return `${day} ${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`;
+  return `${dayOf(date)} ${timeOf(date)}`;
+}
+
+/** As `formatStarted`, without the day when it is today: "15:04:05". */
+export function formatStartedShort(iso) {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return String(iso ?? "—");
+  return dayOf(date) === dayOf(new Date()) ? timeOf(date) : dayOf(date);
+}
+
+const pad = (n) => String(n).padStart(2, "0");
+
+function dayOf(date) {
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}`;
+}
+
+function timeOf(date) {
+  return `${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`;
 }
 
 /** "$0.0042"; "—" when the cost is unknown (no price for the model). */
@@ -45,9 +60,9 @@ export function prettyJson(text) {
   }
 }
 
-/** A JSON value in one line. */
-export function compactJson(value) {
-  return typeof value === "string" ? value : JSON.stringify(value);
+/** Arguments as the server lists a waiting call's (a JSON value, or text that was not JSON), indented. */
+export function prettyValue(value) {
+  return typeof value === "string" ? prettyJson(value) : JSON.stringify(value, null, 2);
 }
 
 const ERROR_WORDS = {

@@ -9,16 +9,17 @@ import { follow } from "./live.js";
 import { Timeline } from "./timeline.js";
 import { renderTimeline } from "./timeline_view.js";
 
-/** Show run `runId` in `root`; returns a function that stops following it. */
-export function showRun(runId, root) {
-  const view = new RunView(runId, root);
+/** Show run `runId` in `root`, calling `onChange()` when its status changes; returns a function that stops it. */
+export function showRun(runId, root, onChange = () => {}) {
+  const view = new RunView(runId, root, onChange);
   view.load();
   return () => view.dispose();
 }
 
 class RunView {
-  constructor(runId, root) {
+  constructor(runId, root, onChange) {
     this.runId = runId;
+    this.onChange = onChange;
     this.timeline = new Timeline();
     this.summary = null;
     this.stopStream = null;
@@ -47,6 +48,7 @@ class RunView {
     if (endStatus && this.summary.status === "running") this.summary = { ...this.summary, status: endStatus };
     for (const envelope of record.events) this.timeline.apply(envelope);
     this.renderAll(record.pending);
+    this.onChange();
     if (this.summary.status === "running") this.followLive();
     else this.setState("");
   }
@@ -102,6 +104,7 @@ class RunView {
 
   markRunning() {
     this.summary = { ...this.summary, status: "running", error: null };
+    this.onChange();
     this.renderSummary();
     this.renderError();
   }
@@ -156,7 +159,7 @@ function summaryView(summary, timeline, act) {
     ["Agent", summary.agent],
     ["Started", formatStarted(summary.started_at)],
     ["Duration", formatDuration(duration)],
-    ["Requests", String(Math.max(summary.requests, requestsSeen(timeline)))],
+    ["Requests", String(summary.status === "running" ? Math.max(summary.requests, requestsSeen(timeline)) : summary.requests)],
     ["Cost", formatCost(summary.cost)],
   ];
   return [
@@ -204,8 +207,10 @@ function usageView(timeline) {
 }
 
 function usageRows(timeline) {
-  if (timeline.usageByAgent.size > 0) {
-    return [...timeline.usageByAgent].map(([agent, usage]) => [agent, formatUsage(usage)]);
-  }
-  return timeline.orderedLanes().map((lane) => [lane.agent, lane.usage ? formatUsage(lane.usage) : `${lane.turns} model turn(s) so far`]);
+  const rows =
+    timeline.usageByAgent.size > 0
+      ? [...timeline.usageByAgent].map(([agent, usage]) => [agent, formatUsage(usage)])
+      : timeline.orderedLanes().map((lane) => [lane.agent, lane.usage ? formatUsage(lane.usage) : `${lane.turns} model turn(s)`]);
+  if (timeline.totalUsage) rows.push(["all agents", formatUsage(timeline.totalUsage)]);
+  return rows;
 }

@@ -2,7 +2,7 @@
 
 import { getJson } from "./api.js";
 import { el, fill } from "./dom.js";
-import { formatCost, formatDuration, formatStarted } from "./format.js";
+import { formatCost, formatDuration, formatStarted, formatStartedShort } from "./format.js";
 
 /** Fetch the runs the filters in `form` select and show them in `body` (a <tbody>); `current` is the open run. */
 export async function refreshRuns({ form, body, count }, current) {
@@ -24,7 +24,7 @@ function matches(run, words) {
 }
 
 function runRow(run, current) {
-  const link = el("a", { href: `#/runs/${encodeURIComponent(run.run_id)}`, text: run.run_id });
+  const link = el("a", { href: `#/runs/${encodeURIComponent(run.run_id)}`, title: run.run_id, text: run.run_id });
   if (run.run_id === current) link.setAttribute("aria-current", "page");
   return el(
     "tr",
@@ -32,7 +32,7 @@ function runRow(run, current) {
     el("td", { class: "run-id" }, link),
     el("td", {}, el("span", { class: `badge status-${run.status}`, text: run.status })),
     el("td", { text: run.agent }),
-    el("td", { text: formatStarted(run.started_at) }),
+    el("td", {}, el("time", { datetime: run.started_at, title: formatStarted(run.started_at), text: formatStartedShort(run.started_at) })),
     el("td", { class: "number", text: formatDuration(run.duration_ms) }),
     el("td", { class: "number", text: String(run.requests) }),
     el("td", { class: "number", text: formatCost(run.cost) }),

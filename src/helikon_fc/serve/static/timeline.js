@@ -5,6 +5,8 @@
 import { describeError } from "./format.js";
 
 const TERMINAL = new Set(["run_completed", "run_failed", "run_paused"]);
+/** Events that only say which agent is active (the envelope's path says it too): they open no block. */
+const STRUCTURAL = new Set(["run_started", "agent_updated"]);
 
 /** The key of the lane of `path` (agent names from the top-level agent down). */
 export function laneKey(path) {
@@ -18,6 +20,7 @@ export class Timeline {
     this.handoffs = [];
     this.usageByAgent = new Map();
     this.outcome = null;
+    this.totalUsage = null;
     this.seen = new Set();
     this.lastAtMs = 0;
   }
@@ -28,9 +31,11 @@ export class Timeline {
     this.seen.add(envelope.position);
     this.lastAtMs = Math.max(this.lastAtMs, envelope.at_ms);
     const lane = this.laneFor(envelope);
-    if (!TERMINAL.has(envelope.event.type)) lane.status = "running";
+    const type = envelope.event.type;
+    if (STRUCTURAL.has(type)) return true;
+    if (!TERMINAL.has(type)) lane.status = "running";
     const block = this.blockFor(lane, envelope);
-    const handle = HANDLERS[envelope.event.type];
+    const handle = HANDLERS[type];
     if (handle) handle({ timeline: this, lane, block, event: envelope.event, envelope });
     block.end = envelope.position;
     block.endMs = envelope.at_ms;
@@ -42,6 +47,11 @@ export class Timeline {
     let last = 0;
     for (const position of this.seen) last = Math.max(last, position);
     return last;
+  }
+
+  /** The blocks with something to show (a block may only have updated a call shown in an earlier one). */
+  shownBlocks() {
+    return this.blocks.filter((block) => block.entries.length > 0);
   }
 
   /** Lanes in display order: each lane followed by the lanes below it (sub-runs, workflow children). */
@@ -172,12 +182,16 @@ function hasText(block) {
   return block.entries.some((entry) => entry.kind === "text");
 }
 
+/** A (sub-)run ended: a sub-run's usage is its lane's; the run's own is the total of every agent. */
 function finish({ timeline, lane, event }, status) {
   lane.status = status;
-  lane.current = null;
-  if (event.usage) lane.usage = event.usage;
-  if (lane.call !== null) return;
+  if (status !== "paused") lane.current = null; // a resumed run goes on with the turn it paused in
+  if (lane.call !== null) {
+    lane.usage = event.usage ?? lane.usage;
+    return;
+  }
   timeline.outcome = { status, event };
+  timeline.totalUsage = event.usage ?? timeline.totalUsage;
   for (const share of event.usage_by_agent ?? []) timeline.usageByAgent.set(share.agent, share.usage);
 }
 
@@ -208,6 +222,7 @@ const HANDLERS = {
   handoff_item: ({ timeline, lane, block, event, envelope }) => {
     const handoff = { fromLane: lane.key, toAgent: event.to, toLane: null, position: envelope.position };
     timeline.handoffs.push(handoff);
+    lane.status = "handed off";
     block.entries.push({ kind: "handoff", handoff });
   },
   agent_updated: () => {},

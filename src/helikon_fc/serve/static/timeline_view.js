@@ -5,6 +5,11 @@ import { el, fill, svg } from "./dom.js";
 import { formatDuration, formatOffset, formatUsage, prettyJson } from "./format.js";
 import { layoutRows } from "./timeline.js";
 
+/** A status as a class name ("handed off" → "status-handed-off"). */
+function statusClass(status) {
+  return `status-${status.replace(/[^a-z]+/g, "-")}`;
+}
+
 /** Draw `timeline` into `container` (replacing what was there). */
 export function renderTimeline(container, timeline) {
   const lanes = timeline.orderedLanes();
@@ -30,7 +35,7 @@ function laneHeader(timeline, lane, index, anchors) {
     el("h3", { class: "lane-agent", text: lane.agent }),
     lane.depth > 0 ? el("p", { class: "lane-path", text: lane.path.join(" › ") }) : null,
     lane.call ? el("p", { class: "lane-call", text: `sub-run of call ${lane.call.name ?? "?"} (${lane.call.callId})` }) : null,
-    el("p", { class: `badge status-${lane.status}`, text: lane.status }),
+    el("p", { class: `badge ${statusClass(lane.status)}`, text: lane.status }),
     el("p", { class: "lane-usage", text: laneUsage(timeline, lane) }),
   );
   header.style.gridColumn = String(index + 1);
@@ -42,13 +47,15 @@ function laneHeader(timeline, lane, index, anchors) {
 function laneUsage(timeline, lane) {
   const usage = timeline.usageOf(lane);
   if (usage) return formatUsage(usage);
-  return `${lane.turns} model turn${lane.turns === 1 ? "" : "s"} so far`;
+  const turns = `${lane.turns} model turn${lane.turns === 1 ? "" : "s"}`;
+  return lane.status === "running" ? `${turns} so far` : turns;
 }
 
 function appendBlocks(grid, timeline, lanes, anchors) {
   const columns = new Map(lanes.map((lane, index) => [lane.key, index + 1]));
-  const rows = layoutRows(timeline.blocks);
-  for (const block of [...timeline.blocks].sort((a, b) => a.start - b.start)) {
+  const blocks = timeline.shownBlocks();
+  const rows = layoutRows(blocks);
+  for (const block of [...blocks].sort((a, b) => a.start - b.start)) {
     const node = blockView(timeline, block, anchors);
     const { rowStart, rowEnd } = rows.get(block.id);
     node.style.gridColumn = String(columns.get(block.laneKey));
@@ -100,13 +107,18 @@ function callView(call, anchors) {
     ),
     el("p", { class: "label", text: "arguments" }),
     el("pre", { class: "args", text: prettyJson(call.args || "{}") }),
-    call.ranWith ? [el("p", { class: "label", text: "ran with" }), el("pre", { class: "args", text: prettyJson(call.ranWith) })] : null,
+    ranWithOther(call) ? [el("p", { class: "label", text: "ran with" }), el("pre", { class: "args", text: prettyJson(call.ranWith) })] : null,
     call.notes.map((words) => el("p", { class: "call-note", text: words })),
     call.result === null ? null : [el("p", { class: "label", text: call.isError ? "error" : "result" }), el("pre", { class: "result", text: call.result })],
     call.subLanes.map((key) => el("p", { class: "sub-run", text: `↳ sub-run: ${key}` })),
   );
   for (const key of call.subLanes) anchors.calls.push({ from: node, toLane: key });
   return node;
+}
+
+/** Whether the call ran with other arguments than the model's (a policy, hook or person changed them). */
+function ranWithOther(call) {
+  return Boolean(call.ranWith) && prettyJson(call.ranWith) !== prettyJson(call.args || "{}");
 }
 
 function callStatusWords(call) {

@@ -1,0 +1,104 @@
+"""The run inspector in headless Chromium against the real app in its own process: a run started from the
+page streams its tokens, waits for an approval given on the page, finishes, and reads the same after a reload."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from selenium.webdriver.chrome.webdriver import WebDriver
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select
+
+from tests.serve.browser import inspector_agents
+from tests.serve.browser.conftest import TOKEN
+from tests.serve.browser.page import (
+    button,
+    console_problems,
+    css,
+    run_status,
+    sample_until,
+    screenshot,
+    start_run,
+    text_of,
+    wait_for,
+)
+
+pytestmark = pytest.mark.browser
+
+WRITER_TEXT = '.block[data-lane="triage › writer"] .text'
+
+
+def test_a_run_started_on_the_page_streams_pauses_for_approval_and_reads_the_same_after_reload(
+    chromium: WebDriver, server_url: str, artifacts: Path
+) -> None:
+    """Tokens arrive one by one, Approve resumes the run to its end, and a reload draws the same timeline;
+    the console stays free of errors throughout."""
+    driver = chromium
+    driver.get(f"{server_url}/#token={TOKEN}")
+    assert "token" not in driver.current_url, "the page keeps the token out of its address"
+    start_run(driver, "triage", "Write a note about lighthouses.")
+
+    drafts = _watch_the_draft_stream(driver, artifacts)
+    assert len(set(drafts)) >= 4, f"the draft should grow word by word on screen, saw only {sorted(set(drafts))}"
+    assert all(inspector_agents.DRAFT.startswith(draft) for draft in drafts)
+
+    _approve_the_waiting_call(driver, artifacts)
+    wait_for(driver, "the run completed", lambda d: run_status(d) == "completed")
+    wait_for(driver, "the final answer", lambda d: inspector_agents.FINAL in text_of(d, WRITER_TEXT))
+    screenshot(driver, artifacts, "3-completed")
+    _check_the_timeline(driver)
+
+    before = driver.find_element(By.CSS_SELECTOR, ".timeline").text
+    driver.refresh()
+    wait_for(driver, "the run after the reload", lambda d: run_status(d) == "completed")
+    wait_for(driver, "the timeline after the reload", lambda d: inspector_agents.FINAL in text_of(d, WRITER_TEXT))
+    screenshot(driver, artifacts, "4-reloaded")
+    assert driver.find_element(By.CSS_SELECTOR, ".timeline").text == before
+
+    _check_a_failed_run_and_the_filters(driver, artifacts)
+    assert console_problems(driver.get_log("browser")) == []
+
+
+def _watch_the_draft_stream(driver: WebDriver, artifacts: Path) -> list[str]:
+    """The writer's draft as shown every 40 ms from its first word until it is whole (a screenshot mid-way)."""
+    wait_for(driver, "the writer's first word", lambda d: "Drafting" in text_of(d, WRITER_TEXT))
+    seen = sample_until(lambda text: text == inspector_agents.DRAFT, 0.04, lambda: text_of(driver, WRITER_TEXT))
+    screenshot(driver, artifacts, "1-streaming")
+    seen += sample_until(lambda text: text == inspector_agents.DRAFT, 0.04, lambda: text_of(driver, WRITER_TEXT))
+    return [text for text in seen if text != inspector_agents.DRAFT]
+
+
+def _approve_the_waiting_call(driver: WebDriver, artifacts: Path) -> None:
+    panel = wait_for(driver, "the waiting call", lambda d: next((p for p in css(d, ".approvals") if p.is_displayed()), None))
+    assert run_status(driver) == "paused"
+    assert "publish" in panel.text and "Lighthouses" in panel.text
+    screenshot(driver, artifacts, "2-waiting-for-approval")
+    button(panel, "Approve").click()
+
+
+def _check_the_timeline(driver: WebDriver) -> None:
+    assert [lane.text for lane in css(driver, ".lane-header h3")] == ["triage", "writer"]
+    assert text_of(driver, ".handoff") == "→ handed off to writer"
+    assert len(css(driver, "svg.arrows path.arrow-handoff")) == 1, "one arrow from triage's lane to the writer's"
+    call = driver.find_element(By.CSS_SELECTOR, '.call[data-call="publish-1"]')
+    assert '"title": "Lighthouses"' in call.text
+    assert "approved by a person" in call.text and "published 'Lighthouses'" in call.text
+    assert text_of(driver, ".usage-table tbody th").split("\n") == ["triage", "writer", "all agents"]
+    assert text_of(driver, ".run-error") == "", "a completed run shows no error"
+
+
+def _check_a_failed_run_and_the_filters(driver: WebDriver, artifacts: Path) -> None:
+    start_run(driver, "broken", "anything")
+    error = wait_for(driver, "the failed run's error", lambda d: next((e for e in css(d, ".run-error") if e.is_displayed()), None))
+    assert "model failed (refused)" in error.text and "Traceback" not in driver.page_source
+    screenshot(driver, artifacts, "5-failed")
+    Select(driver.find_element(By.ID, "filter-status")).select_by_value("failed")
+    wait_for(driver, "only the failed run listed", lambda d: _listed_agents(d) == ["broken"])
+    Select(driver.find_element(By.ID, "filter-status")).select_by_value("")
+    driver.find_element(By.ID, "filter-text").send_keys("triage")
+    wait_for(driver, "only the triage run listed", lambda d: _listed_agents(d) == ["triage"])
+
+
+def _listed_agents(driver: WebDriver) -> list[str]:
+    return [row.find_elements(By.TAG_NAME, "td")[2].text for row in css(driver, "#run-rows tr[data-run]")]
