@@ -28,7 +28,8 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def _program(env: str, *names: str) -> str:
-    """The path of a browser program: `env` if set, else the first of `names` on PATH; a failure saying what to install."""
+    """The path of a browser program: `env` if set, else the first of `names` on PATH; else a failure saying
+    what to install."""
     given = os.environ.get(env)
     found = given or next((path for name in names if (path := shutil.which(name))), None)
     if not found or not os.access(found, os.X_OK):

@@ -12,8 +12,8 @@ from helikon_fc import Handoff, LlmAgent, Permissions, function_tool
 from helikon_fc.core import (
     FinishReason,
     Guard,
-    ModelFinish,
     ModelFailureKind,
+    ModelFinish,
     ModelRequest,
     ModelTextDelta,
     ModelToolCallDelta,
@@ -66,7 +66,9 @@ async def publish(title: str) -> str:
     return f"published {title!r}"
 
 
-writer = LlmAgent(name="writer", model=FunctionModel(_writer), tools=[publish], description="Writes and publishes notes.")
+writer = LlmAgent(
+    name="writer", model=FunctionModel(_writer), tools=[publish], description="Writes and publishes notes."
+)
 triage = LlmAgent(
     name="triage",
     model=FunctionModel(_triage),

@@ -9,10 +9,10 @@ from __future__ import annotations
 import sys
 
 import trio
+from tests.serve.browser import inspector_agents
 
 from helikon_fc.serve import create_app, serve
 from helikon_fc.stores import SQLiteStore
-from tests.serve.browser import inspector_agents
 
 
 async def main(database: str, token: str | None) -> None:

@@ -73,9 +73,17 @@ def screenshot(driver: WebDriver, folder: Path, name: str) -> Path:
     return path
 
 
-def console_problems(entries: list[dict[str, Any]]) -> list[str]:
-    """The console messages at error level (SEVERE) among `entries` of ``driver.get_log("browser")``."""
+def console_errors(driver: WebDriver) -> list[str]:
+    """The page's console messages at error level (SEVERE) since the last call (Chromium's browser log)."""
+    entries: list[dict[str, Any]] = driver.get_log("browser")  # type: ignore[no-untyped-call]
     return [str(entry.get("message")) for entry in entries if entry.get("level") == "SEVERE"]
+
+
+def wait_visible(driver: WebDriver, what: str, selector: str) -> WebElement:
+    """The first displayed element matching `selector`, once there is one."""
+    found = wait_for(driver, what, lambda d: next((e for e in css(d, selector) if e.is_displayed()), None))
+    assert found is not None
+    return found
 
 
 def sample_until(done: Callable[[T], bool], every: float, read: Callable[[], T], limit: int = 8) -> list[T]:

@@ -9,12 +9,11 @@ import pytest
 from selenium.webdriver.chrome.webdriver import WebDriver
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
-
 from tests.serve.browser import inspector_agents
 from tests.serve.browser.conftest import TOKEN
 from tests.serve.browser.page import (
     button,
-    console_problems,
+    console_errors,
     css,
     run_status,
     sample_until,
@@ -22,11 +21,12 @@ from tests.serve.browser.page import (
     start_run,
     text_of,
     wait_for,
+    wait_visible,
 )
 
 pytestmark = pytest.mark.browser
 
-WRITER_TEXT = '.block[data-lane="triage › writer"] .text'
+WRITER_TEXT = """.block[data-lane='["triage","writer"]'] .text"""
 
 
 def test_a_run_started_on_the_page_streams_pauses_for_approval_and_reads_the_same_after_reload(
@@ -57,7 +57,7 @@ def test_a_run_started_on_the_page_streams_pauses_for_approval_and_reads_the_sam
     assert driver.find_element(By.CSS_SELECTOR, ".timeline").text == before
 
     _check_a_failed_run_and_the_filters(driver, artifacts)
-    assert console_problems(driver.get_log("browser")) == []
+    assert console_errors(driver) == []
 
 
 def _watch_the_draft_stream(driver: WebDriver, artifacts: Path) -> list[str]:
@@ -70,7 +70,7 @@ def _watch_the_draft_stream(driver: WebDriver, artifacts: Path) -> list[str]:
 
 
 def _approve_the_waiting_call(driver: WebDriver, artifacts: Path) -> None:
-    panel = wait_for(driver, "the waiting call", lambda d: next((p for p in css(d, ".approvals") if p.is_displayed()), None))
+    panel = wait_visible(driver, "the waiting call", ".approvals")
     assert run_status(driver) == "paused"
     assert "publish" in panel.text and "Lighthouses" in panel.text
     screenshot(driver, artifacts, "2-waiting-for-approval")
@@ -90,7 +90,7 @@ def _check_the_timeline(driver: WebDriver) -> None:
 
 def _check_a_failed_run_and_the_filters(driver: WebDriver, artifacts: Path) -> None:
     start_run(driver, "broken", "anything")
-    error = wait_for(driver, "the failed run's error", lambda d: next((e for e in css(d, ".run-error") if e.is_displayed()), None))
+    error = wait_visible(driver, "the failed run's error", ".run-error")
     assert "model failed (refused)" in error.text and "Traceback" not in driver.page_source
     screenshot(driver, artifacts, "5-failed")
     Select(driver.find_element(By.ID, "filter-status")).select_by_value("failed")

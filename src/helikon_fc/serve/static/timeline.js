@@ -8,8 +8,13 @@ const TERMINAL = new Set(["run_completed", "run_failed", "run_paused"]);
 /** Events that only say which agent is active (the envelope's path says it too): they open no block. */
 const STRUCTURAL = new Set(["run_started", "agent_updated"]);
 
-/** The key of the lane of `path` (agent names from the top-level agent down). */
+/** The key of the lane of `path` (agent names from the top-level agent down): its JSON, so names never collide. */
 export function laneKey(path) {
+  return JSON.stringify(path);
+}
+
+/** A path for people: "research › a". */
+export function pathWords(path) {
   return path.join(" › ");
 }
 

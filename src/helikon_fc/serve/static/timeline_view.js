@@ -3,7 +3,7 @@
 
 import { el, fill, svg } from "./dom.js";
 import { formatDuration, formatOffset, formatUsage, prettyJson } from "./format.js";
-import { layoutRows } from "./timeline.js";
+import { layoutRows, pathWords } from "./timeline.js";
 
 /** A status as a class name ("handed off" → "status-handed-off"). */
 function statusClass(status) {
@@ -33,7 +33,7 @@ function laneHeader(timeline, lane, index, anchors) {
     "header",
     { class: `lane-header depth-${Math.min(lane.depth, 4)}`, "data-lane": lane.key },
     el("h3", { class: "lane-agent", text: lane.agent }),
-    lane.depth > 0 ? el("p", { class: "lane-path", text: lane.path.join(" › ") }) : null,
+    lane.depth > 0 ? el("p", { class: "lane-path", text: pathWords(lane.path) }) : null,
     lane.call ? el("p", { class: "lane-call", text: `sub-run of call ${lane.call.name ?? "?"} (${lane.call.callId})` }) : null,
     el("p", { class: `badge ${statusClass(lane.status)}`, text: lane.status }),
     el("p", { class: "lane-usage", text: laneUsage(timeline, lane) }),
@@ -95,6 +95,7 @@ function entryView(entry, anchors) {
 }
 
 function callView(call, anchors) {
+  const subRuns = call.subLanes.map((key) => pathWords(JSON.parse(key)));
   const node = el(
     "div",
     { class: `call status-${call.status}${call.isError ? " is-error" : ""}`, "data-call": call.id },
@@ -110,7 +111,7 @@ function callView(call, anchors) {
     ranWithOther(call) ? [el("p", { class: "label", text: "ran with" }), el("pre", { class: "args", text: prettyJson(call.ranWith) })] : null,
     call.notes.map((words) => el("p", { class: "call-note", text: words })),
     call.result === null ? null : [el("p", { class: "label", text: call.isError ? "error" : "result" }), el("pre", { class: "result", text: call.result })],
-    call.subLanes.map((key) => el("p", { class: "sub-run", text: `↳ sub-run: ${key}` })),
+    subRuns.map((words) => el("p", { class: "sub-run", text: `↳ sub-run: ${words}` })),
   );
   for (const key of call.subLanes) anchors.calls.push({ from: node, toLane: key });
   return node;
