@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -34,7 +34,7 @@ async def served(app: Starlette) -> AsyncIterator[httpx2.AsyncClient]:
         nursery.cancel_scope.cancel()
 
 
-async def messages(response: httpx2.Response) -> AsyncIterator[Message]:
+async def messages(response: httpx2.Response) -> AsyncGenerator[Message, None]:
     """The SSE messages of a streamed response, in order (comments and pings skipped)."""
     fields: dict[str, str] = {}
     async for line in response.aiter_lines():

@@ -3,25 +3,24 @@ simulator, so a run needs no key and no network.
 
 - ``echo`` answers ``echo: <the input>`` at once, a word per delta;
 - ``slow`` streams twenty words 50 ms apart (a run to cancel, interrupt or reconnect to mid-way);
-- ``deployer`` calls its ``deploy`` tool, which `permissions` asks a human about: the run pauses.
+- ``cleaner`` calls its ``Bash`` tool with ``rm -rf /``, which the built-in guards of `permissions` ask a human
+  about: the run pauses (approving it with ``rm -rf build/`` runs that instead, checked again);
+- ``recall`` answers how many user messages it was given (a session's history counts);
+- ``pipeline`` runs ``echo`` then ``recall`` one after the other (a workflow: its envelopes' paths nest).
 """
 
 from __future__ import annotations
 
-
-from helikon_fc import LlmAgent, Permissions, function_tool
+from helikon_fc import Agent, LlmAgent, Permissions, SequentialAgent, function_tool
 from helikon_fc.core import (
     FinishReason,
-    Guard,
     ModelFinish,
     ModelRequest,
     ModelTextDelta,
     ModelUsage,
-    PermissionConfig,
     ToolResult,
-    ToolRule,
-    UserMessage,
     Usage,
+    UserMessage,
 )
 from helikon_fc.testing import FunctionModel, ScriptedTurn, call, call_tools, pause, raw, reply
 
@@ -44,31 +43,38 @@ def _slow(request: ModelRequest) -> ScriptedTurn:
     return raw(*steps, ModelUsage(Usage(input_tokens=3, output_tokens=SLOW_WORDS)), ModelFinish(FinishReason.STOP))  # type: ignore[arg-type]
 
 
-def _deploying(request: ModelRequest) -> ScriptedTurn:
+def _cleaning(request: ModelRequest) -> ScriptedTurn:
     results = [item for item in request.items if isinstance(item, ToolResult)]
     if not results:
-        return call_tools(call("deploy", target="prod").with_id("deploy-1"))
-    return reply(f"deploy said: {results[-1].output}")
+        return call_tools(call("Bash", command="rm -rf /").with_id("wipe-1"))
+    return reply(f"Bash said: {results[-1].output}")
 
 
-@function_tool
-async def deploy(target: str) -> str:
-    """Deploy the service.
+def _recall(request: ModelRequest) -> ScriptedTurn:
+    return reply(f"{sum(isinstance(item, UserMessage) for item in request.items)} user messages")
+
+
+@function_tool(name="Bash")
+async def bash(command: str) -> str:
+    """Run a shell command (here: pretend to).
 
     Args:
-        target: where to deploy.
+        command: the command line.
     """
-    return f"deployed to {target}"
+    return f"ran {command}"
 
 
 echo = LlmAgent(name="echo", model=FunctionModel(_echo), description="Echoes its input.")
 slow = LlmAgent(name="slow", model=FunctionModel(_slow), description="Streams twenty words slowly.")
-deployer = LlmAgent(name="deployer", model=FunctionModel(_deploying), tools=[deploy], description="Deploys.")
+cleaner = LlmAgent(name="cleaner", model=FunctionModel(_cleaning), tools=[bash], description="Cleans up.")
 
-agents = [echo, slow, deployer]
+recall = LlmAgent(name="recall", model=FunctionModel(_recall), description="Counts user messages.")
+pipeline = SequentialAgent("pipeline", "Echo, then count.").then(echo).then(recall)
+
+agents: list[Agent[None]] = [echo, slow, cleaner, recall, pipeline]
 """Every served agent (``create_app(agents, ...)``)."""
 
-permissions = Permissions(config=PermissionConfig(guards=(Guard("deploy", ToolRule("deploy")),)))
-"""A human decides every ``deploy`` call."""
+permissions = Permissions()
+"""The built-in guards: a human decides destructive shell commands."""
 
-__all__ = ["SLOW_WORDS", "agents", "deployer", "echo", "permissions", "slow"]
+__all__ = ["SLOW_WORDS", "agents", "cleaner", "echo", "permissions", "pipeline", "recall", "slow"]

@@ -23,7 +23,7 @@ import inspect
 import sys
 import sysconfig
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -54,6 +54,47 @@ def load_agent(spec: str, model: Model | None) -> Agent[Any]:
             raise TargetError(f"{module_name} has no attribute {attribute!r}")
         value = getattr(value, part)
     return _as_agent(spec, value, model)
+
+
+def load_value(spec: str) -> object:
+    """The value `spec` (``MODULE:ATTRIBUTE``, the module a name or a ``.py`` file) names, whatever it is.
+
+    Raises:
+        TargetError: a malformed spec, a module that does not import, or a missing attribute.
+    """
+    module_name, _, attribute = spec.rpartition(":")
+    if not module_name or not attribute:
+        raise TargetError(f"expected MODULE:ATTRIBUTE (e.g. myapp.agents:triage), got {spec!r}")
+    value: object = _import(module_name)
+    for part in attribute.split("."):
+        if not hasattr(value, part):
+            raise TargetError(f"{module_name} has no attribute {attribute!r}")
+        value = getattr(value, part)
+    return value
+
+
+def load_agents(spec: str, model: Model | None) -> dict[str, Agent[Any]]:
+    """The agents `spec` (``MODULE:ATTRIBUTE``) names, by name: one agent (or factory), a list or tuple of
+    them, or a mapping of names to them (each as `load_agent` takes it).
+
+    Raises:
+        TargetError: as `load_agent`; also an empty collection, or two agents of one name in a list.
+    """
+    value = load_value(spec)
+    if isinstance(value, Mapping):
+        pairs = [(str(key), _as_agent(f"{spec}[{key!r}]", item, model)) for key, item in value.items()]
+    elif isinstance(value, list | tuple):
+        agents = [_as_agent(f"{spec}[{index}]", item, model) for index, item in enumerate(value)]
+        pairs = [(agent.name, agent) for agent in agents]
+    else:
+        agent = _as_agent(spec, value, model)
+        pairs = [(agent.name, agent)]
+    if not pairs:
+        raise TargetError(f"{spec} is empty: name at least one agent")
+    named = dict(pairs)
+    if len(named) < len(pairs):
+        raise TargetError(f"{spec} holds two agents of one name; give a mapping of names to agents instead")
+    return named
 
 
 def _import(name: str) -> ModuleType:

@@ -147,9 +147,11 @@ def _default_log(store: Store) -> EventLog:
 
 def _routes(hub: RunHub, max_body_bytes: int) -> list[Route]:
     async def health(request: Request) -> Response:
+        await trio.lowlevel.checkpoint()  # async, as Starlette would run a sync endpoint in a worker thread
         return JSONResponse({"status": "ok", "active_runs": len(hub.active)})
 
     async def agents(request: Request) -> Response:
+        await trio.lowlevel.checkpoint()
         listed = [{"name": name, "description": getattr(a, "description", "") or ""} for name, a in hub.agents.items()]
         return JSONResponse({"agents": listed})
 
@@ -172,7 +174,8 @@ def _routes(hub: RunHub, max_body_bytes: int) -> list[Route]:
     async def one(request: Request) -> Response:
         run_id = request.path_params["run_id"]
         line = await hub.status(run_id)
-        envelopes, after = [], 0
+        envelopes: list[object] = []
+        after = 0
         while batch := await hub.log.read(run_id, after, 1000):
             envelopes.extend(json.loads(logged.data) for logged in batch)
             after = batch[-1].position
@@ -219,7 +222,9 @@ def _answering_errors(endpoint: Any) -> Any:
         try:
             response: Response = await endpoint(request)
         except ServeError as exc:
-            return JSONResponse({"error": exc.message, "problems": exc.problems}, status_code=exc.status)
+            return JSONResponse(  # noqa: ASYNC910 - the endpoint raised from an await
+                {"error": exc.message, "problems": exc.problems}, status_code=exc.status
+            )
         return response
 
     return answer

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Sequence
-from typing import Protocol
+from typing import Any, Protocol
 
 import attrs
 import trio
@@ -143,11 +143,8 @@ class SQLiteEventLog:
     """
 
     def __init__(self, path: str) -> None:
-        self._conn = sqlite3.connect(path, timeout=5.0, isolation_level=None, check_same_thread=False)
-        self._conn.execute("PRAGMA journal_mode=WAL")
-        self._conn.execute("PRAGMA synchronous=NORMAL")  # a commit survives the process being killed
-        for statement in _SCHEMA:
-            self._conn.execute(statement)
+        self.path = path
+        self._opened: sqlite3.Connection | None = None
         self._limiter = trio.CapacityLimiter(1)
         self._queued: list[tuple[str, Envelope]] = []
         self._next = _Batch()
@@ -163,7 +160,7 @@ class SQLiteEventLog:
         if batch.failure is not None:
             raise batch.failure
 
-    async def _write_batches(self) -> None:
+    async def _write_batches(self) -> None:  # noqa: ASYNC910 - called with something queued: one write at least
         """Write what is queued, batch after batch, until the queue is empty (this task is the writer)."""
         self._writing = True
         try:
@@ -183,10 +180,23 @@ class SQLiteEventLog:
         finally:
             self._writing = False
 
+    @property
+    def _conn(self) -> sqlite3.Connection:
+        """The connection, opened (and the tables made) on first use, in a worker thread."""
+        if self._opened is None:
+            conn = sqlite3.connect(self.path, timeout=5.0, isolation_level=None, check_same_thread=False)
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")  # a commit survives the process being killed
+            for statement in _SCHEMA:
+                conn.execute(statement)
+            self._opened = conn
+        return self._opened
+
     def _insert(self, rows: list[tuple[str, int, str, str]]) -> None:
-        with self._conn:
-            self._conn.execute("BEGIN IMMEDIATE")
-            self._conn.executemany("INSERT INTO serve_events VALUES (?, ?, ?, ?)", rows)
+        conn = self._conn
+        with conn:
+            conn.execute("BEGIN IMMEDIATE")
+            conn.executemany("INSERT INTO serve_events VALUES (?, ?, ?, ?)", rows)
 
     async def read(self, run_id: str, after: int, limit: int) -> list[Envelope]:
         sql = "SELECT position, tag, data FROM serve_events WHERE run_id = ? AND position > ? ORDER BY position LIMIT ?"
@@ -195,13 +205,14 @@ class SQLiteEventLog:
 
     async def last_position(self, run_id: str) -> int:
         rows = await self._query("SELECT MAX(position) FROM serve_events WHERE run_id = ?", (run_id,))
-        return int(rows[0][0] or 0)
+        last: int | None = rows[0][0]
+        return last or 0
 
     async def put_line(self, line: RunLine) -> None:
         values = attrs.astuple(line)
-        sql = f"INSERT OR REPLACE INTO serve_runs ({_LINE_COLUMNS}) VALUES ({', '.join('?' * len(values))})"
-        async with self._limiter:
-            await trio.to_thread.run_sync(self._conn.execute, sql, values)
+        await self._query(
+            f"INSERT OR REPLACE INTO serve_runs ({_LINE_COLUMNS}) VALUES ({', '.join('?' * len(values))})", values
+        )
 
     async def line(self, run_id: str) -> RunLine | None:
         rows = await self._query(f"SELECT {_LINE_COLUMNS} FROM serve_runs WHERE run_id = ?", (run_id,))
@@ -210,8 +221,8 @@ class SQLiteEventLog:
     async def lines(self) -> list[RunLine]:
         return [RunLine(*row) for row in await self._query(f"SELECT {_LINE_COLUMNS} FROM serve_runs", ())]
 
-    async def _query(self, sql: str, params: tuple[object, ...]) -> list[tuple[object, ...]]:
-        def run() -> list[tuple[object, ...]]:
+    async def _query(self, sql: str, params: tuple[object, ...]) -> list[tuple[Any, ...]]:
+        def run() -> list[tuple[Any, ...]]:
             return self._conn.execute(sql, params).fetchall()
 
         async with self._limiter:
@@ -219,4 +230,6 @@ class SQLiteEventLog:
 
     async def aclose(self) -> None:
         async with self._limiter:
-            await trio.to_thread.run_sync(self._conn.close)
+            conn, self._opened = self._opened, None
+            if conn is not None:
+                await trio.to_thread.run_sync(conn.close)

@@ -42,13 +42,16 @@ class Feed:
         """The envelopes after position `after` (which is at least `base`)."""
         return self.envelopes[after - self.base :]
 
-    async def wait_beyond(self, position: int) -> None:
+    async def wait_beyond(self, position: int) -> None:  # noqa: ASYNC910 - the `if` or the loop checkpoints
         """Return once an envelope after `position` is published, or the stretch has ended."""
+        if self.last > position or self.status is not None:
+            await trio.lowlevel.checkpoint()
         while self.last <= position and self.status is None:
             await self._changed.wait()
 
     async def wait_closed(self) -> None:
         """Return once the stretch has ended."""
+        await trio.lowlevel.checkpoint()
         while self.status is None:
             await self._changed.wait()
 

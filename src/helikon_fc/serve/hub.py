@@ -20,7 +20,7 @@ from ..shell.protocol import Agent, RunStream
 from ..shell.runner import Runner
 from ..shell.storage import RunNotFound, Store
 from .envelopes import cost_of, envelope, pending_of, status_of
-from .errors import conflict, not_found, unavailable
+from .errors import bad_request, conflict, not_found, unavailable
 from .event_log import EventLog, RunLine
 from .feed import Feed
 from .paths import PathTracker, agent_paths
@@ -66,7 +66,9 @@ class RunHub:
         if name is None:
             if len(self.agents) == 1:
                 return next(iter(self.agents.values()))
-            raise not_found(f"no agent named: this server serves {sorted(self.agents)}; name one in 'agent'")
+            raise bad_request(
+                "the run request names no agent", [f"$.agent: required: this server serves {sorted(self.agents)}"]
+            )
         agent = self.agents.get(name)
         if agent is None:
             raise not_found(f"no agent {name!r}: this server serves {sorted(self.agents)}")
@@ -126,6 +128,7 @@ class RunHub:
             active.scope.cancel()
         while self.active:
             await next(iter(self.active.values())).feed.wait_closed()
+        await trio.lowlevel.checkpoint()
 
     async def status(self, run_id: str) -> RunLine:
         """The run's line, with its live status. Raises 404."""
@@ -151,6 +154,7 @@ class RunHub:
         return True
 
     async def _line(self, run_id: str) -> RunLine:
+        await trio.lowlevel.checkpoint()
         active = self.active.get(run_id)
         if active is not None:
             return active.line
@@ -212,7 +216,9 @@ class RunHub:
             with trio.CancelScope(shield=True):
                 await self._ended(run_id, active, terminal, error)
 
-    async def _ended(self, run_id: str, active: _Active, terminal: AgentEvent | None, error: str | None) -> None:
+    async def _ended(  # noqa: ASYNC910 - `put_line` is the checkpoint (skipped for an interrupted run, cancelled anyway)
+        self, run_id: str, active: _Active, terminal: AgentEvent | None, error: str | None
+    ) -> None:
         status = "failed" if error is not None else status_of(terminal)
         line = attrs.evolve(
             active.line, status=status, ended_at=time.time(), pending=json.dumps(pending_of(terminal)), error=error

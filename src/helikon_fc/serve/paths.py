@@ -5,7 +5,8 @@ after an `AgentUpdated` naming the agent they belong to (the merge convention of
 and nothing on the stream says how deep that agent sits. The server knows the served agent's definition,
 so it derives the depth from it: `agent_paths` walks the tree (workflow steps, branches and nodes, swarm
 members, handoff targets), shallowest first, and `PathTracker` follows the announcements of a run.
-An agent the tree does not name (a custom agent's own children) is placed directly under the top.
+An agent the tree does not name (a custom agent's own children) is placed directly under the top. The
+terminal event is always the top-level run's own (a sub-run's is swallowed by the agent above it).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 from collections import deque
 from typing import Any
 
-from ..core import AgentEvent, AgentUpdated, RunStarted
+from ..core import AgentEvent, AgentUpdated, RunCompleted, RunFailed, RunPaused, RunStarted
 
 
 def agent_paths(top: Any) -> dict[str, tuple[str, ...]]:
@@ -58,6 +59,8 @@ class PathTracker:
 
     def see(self, event: AgentEvent) -> tuple[str, ...]:
         """The path of `event`, after taking in what it announces."""
+        if isinstance(event, RunCompleted | RunFailed | RunPaused):
+            return (self._top,)  # a sub-run's terminal event never reaches the stream: this one is the run's own
         if isinstance(event, RunStarted | AgentUpdated):
             name = event.agent
             self._path = self._known.get(name) or ((self._top,) if name == self._top else (self._top, name))

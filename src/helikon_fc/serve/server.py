@@ -5,7 +5,7 @@ from __future__ import annotations
 import ipaddress
 import logging
 import signal
-from typing import Any
+from typing import Any, cast
 
 import trio
 from hypercorn.config import Config
@@ -28,7 +28,7 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-async def serve(
+async def serve(  # noqa: ASYNC128 - hypercorn calls `task_status.started` once it listens
     app: Starlette,
     host: str = "127.0.0.1",
     port: int = 8000,
@@ -65,4 +65,4 @@ async def serve(
         log.warning("stopping: new runs are refused, running ones interrupted (resumable)")
         await hub.shutdown()
 
-    await hypercorn_serve(app, config, shutdown_trigger=stopping, task_status=task_status)
+    await hypercorn_serve(cast(Any, app), config, shutdown_trigger=stopping, task_status=task_status)

@@ -8,9 +8,10 @@ from .mcp import MCP
 from .replay import REPLAY
 from .run import RUN
 from .runs import RUNS
+from .serve import SERVE
 from .temporal import TEMPORAL
 
-COMMANDS: tuple[Command, ...] = (RUN, REPLAY, RUNS, DEMO, TEMPORAL, MCP)
+COMMANDS: tuple[Command, ...] = (RUN, REPLAY, RUNS, DEMO, TEMPORAL, MCP, SERVE)
 """Every subcommand, in the order ``helikon --help`` lists them."""
 
 __all__ = ["COMMANDS"]
