@@ -4,6 +4,7 @@ Chromium from Debian's packages driven through its chromedriver (no download, no
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -20,6 +21,8 @@ from selenium.webdriver.chrome.webdriver import WebDriver
 ROOT = Path(__file__).resolve().parents[3]
 TOKEN = "inspector-test-token"
 """The served app's access token: the page gets it as ``#token=...`` and must send it on every request."""
+URL_SAID = re.compile(r"helikon serve: .* at (http://\S+)")
+"""How ``helikon serve`` says where it listens."""
 INSTALL = "install Debian's packages: apt-get install chromium chromium-driver"
 
 
@@ -55,12 +58,23 @@ def chromium() -> Iterator[WebDriver]:
 
 @pytest.fixture(scope="session")
 def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The URL of the inspector's test agents served by the real app, in a process of its own."""
+    """The URL of ``helikon serve`` serving the inspector's test agents, a process of its own on a free port."""
     database = tmp_path_factory.mktemp("inspector") / "runs.db"
-    command = [sys.executable, "-m", "tests.serve.browser.inspector_server", str(database), TOKEN]
-    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    agents = "tests.serve.browser.inspector_agents"
+    command = [
+        sys.executable,
+        "-m",
+        "helikon_fc",
+        "serve",
+        f"{agents}:agents",
+        "--permissions",
+        f"{agents}:permissions",
+    ]
+    command += ["--store", str(database), "--port", "0", "--token", TOKEN]
+    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    said = _Said(process)
     try:
-        yield _first_line(process)
+        yield said.url()
     finally:
         process.terminate()
         try:
@@ -68,22 +82,41 @@ def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
-        assert process.stdout is not None and process.stderr is not None
-        process.stdout.close()
-        process.stderr.close()
+        said.close()
 
 
-def _first_line(process: subprocess.Popen[str]) -> str:
-    """The URL the server prints once it listens (within 30 s), or a failure with what it wrote."""
-    assert process.stdout is not None and process.stderr is not None
-    lines: list[str] = []
-    reader = threading.Thread(target=lambda: lines.append(process.stdout.readline()), daemon=True)  # type: ignore[union-attr]
-    reader.start()
-    reader.join(timeout=30)
-    if not lines or not lines[0].startswith("http://"):
-        process.kill()
-        pytest.fail(f"the inspector's server did not start: {process.stderr.read()}", pytrace=False)
-    return lines[0].strip()
+class _Said:
+    """What the server writes to stderr, read by a thread all along (so a full pipe never blocks it)."""
+
+    def __init__(self, process: subprocess.Popen[str]) -> None:
+        self._process = process
+        self.lines: list[str] = []
+        self._found = threading.Event()
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        assert self._process.stderr is not None
+        for line in self._process.stderr:
+            self.lines.append(line)
+            if URL_SAID.search(line):
+                self._found.set()
+        self._found.set()
+
+    def close(self) -> None:
+        """Once the process ended: finish reading and close the pipe."""
+        self._reader.join(timeout=5)
+        assert self._process.stderr is not None
+        self._process.stderr.close()
+
+    def url(self) -> str:
+        """The URL the server says it listens at (within 30 s), or a failure quoting what it wrote."""
+        self._found.wait(timeout=30)
+        found = next((match for line in self.lines if (match := URL_SAID.search(line))), None)
+        if found is None:
+            self._process.kill()
+            pytest.fail(f"helikon serve did not start: {''.join(self.lines)}", pytrace=False)
+        return found.group(1)
 
 
 @pytest.fixture(scope="session")
