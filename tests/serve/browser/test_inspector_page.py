@@ -79,6 +79,7 @@ def _approve_the_waiting_call(driver: WebDriver, artifacts: Path) -> None:
 
 def _check_the_timeline(driver: WebDriver) -> None:
     assert [lane.text for lane in css(driver, ".lane-header h3")] == ["triage", "writer"]
+    assert [badge.text for badge in css(driver, ".lane-header .badge")] == ["handed off", "completed"]
     assert text_of(driver, ".handoff") == "→ handed off to writer"
     assert len(css(driver, "svg.arrows path.arrow-handoff")) == 1, "one arrow from triage's lane to the writer's"
     call = driver.find_element(By.CSS_SELECTOR, '.call[data-call="publish-1"]')

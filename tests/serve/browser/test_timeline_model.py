@@ -178,6 +178,10 @@ def test_a_handoff_points_at_its_target_lane_and_a_repeated_position_changes_not
     [source] = blocks_of(model, key("triage"))
     assert source["entries"] == [{"kind": "handoff", "to": "billing", "toLane": key("triage", "billing")}]
     assert [lane["status"] for lane in model["lanes"]] == ["handed off", "running"]
+    end = {"position": len(stream) + 1, "at_ms": 100, "path": triage, "event": completed("triage", "billing")}
+    ended = model_of(page, [*stream, end])
+    assert [lane["status"] for lane in ended["lanes"]] == ["handed off", "completed"]
+    assert [block["end"] for block in ended["blocks"]] == [2, 6], "the run's end closes the last active block"
     assert blocks_of(model, key("triage", "billing"))[0]["entries"] == [{"kind": "text", "text": "Refunded."}]
 
 

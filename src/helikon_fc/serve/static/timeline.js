@@ -26,6 +26,7 @@ export class Timeline {
     this.usageByAgent = new Map();
     this.outcome = null;
     this.totalUsage = null;
+    this.lastBlock = null;
     this.seen = new Set();
     this.lastAtMs = 0;
   }
@@ -39,11 +40,13 @@ export class Timeline {
     const type = envelope.event.type;
     if (STRUCTURAL.has(type)) return true;
     if (!TERMINAL.has(type)) lane.status = "running";
-    const block = this.blockFor(lane, envelope);
+    // A run's end is told where its last activity was (the top-level run's terminal carries the top's path).
+    const block = TERMINAL.has(type) && this.lastBlock !== null ? this.lastBlock : this.blockFor(lane, envelope);
     const handle = HANDLERS[type];
     if (handle) handle({ timeline: this, lane, block, event: envelope.event, envelope });
     block.end = envelope.position;
     block.endMs = envelope.at_ms;
+    this.lastBlock = block;
     return true;
   }
 
@@ -189,15 +192,27 @@ function hasText(block) {
 
 /** A (sub-)run ended: a sub-run's usage is its lane's; the run's own is the total of every agent. */
 function finish({ timeline, lane, event }, status) {
-  lane.status = status;
   if (status !== "paused") lane.current = null; // a resumed run goes on with the turn it paused in
   if (lane.call !== null) {
+    lane.status = status;
     lane.usage = event.usage ?? lane.usage;
     return;
   }
+  settleLanes(timeline, lane, status);
   timeline.outcome = { status, event };
   timeline.totalUsage = event.usage ?? timeline.totalUsage;
   for (const share of event.usage_by_agent ?? []) timeline.usageByAgent.set(share.agent, share.usage);
+}
+
+/**
+ * The run ended (or paused): lanes still running take its status, except that only the lane it ended in
+ * failed; the others were merely stopped. A sub-run's lane has its own end.
+ */
+function settleLanes(timeline, ending, status) {
+  for (const lane of timeline.lanes.values()) {
+    if (lane.status !== "running" || lane.call !== null) continue;
+    lane.status = status === "failed" && lane !== ending ? "stopped" : status;
+  }
 }
 
 const HANDLERS = {
