@@ -103,3 +103,41 @@ def _check_a_failed_run_and_the_filters(driver: WebDriver, artifacts: Path) -> N
 
 def _listed_agents(driver: WebDriver) -> list[str]:
     return [row.find_elements(By.TAG_NAME, "td")[2].text for row in css(driver, "#run-rows tr[data-run]")]
+
+
+def test_edited_arguments_are_asked_about_again_and_a_rejection_reaches_the_model(
+    chromium: WebDriver, server_url: str, artifacts: Path
+) -> None:
+    """Edit arguments sends the new ones (the guard asks about them: approved, they run); Reject sends its
+    reason, which the tool's result carries."""
+    driver = chromium
+    driver.get(f"{server_url}/#token={TOKEN}")
+    start_run(driver, "triage", "Publish it under another title.")
+    panel = wait_visible(driver, "the waiting call", ".approvals")
+    button(panel, "Edit arguments").click()
+    editor = driver.find_element(By.CSS_SELECTOR, ".edit-form textarea")
+    editor.clear()
+    editor.send_keys("[1, 2]")
+    button(panel, "Approve with these arguments").click()
+    assert "must be a JSON object" in text_of(driver, ".edit-form .problem"), "the page refuses a non-object"
+    editor.clear()
+    editor.send_keys('{"title": "Foghorns"}')
+    screenshot(driver, artifacts, "6-editing-arguments")
+    button(panel, "Approve with these arguments").click()
+    wait_for(driver, "the edited call asked about again", lambda d: "Foghorns" in text_of(d, ".approvals pre"))
+    button(wait_visible(driver, "the second question", ".approvals"), "Approve").click()
+    wait_for(driver, "the run completed", lambda d: run_status(d) == "completed")
+    wait_for(driver, "the edited call's result", lambda d: "published 'Foghorns'" in text_of(d, ".call"))
+    assert "RAN WITH" in text_of(driver, '.call[data-call="publish-1"]').upper()
+
+    start_run(driver, "triage", "Publish nothing.")
+    panel = wait_visible(driver, "the waiting call", ".approvals")
+    button(panel, "Reject").click()
+    driver.find_element(By.CSS_SELECTOR, ".reject-form input").send_keys("not today")
+    button(panel, "Send rejection").click()
+    wait_for(driver, "the run completed", lambda d: run_status(d) == "completed")
+    wait_for(
+        driver, "the denial", lambda d: "permission denied: not today" in text_of(d, '.call[data-call="publish-1"]')
+    )
+    screenshot(driver, artifacts, "7-rejected")
+    assert console_errors(driver) == []
