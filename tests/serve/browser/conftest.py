@@ -45,7 +45,7 @@ def chromium() -> Iterator[WebDriver]:
     """Headless Chromium, collecting the page's console messages (``driver.get_log("browser")``)."""
     options = Options()
     options.binary_location = _program("HELIKON_CHROMIUM", "chromium", "chromium-browser")
-    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1500,1100"):
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1440,1600"):
         options.add_argument(argument)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     service = Service(executable_path=_program("HELIKON_CHROMEDRIVER", "chromedriver"))

@@ -163,7 +163,7 @@ function summaryView(summary, timeline, act) {
     ["Cost", formatCost(summary.cost)],
   ];
   return [
-    el("dl", { class: "facts" }, facts.map(([term, value]) => [el("dt", { text: term }), el("dd", {}, value)])),
+    el("dl", { class: "facts" }, facts.map(([term, value]) => el("div", {}, el("dt", { text: term }), el("dd", {}, value)))),
     actions(summary.status, act),
   ];
 }

@@ -261,7 +261,7 @@ const HANDLERS = {
   },
   permission_granted: ({ lane, block, event }) => {
     const call = callOf(lane, block, event.call_id, event.tool);
-    if (call.status === "waiting") call.status = "requested";
+    if (call.status === "waiting" || call.status === "requested") call.status = "allowed";
     if (event.approved) call.notes.push("approved by a person");
     if (event.arguments !== null) call.ranWith = event.arguments;
   },
@@ -282,7 +282,7 @@ const HANDLERS = {
     finish(context, "failed");
   },
   run_paused: (context) => {
-    note(context.block, "info", `paused: ${context.event.pending.length} call(s) wait for a decision`);
+    note(context.block, "info", `paused for ${context.event.pending.length} decision(s)`);
     finish(context, "paused");
   },
 };

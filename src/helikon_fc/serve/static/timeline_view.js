@@ -123,7 +123,7 @@ function ranWithOther(call) {
 }
 
 function callStatusWords(call) {
-  const words = { requested: "running", waiting: "waiting for approval", denied: "denied", done: call.isError ? "error" : "done" };
+  const words = { requested: "called", allowed: "allowed", waiting: "waiting for approval", denied: "denied", done: call.isError ? "error" : "done" };
   return words[call.status] ?? call.status;
 }
 
