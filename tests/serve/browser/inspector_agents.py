@@ -3,12 +3,13 @@
 - ``triage`` says a few words, then hands off to ``writer``;
 - ``writer`` drafts a few words and calls ``publish``, which `permissions` asks a person about (the run
   pauses); once approved it streams its answer, naming what ``publish`` returned;
-- ``broken`` fails at its first model call (a run whose error the page shows in words).
+- ``broken`` fails at its first model call (a run whose error the page shows in words);
+- ``research`` runs ``scout`` and ``critic`` side by side (a `ParallelAgent`), each streaming its words.
 """
 
 from __future__ import annotations
 
-from helikon_fc import Handoff, LlmAgent, Permissions, function_tool
+from helikon_fc import Handoff, LlmAgent, ParallelAgent, Permissions, function_tool
 from helikon_fc.core import (
     FinishReason,
     Guard,
@@ -81,7 +82,21 @@ broken = LlmAgent(
     description="Fails at once: its model refuses.",
 )
 
-agents = [triage, broken]
+
+def _saying(text: str) -> FunctionModel:
+    return FunctionModel(lambda request: raw(*_words(text), *_ending(FinishReason.STOP)), name=text.split(" ")[0])
+
+
+research = ParallelAgent(
+    name="research",
+    description="A scout and a critic at work at the same time.",
+    branches=(
+        ("scout", LlmAgent(name="scout", model=_saying("Three lighthouses still have keepers"))),
+        ("critic", LlmAgent(name="critic", model=_saying("Check the dates twice"))),
+    ),
+)
+
+agents = [triage, broken, research]
 """The served agents."""
 
 permissions = Permissions(config=PermissionConfig(guards=(Guard("publish", ToolRule("publish")),)))

@@ -42,6 +42,12 @@ def button(driver: WebDriver | WebElement, words: str) -> WebElement:
     return driver.find_element(By.XPATH, f".//button[normalize-space()='{words}']")
 
 
+def open_page(driver: WebDriver, url: str) -> None:
+    """Load the page afresh from `url` (from a blank page, so nothing of the last test's page is kept)."""
+    driver.get("about:blank")
+    driver.get(url)
+
+
 def start_run(driver: WebDriver, agent: str, text: str) -> str:
     """Start a run of `agent` on `text` with the page's form; the run id the page then shows."""
     wait_for(driver, f"agent {agent!r} in the start form", lambda d: agent in _options(d, "start-agent"))

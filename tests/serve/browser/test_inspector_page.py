@@ -15,6 +15,7 @@ from tests.serve.browser.page import (
     button,
     console_errors,
     css,
+    open_page,
     run_status,
     sample_until,
     screenshot,
@@ -35,7 +36,7 @@ def test_a_run_started_on_the_page_streams_pauses_for_approval_and_reads_the_sam
     """Tokens arrive one by one, Approve resumes the run to its end, and a reload draws the same timeline;
     the console stays free of errors throughout."""
     driver = chromium
-    driver.get(f"{server_url}/#token={TOKEN}")
+    open_page(driver, f"{server_url}/#token={TOKEN}")
     assert "token" not in driver.current_url, "the page keeps the token out of its address"
     start_run(driver, "triage", "Write a note about lighthouses.")
 
@@ -111,7 +112,7 @@ def test_edited_arguments_are_asked_about_again_and_a_rejection_reaches_the_mode
     """Edit arguments sends the new ones (the guard asks about them: approved, they run); Reject sends its
     reason, which the tool's result carries."""
     driver = chromium
-    driver.get(f"{server_url}/#token={TOKEN}")
+    open_page(driver, f"{server_url}/#token={TOKEN}")
     start_run(driver, "triage", "Publish it under another title.")
     panel = wait_visible(driver, "the waiting call", ".approvals")
     button(panel, "Edit arguments").click()
@@ -140,4 +141,29 @@ def test_edited_arguments_are_asked_about_again_and_a_rejection_reaches_the_mode
         driver, "the denial", lambda d: "permission denied: not today" in text_of(d, '.call[data-call="publish-1"]')
     )
     screenshot(driver, artifacts, "7-rejected")
+    assert console_errors(driver) == []
+
+
+SIDE_BY_SIDE = """
+const box = (lane) => document.querySelector(`.block[data-lane='${JSON.stringify(lane)}']`).getBoundingClientRect();
+const scout = box(["research", "scout"]), critic = box(["research", "critic"]);
+const apart = scout.right <= critic.left || critic.right <= scout.left;
+return { sameRows: scout.top < critic.bottom && critic.top < scout.bottom, apart };
+"""
+
+
+def test_parallel_branches_are_drawn_side_by_side(chromium: WebDriver, server_url: str, artifacts: Path) -> None:
+    """The two branches of a ParallelAgent, which stream at the same time, get lanes next to each other and
+    their turns are drawn at the same height."""
+    driver = chromium
+    open_page(driver, f"{server_url}/#token={TOKEN}")
+    run_id = start_run(driver, "research", "Lighthouses?")
+    wait_for(driver, "the run completed", lambda d: run_status(d) == "completed")
+    wait_for(
+        driver, "the run listed as completed", lambda d: "completed" in text_of(d, f'#run-rows tr[data-run="{run_id}"]')
+    )
+    screenshot(driver, artifacts, "8-parallel")
+    lanes = [lane.text for lane in css(driver, ".lane-header h3")]
+    assert lanes[0] == "research" and sorted(lanes[1:]) == ["critic", "scout"], "branches in order of first event"
+    assert driver.execute_script(SIDE_BY_SIDE) == {"sameRows": True, "apart": True}
     assert console_errors(driver) == []

@@ -23,9 +23,10 @@ let stopRun = null;
 /** `#token=...` hands the page a token without it reaching the server's logs; it is kept for the tab, then removed. */
 function takeTokenFromFragment() {
   const match = /^#token=(.*)$/.exec(location.hash);
-  if (!match) return;
+  if (!match) return false;
   setAccessToken(decodeURIComponent(match[1]));
   history.replaceState(null, "", location.pathname + location.search);
+  return true;
 }
 
 function setUpToken() {
@@ -82,8 +83,12 @@ async function updateList() {
   }
 }
 
-/** Show the run the fragment names (or the hint to pick one). */
+/** Show the run the fragment names (or the hint to pick one); a `#token=` fragment is taken first. */
 function route() {
+  if (takeTokenFromFragment()) {
+    page.tokenForm.elements.token.value = accessToken();
+    loadAgents();
+  }
   const match = /^#\/runs\/(.+)$/.exec(location.hash);
   const runId = match ? decodeURIComponent(match[1]) : null;
   if (stopRun) stopRun();
