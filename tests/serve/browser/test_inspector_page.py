@@ -167,3 +167,18 @@ def test_parallel_branches_are_drawn_side_by_side(chromium: WebDriver, server_ur
     assert lanes[0] == "research" and sorted(lanes[1:]) == ["critic", "scout"], "branches in order of first event"
     assert driver.execute_script(SIDE_BY_SIDE) == {"sameRows": True, "apart": True}
     assert console_errors(driver) == []
+
+
+def test_a_paused_run_cancelled_from_the_page_reads_cancelled(
+    chromium: WebDriver, server_url: str, artifacts: Path
+) -> None:
+    """Cancel run on a paused run ends it: the page shows it cancelled, with no call left to decide."""
+    driver = chromium
+    open_page(driver, f"{server_url}/#token={TOKEN}")
+    start_run(driver, "triage", "Never mind.")
+    wait_visible(driver, "the waiting call", ".approvals")
+    button(driver, "Cancel run").click()
+    wait_for(driver, "the run cancelled", lambda d: run_status(d) == "cancelled")
+    assert not any(panel.is_displayed() for panel in css(driver, ".approvals"))
+    assert css(driver, ".run-summary button") == [], "an ended run offers no action"
+    assert console_errors(driver) == []

@@ -92,11 +92,16 @@ class RunView {
     this.followLive();
   }
 
+  /** Cancel the run (a live stream then ends by itself; a paused run is read again), or resume it. */
   async act(action) {
     try {
       await postJson(runPath(this.runId, `/${action}`));
-      this.markRunning();
-      this.followLive();
+      if (action === "resume") {
+        this.markRunning();
+        this.followLive();
+      } else if (this.stopStream === null) {
+        await this.load();
+      }
     } catch (error) {
       this.setState(`${action} failed: ${error.describe ? error.describe() : error.message}`);
     }
