@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import httpx2
+import trio
 from tests.serve import served_agents
 from tests.serve.http import Message, collect, served
 
@@ -95,3 +96,24 @@ async def test_a_decision_for_a_call_that_is_not_waiting_is_409(tmp_path: Path) 
     assert "nope" in json.dumps(stranger.json()["problems"])
     assert still == "paused"
     assert finished.status_code == 409 and "completed" in finished.json()["error"]
+
+
+async def test_two_decisions_at_once_resume_the_run_once(tmp_path: Path) -> None:
+    """Two clients approve the same waiting call at the same moment: one is taken (202), the other is 409."""
+    async with SQLiteStore(tmp_path / "runs.db") as store:
+        app = create_app(served_agents.agents, store, permissions=served_agents.permissions)
+        async with served(app) as client:
+            await _paused(client, "d5")
+            statuses: list[int] = []
+            body = {"decisions": [{"call_id": "wipe-1", "decision": "approve"}]}
+
+            async def approve() -> None:
+                statuses.append((await client.post("/runs/d5/approvals", json=body)).status_code)
+
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(approve)
+                nursery.start_soon(approve)
+            everything = await collect(client, "GET", "/runs/d5/events")
+    assert sorted(statuses) == [202, 409]
+    assert everything[-1].data == {"status": "completed"}
+    assert len([m for m in everything if m.event == "run_completed"]) == 1

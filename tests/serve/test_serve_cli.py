@@ -69,3 +69,29 @@ async def test_a_served_token_is_required(tmp_path: Path) -> None:
             health = await client.get("/health")
     assert (bare.status_code, with_token.status_code, health.status_code) == (401, 200, 200)
     assert with_token.json() == {"runs": []}
+
+
+def test_a_port_in_use_is_one_line_and_exit_1(tmp_path: Path) -> None:
+    """A server that cannot listen says why in one line (no traceback) and exits 1."""
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = str(taken.getsockname()[1])
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT)])}
+        command = [
+            sys.executable,
+            "-m",
+            "helikon_fc",
+            "serve",
+            TARGET,
+            "--store",
+            str(tmp_path / "r.db"),
+            "--port",
+            port,
+        ]
+        done = subprocess.run(command, env=env, capture_output=True, text=True, cwd=ROOT, check=False, timeout=60)
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr
+    assert "helikon serve: the server could not run: [Errno 98] Address already in use" in done.stderr

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime
 import json
 import logging
+import os
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
@@ -65,8 +66,8 @@ def create_app(
         token: when set, every endpoint but ``/health`` and the page needs ``Authorization: Bearer <token>``
             (or ``?access_token=<token>``).
         max_body_bytes: the largest request body taken (413 above it).
-        event_log: where the streamed envelopes are logged; by default the store's SQLite file (so positions
-            survive a restart), or memory for other stores.
+        event_log: where the streamed envelopes are logged; by default a SQLite file beside a `SQLiteStore`'s
+            (``runs.db`` -> ``runs.events.db``, so positions survive a restart), or memory for other stores.
 
     Raises:
         TypeError, ValueError: a bad argument (named in the message).
@@ -140,9 +141,20 @@ def _by_name(agents: Sequence[Agent[Any]] | Mapping[str, Agent[Any]]) -> dict[st
 
 def _default_log(store: Store) -> EventLog:
     if isinstance(store, SQLiteStore) and store.path != ":memory:":
-        return SQLiteEventLog(store.path)
+        return SQLiteEventLog(events_path(store.path))
     log.warning("the event log is kept in memory: Last-Event-ID positions do not survive a restart")
     return MemoryEventLog()
+
+
+def events_path(store_path: str) -> str:
+    """The event log's file beside a SQLite store's: ``runs.db`` -> ``runs.events.db``.
+
+    A file of its own, not tables in the store's: two connections writing one SQLite file take turns on its
+    write lock, and a writer that finds it taken backs off in sleeps of up to 100 ms (measured: p50 emission
+    to receipt went from 1 ms to over 100 ms with 30 concurrent runs).
+    """
+    stem, dot, suffix = store_path.rpartition(".")
+    return f"{stem}.events.{suffix}" if dot and "/" not in suffix and os.sep not in suffix else f"{store_path}.events"
 
 
 def _routes(hub: RunHub, max_body_bytes: int) -> list[Route]:

@@ -7,8 +7,9 @@ events of a boundary still in flight at a crash are not there at all. The server
 written ahead: an envelope is appended (and committed) before any client sees it, so a position a client
 was given is in the log, with the same event, whatever happens to the process afterwards.
 
-`SQLiteEventLog` keeps the log in two tables of its own (``serve_events``, ``serve_runs``), in the SQLite
-file of the run store by default; `MemoryEventLog` keeps it for the process's lifetime.
+`SQLiteEventLog` keeps the log in two tables (``serve_events``, ``serve_runs``) of a SQLite file beside the run
+store's (``runs.db`` -> ``runs.events.db``: a file of its own, so its writes never wait for the store's
+write lock); `MemoryEventLog` keeps it for the process's lifetime.
 """
 
 from __future__ import annotations

@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 import time
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
 
 import attrs
@@ -58,6 +59,7 @@ class RunHub:
         self._prices = prices
         self._paths = {name: agent_paths(agent) for name, agent in self.agents.items()}
         self.active: dict[str, _Active] = {}
+        self._claimed: set[str] = set()  # runs being started or resumed: between the check and the launch
         self.closing = False
         self.nursery: trio.Nursery | None = None
 
@@ -79,13 +81,14 @@ class RunHub:
         self._check_open()
         agent = self.agent(agent_name)
         run_id = run_id or str(uuid.uuid4())
-        if run_id in self.active or await self._recorded(run_id):
-            raise conflict(f"a run with id {run_id!r} exists already")
-        ctx = self._context(session_id)
-        stream = Runner(store=self.store).run(agent, ctx, text, run_id=run_id)
-        line = RunLine(run_id, agent.name, "running", time.time())
-        await self.log.put_line(line)
-        self._launch(run_id, agent, ctx, line, stream, base=0)
+        with self._claim(run_id, f"a run with id {run_id!r} exists already"):
+            if await self._recorded(run_id):
+                raise conflict(f"a run with id {run_id!r} exists already")
+            ctx = self._context(session_id)
+            stream = Runner(store=self.store).run(agent, ctx, text, run_id=run_id)
+            line = RunLine(run_id, agent.name, "running", time.time())
+            await self.log.put_line(line)
+            self._launch(run_id, agent, ctx, line, stream, base=0)
         return run_id
 
     async def decide(self, run_id: str, decisions: Mapping[str, Decision]) -> None:
@@ -179,11 +182,24 @@ class RunHub:
         agent = self.agents.get(line.agent)
         if agent is None:
             raise conflict(f"run {run_id!r} ran agent {line.agent!r}, which this server does not serve")
-        ctx = self._context(None)
-        stream = Runner(store=self.store).resume(run_id, agent, ctx, approvals=decisions)
-        line = attrs.evolve(line, status="running", ended_at=None, pending="[]", error=None)
-        await self.log.put_line(line)
-        self._launch(run_id, agent, ctx, line, stream, base=await self.log.last_position(run_id))
+        with self._claim(run_id, f"run {run_id!r} is being resumed already"):
+            ctx = self._context(None)
+            stream = Runner(store=self.store).resume(run_id, agent, ctx, approvals=decisions)
+            line = attrs.evolve(line, status="running", ended_at=None, pending="[]", error=None)
+            base = await self.log.last_position(run_id)
+            await self.log.put_line(line)
+            self._launch(run_id, agent, ctx, line, stream, base=base)
+
+    @contextmanager
+    def _claim(self, run_id: str, taken: str) -> Iterator[None]:
+        """Hold `run_id` while it is being started or resumed (a second request for it is 409 `taken`)."""
+        if run_id in self.active or run_id in self._claimed:
+            raise conflict(taken)
+        self._claimed.add(run_id)
+        try:
+            yield
+        finally:
+            self._claimed.discard(run_id)
 
     def _launch(
         self, run_id: str, agent: Agent[Any], ctx: RunContext[Any], line: RunLine, stream: RunStream, base: int

@@ -14,6 +14,8 @@ from starlette.applications import Starlette
 
 log = logging.getLogger("helikon_fc.serve")
 
+BACKLOG = 1024
+"""Connections the kernel queues before the server accepts them (hypercorn's default, 100, drops a burst of clients)."""
 GRACE_SECONDS = 5.0
 """How long requests still under way may take to finish once the runs are interrupted at shutdown."""
 
@@ -55,6 +57,7 @@ async def serve(  # noqa: ASYNC128 - hypercorn calls `task_status.started` once 
     config = Config()
     config.bind = [f"[{host}]:{port}" if ":" in host else f"{host}:{port}"]
     config.graceful_timeout = GRACE_SECONDS
+    config.backlog = BACKLOG
     config.accesslog = None
     hub: Any = app.state.hub
 
