@@ -10,7 +10,6 @@ from selenium.webdriver.chrome.webdriver import WebDriver
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 from tests.serve.browser import inspector_agents
-from tests.serve.browser.conftest import TOKEN
 from tests.serve.browser.page import (
     button,
     console_errors,
@@ -24,6 +23,7 @@ from tests.serve.browser.page import (
     wait_for,
     wait_visible,
 )
+from tests.serve.browser.server import TOKEN
 
 pytestmark = pytest.mark.browser
 

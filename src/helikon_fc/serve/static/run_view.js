@@ -26,7 +26,7 @@ class RunView {
     this.frame = null;
     this.parts = skeleton(runId);
     fill(root, this.parts.root);
-    this.ticker = setInterval(() => this.renderSummary(), 1000);
+    this.ticker = setInterval(() => this.renderCounts(), 1000);
   }
 
   dispose() {
@@ -72,7 +72,7 @@ class RunView {
     if (this.frame !== null) return;
     this.frame = requestAnimationFrame(() => {
       this.frame = null;
-      this.renderSummary();
+      this.renderCounts();
       this.renderUsage();
       renderTimeline(this.parts.timeline, this.timeline);
     });
@@ -118,8 +118,20 @@ class RunView {
     this.parts.state.textContent = words;
   }
 
+  /** Draw the summary (when it changed: its buttons keep their focus in between). */
   renderSummary() {
-    if (this.summary) fill(this.parts.summary, summaryView(this.summary, this.timeline, (action) => this.act(action)));
+    if (this.summary) fill(this.parts.summary, summaryView(this.summary, (action) => this.act(action)));
+    this.renderCounts();
+  }
+
+  /** Update the numbers a running run changes: its duration so far and the model requests seen. */
+  renderCounts() {
+    if (!this.summary) return;
+    const counts = liveCounts(this.summary, this.timeline);
+    for (const [name, words] of Object.entries(counts)) {
+      const node = this.parts.summary.querySelector(`[data-fact="${name}"]`);
+      if (node) node.textContent = words;
+    }
   }
 
   renderError() {
@@ -157,20 +169,27 @@ function skeleton(runId) {
   return parts;
 }
 
-function summaryView(summary, timeline, act) {
-  const duration = summary.duration_ms ?? (summary.status === "running" ? Date.now() - Date.parse(summary.started_at) : null);
+function summaryView(summary, act) {
   const facts = [
     ["Status", el("span", { class: `badge status-${summary.status}`, text: summary.status })],
     ["Agent", summary.agent],
     ["Started", formatStarted(summary.started_at)],
-    ["Duration", formatDuration(duration)],
-    ["Requests", String(summary.status === "running" ? Math.max(summary.requests, requestsSeen(timeline)) : summary.requests)],
+    ["Duration", el("span", { "data-fact": "duration" })],
+    ["Requests", el("span", { "data-fact": "requests" })],
     ["Cost", formatCost(summary.cost)],
   ];
   return [
     el("dl", { class: "facts" }, facts.map(([term, value]) => el("div", {}, el("dt", { text: term }), el("dd", {}, value)))),
     actions(summary.status, act),
   ];
+}
+
+/** The duration (so far, while it runs) and the model requests (seen so far, while it runs) of a run. */
+function liveCounts(summary, timeline) {
+  const running = summary.status === "running";
+  const duration = summary.duration_ms ?? (running ? Date.now() - Date.parse(summary.started_at) : null);
+  const requests = running ? Math.max(summary.requests, requestsSeen(timeline)) : summary.requests;
+  return { duration: formatDuration(duration), requests: String(requests) };
 }
 
 function requestsSeen(timeline) {

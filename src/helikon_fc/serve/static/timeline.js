@@ -2,7 +2,7 @@
 // activity in each lane (one per model turn), tool calls with their arguments and results, handoffs between
 // lanes and agent-as-tool sub-runs attached to the call that started them. Pure data: no DOM, no network.
 
-import { describeError } from "./format.js";
+import { describeError, formatOffset } from "./format.js";
 
 const TERMINAL = new Set(["run_completed", "run_failed", "run_paused"]);
 /** Events that only say which agent is active (the envelope's path says it too): they open no block. */
@@ -38,6 +38,7 @@ export class Timeline {
     this.lastAtMs = Math.max(this.lastAtMs, envelope.at_ms);
     const lane = this.laneFor(envelope);
     const type = envelope.event.type;
+    if (type === "run_started" && lane.call === null) this.markResumed(envelope);
     if (STRUCTURAL.has(type)) return true;
     if (!TERMINAL.has(type)) lane.status = "running";
     // A run's end is told where its last activity was (the top-level run's terminal carries the top's path).
@@ -48,6 +49,13 @@ export class Timeline {
     block.endMs = envelope.at_ms;
     this.lastBlock = block;
     return true;
+  }
+
+  /** A second start of the run is its resumption (after a pause or a dead server): say so where it stopped. */
+  markResumed(envelope) {
+    if (this.lastBlock === null) return;
+    note(this.lastBlock, "info", `resumed at ${formatOffset(envelope.at_ms)}`);
+    this.lastBlock.end = envelope.position;
   }
 
   /** The highest position applied so far (0 before the first). */
