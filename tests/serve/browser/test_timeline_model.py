@@ -185,6 +185,35 @@ def test_a_handoff_points_at_its_target_lane_and_a_repeated_position_changes_not
     assert blocks_of(model, key("triage", "billing"))[0]["entries"] == [{"kind": "text", "text": "Refunded."}]
 
 
+def test_handoffs_back_and_forth_each_find_the_lane_of_their_target(page: WebDriver) -> None:
+    """In a swarm whose members hand off to each other more than once, every handoff resolves, also to a
+    lane that exists already."""
+    ada, bob = ["swarm", "ada"], ["swarm", "bob"]
+
+    def handoff(to: str) -> dict[str, Any]:
+        return {"type": "handoff_item", "from": "x", "to": to}
+
+    model = model_of(
+        page,
+        envelopes(
+            (ada, turn(0)),
+            (ada, handoff("bob")),
+            (bob, turn(0)),
+            (bob, handoff("ada")),
+            (ada, turn(1)),
+            (ada, handoff("bob")),
+            (bob, turn(1)),
+            (bob, token("done")),
+        ),
+    )
+    handoffs = [entry for block in model["blocks"] for entry in block["entries"] if entry["kind"] == "handoff"]
+    assert [(entry["to"], entry["toLane"]) for entry in handoffs] == [
+        ("bob", key(*bob)),
+        ("ada", key(*ada)),
+        ("bob", key(*bob)),
+    ]
+
+
 HOSTILE = '<img src=x onerror="window.hacked=1"><script>window.hacked=2</script>'
 
 DRAW = """

@@ -28,15 +28,14 @@ export class Timeline {
     this.totalUsage = null;
     this.lastBlock = null;
     this.seen = new Set();
-    this.lastAtMs = 0;
   }
 
   /** Add one envelope; false (and nothing changes) when its position was seen before. */
   apply(envelope) {
     if (this.seen.has(envelope.position)) return false;
     this.seen.add(envelope.position);
-    this.lastAtMs = Math.max(this.lastAtMs, envelope.at_ms);
     const lane = this.laneFor(envelope);
+    this.resolveHandoffs(lane);
     const type = envelope.event.type;
     if (type === "run_started" && lane.call === null) this.markResumed(envelope);
     if (STRUCTURAL.has(type)) return true;
@@ -56,13 +55,6 @@ export class Timeline {
     if (this.lastBlock === null) return;
     note(this.lastBlock, "info", `resumed at ${formatOffset(envelope.at_ms)}`);
     this.lastBlock.end = envelope.position;
-  }
-
-  /** The highest position applied so far (0 before the first). */
-  lastPosition() {
-    let last = 0;
-    for (const position of this.seen) last = Math.max(last, position);
-    return last;
   }
 
   /** The blocks with something to show (a block may only have updated a call shown in an earlier one). */
@@ -114,13 +106,16 @@ export class Timeline {
     return null;
   }
 
+  /** The handoffs to `lane`'s agent still looking for their target find it in `lane`, where it speaks next. */
+  resolveHandoffs(lane) {
+    for (const handoff of this.handoffs) {
+      if (handoff.toLane === null && handoff.toAgent === lane.agent) handoff.toLane = lane.key;
+    }
+  }
+
   /** A new lane is a handoff's target, an agent-as-tool sub-run of an open call, or a workflow child. */
   attachLane(lane) {
-    const handoff = this.handoffs.find((h) => h.toLane === null && h.toAgent === lane.agent);
-    if (handoff) {
-      handoff.toLane = lane.key;
-      return;
-    }
+    if (this.handoffs.some((handoff) => handoff.toLane === null && handoff.toAgent === lane.agent)) return;
     const parent = this.lanes.get(lane.parentKey);
     const call = parent ? callingCall(parent, lane.agent) : null;
     if (call) {
@@ -294,11 +289,6 @@ const HANDLERS = {
     finish(context, "paused");
   },
 };
-
-/** Whether `type` ends a (sub-)run. */
-export function isTerminal(type) {
-  return TERMINAL.has(type);
-}
 
 /** Every event tag the timeline understands (the names of the event stream's messages). */
 export const EVENT_TYPES = Object.keys(HANDLERS);

@@ -17,7 +17,7 @@ export function renderTimeline(container, timeline) {
     fill(container, el("p", { class: "empty", text: "No events yet." }));
     return;
   }
-  const anchors = { lanes: new Map(), firstBlocks: new Map(), handoffs: [], calls: [] };
+  const anchors = { lanes: new Map(), blocks: new Map(), handoffs: [], calls: [] };
   const grid = el("div", { class: "timeline-grid" });
   grid.style.gridTemplateColumns = `repeat(${lanes.length}, minmax(17rem, 1fr))`;
   lanes.forEach((lane, index) => grid.append(laneHeader(timeline, lane, index, anchors)));
@@ -60,7 +60,9 @@ function appendBlocks(grid, timeline, lanes, anchors) {
     const { rowStart, rowEnd } = rows.get(block.id);
     node.style.gridColumn = String(columns.get(block.laneKey));
     node.style.gridRow = `${rowStart + 1} / ${rowEnd + 1}`;
-    if (!anchors.firstBlocks.has(block.laneKey)) anchors.firstBlocks.set(block.laneKey, node);
+    const laneBlocks = anchors.blocks.get(block.laneKey) ?? [];
+    laneBlocks.push({ start: block.start, node });
+    anchors.blocks.set(block.laneKey, laneBlocks);
     grid.append(node);
   }
 }
@@ -113,7 +115,7 @@ function callView(call, anchors) {
     call.result === null ? null : [el("p", { class: "label", text: call.isError ? "error" : "result" }), el("pre", { class: "result", text: call.result })],
     subRuns.map((words) => el("p", { class: "sub-run", text: `↳ sub-run: ${words}` })),
   );
-  for (const key of call.subLanes) anchors.calls.push({ from: node, toLane: key });
+  for (const key of call.subLanes) anchors.calls.push({ from: node, toLane: key, after: 0 });
   return node;
 }
 
@@ -129,7 +131,7 @@ function callStatusWords(call) {
 
 function handoffView(handoff, anchors) {
   const node = el("p", { class: "handoff", text: `→ handed off to ${handoff.toAgent}` });
-  if (handoff.toLane !== null) anchors.handoffs.push({ from: node, toLane: handoff.toLane });
+  if (handoff.toLane !== null) anchors.handoffs.push({ from: node, toLane: handoff.toLane, after: handoff.position });
   return node;
 }
 
@@ -144,7 +146,8 @@ function drawArrows(wrapper, arrows, anchors) {
     ...anchors.calls.map((link) => ({ ...link, kind: "sub-run" })),
   ];
   for (const link of links) {
-    const target = anchors.firstBlocks.get(link.toLane) ?? anchors.lanes.get(link.toLane);
+    const next = (anchors.blocks.get(link.toLane) ?? []).find((block) => block.start > link.after);
+    const target = next ? next.node : anchors.lanes.get(link.toLane);
     if (target) arrows.append(arrowPath(box, link.from.getBoundingClientRect(), target.getBoundingClientRect(), link.kind));
   }
 }
