@@ -29,6 +29,11 @@ export class ApiError extends Error {
   }
 }
 
+/** Any error in words: an `ApiError` with its problems, anything else by its message. */
+export function describeFailure(error) {
+  return error instanceof ApiError ? error.describe() : String(error && error.message ? error.message : error);
+}
+
 function headers(extra = {}) {
   const result = { Accept: "application/json", ...extra };
   const token = accessToken();

@@ -1,7 +1,7 @@
 // The run inspector's entry point: the access token, the start form, the list of runs and the open run
 // (chosen by the address's fragment, #/runs/<id>, so a reload shows the same run).
 
-import { accessToken, getJson, postJson, setAccessToken } from "./api.js";
+import { accessToken, describeFailure, getJson, postJson, setAccessToken } from "./api.js";
 import { byId, el, fill } from "./dom.js";
 import { refreshRuns } from "./runs.js";
 import { showRun } from "./run_view.js";
@@ -47,7 +47,7 @@ async function loadAgents() {
     fillAgentSelect(page.startForm.elements.agent, agents, false);
     fillAgentSelect(page.list.form.elements.agent, agents, true);
   } catch (error) {
-    page.startState.textContent = `The agents could not be listed: ${error.describe ? error.describe() : error.message}`;
+    page.startState.textContent = `The agents could not be listed: ${describeFailure(error)}`;
   }
 }
 
@@ -70,7 +70,7 @@ async function startRun(event) {
     location.hash = `#/runs/${encodeURIComponent(runId)}`;
     updateList();
   } catch (error) {
-    page.startState.textContent = `The run did not start: ${error.describe ? error.describe() : error.message}`;
+    page.startState.textContent = `The run did not start: ${describeFailure(error)}`;
   }
 }
 
@@ -79,7 +79,7 @@ async function updateList() {
     await refreshRuns(page.list, current);
     page.listState.textContent = "";
   } catch (error) {
-    page.listState.textContent = `The runs could not be listed: ${error.describe ? error.describe() : error.message}`;
+    page.listState.textContent = `The runs could not be listed: ${describeFailure(error)}`;
   }
 }
 

@@ -1,6 +1,7 @@
 // A paused run's waiting calls, each with Approve / Edit arguments / Reject. Once every call has a decision,
 // they are sent together (`submit`), which resumes the run.
 
+import { describeFailure } from "./api.js";
 import { el, fill } from "./dom.js";
 import { prettyValue } from "./format.js";
 
@@ -38,7 +39,7 @@ async function send(decisions, status, submit, container) {
     await submit([...decisions.values()]);
     status.textContent = "Sent: the run resumes.";
   } catch (error) {
-    status.textContent = `The decisions were not accepted: ${error.describe ? error.describe() : error.message}`;
+    status.textContent = `The decisions were not accepted: ${describeFailure(error)}`;
     decisions.clear();
     for (const button of container.querySelectorAll("button")) button.disabled = false;
   }

@@ -1,13 +1,15 @@
 // One run: its summary, its error in words, the calls it waits on, usage per agent and the timeline,
 // followed live over the event stream while it runs.
 
-import { getJson, postJson, runPath } from "./api.js";
+import { describeFailure, getJson, postJson, runPath } from "./api.js";
 import { renderApprovals } from "./approvals.js";
 import { el, fill } from "./dom.js";
 import { describeError, formatCost, formatDuration, formatStarted, formatUsage } from "./format.js";
 import { follow } from "./live.js";
 import { Timeline } from "./timeline.js";
 import { renderTimeline } from "./timeline_view.js";
+
+const RETRY_MS = 1000;
 
 /** Show run `runId` in `root`, calling `onChange()` when its status changes; returns a function that stops it. */
 export function showRun(runId, root, onChange = () => {}) {
@@ -24,12 +26,14 @@ class RunView {
     this.summary = null;
     this.stopStream = null;
     this.frame = null;
+    this.disposed = false;
     this.parts = skeleton(runId);
     fill(root, this.parts.root);
     this.ticker = setInterval(() => this.renderCounts(), 1000);
   }
 
   dispose() {
+    this.disposed = true;
     clearInterval(this.ticker);
     if (this.stopStream) this.stopStream();
     if (this.frame !== null) cancelAnimationFrame(this.frame);
@@ -41,9 +45,10 @@ class RunView {
     try {
       record = await getJson(runPath(this.runId));
     } catch (error) {
-      this.setState(`This run could not be loaded: ${error.describe ? error.describe() : error.message}`);
+      if (!this.disposed) this.setState(`This run could not be loaded: ${describeFailure(error)}`);
       return;
     }
+    if (this.disposed) return;
     this.summary = record.run;
     if (endStatus && this.summary.status === "running") this.summary = { ...this.summary, status: endStatus };
     for (const envelope of record.events) this.timeline.apply(envelope);
@@ -55,6 +60,7 @@ class RunView {
 
   followLive() {
     if (this.stopStream) this.stopStream();
+    if (this.disposed) return;
     this.setState("connecting…");
     this.stopStream = follow(this.runId, {
       onEnvelope: (envelope) => {
@@ -62,7 +68,9 @@ class RunView {
       },
       onEnd: (status) => {
         this.stopStream = null;
-        this.load(status);
+        // A stream that ends on a run still running (a server going away) is read again after a breath.
+        if (status === "running" || status === null) setTimeout(() => this.load(), RETRY_MS);
+        else this.load(status);
       },
       onState: (words) => this.setState(words),
     });
@@ -103,12 +111,13 @@ class RunView {
         await this.load();
       }
     } catch (error) {
-      this.setState(`${action} failed: ${error.describe ? error.describe() : error.message}`);
+      this.setState(`${action} failed: ${describeFailure(error)}`);
     }
   }
 
   markRunning() {
     this.summary = { ...this.summary, status: "running", error: null };
+    renderApprovals(this.parts.approvals, [], null);
     this.onChange();
     this.renderSummary();
     this.renderError();
