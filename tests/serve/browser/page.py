@@ -46,6 +46,7 @@ def open_page(driver: WebDriver, url: str) -> None:
     """Load the page afresh from `url` (from a blank page, so nothing of the last test's page is kept)."""
     driver.get("about:blank")
     driver.get(url)
+    assert driver.title == "helikon run inspector", f"GET / served no inspector page: {driver.page_source[:300]}"
 
 
 def start_run(driver: WebDriver, agent: str, text: str) -> str:

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from selenium.webdriver.chrome.webdriver import WebDriver
+from tests.serve.browser.page import open_page
 
 pytestmark = pytest.mark.browser
 
@@ -76,7 +77,7 @@ def overlap(one: dict[str, Any], other: dict[str, Any]) -> bool:
 
 @pytest.fixture
 def page(chromium: WebDriver, server_url: str) -> WebDriver:
-    chromium.get(f"{server_url}/")
+    open_page(chromium, f"{server_url}/")
     chromium.set_script_timeout(10)
     return chromium
 
