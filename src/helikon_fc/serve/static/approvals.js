@@ -94,6 +94,9 @@ function argumentsEditor(request, done) {
     problem,
     el("button", { type: "submit", text: "Approve with these arguments" }),
   );
+  area.addEventListener("input", () => {
+    problem.textContent = "";
+  });
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     const parsed = parseObject(area.value);
