@@ -123,6 +123,7 @@ def test_edited_arguments_are_asked_about_again_and_a_rejection_reaches_the_mode
     assert "must be a JSON object" in text_of(driver, ".edit-form .problem"), "the page refuses a non-object"
     editor.clear()
     editor.send_keys('{"title": "Foghorns"}')
+    assert text_of(driver, ".edit-form .problem") == "", "the complaint goes once the text changes"
     screenshot(driver, artifacts, "6-editing-arguments")
     button(panel, "Approve with these arguments").click()
     wait_for(driver, "the edited call asked about again", lambda d: "Foghorns" in text_of(d, ".approvals pre"))
