@@ -20,11 +20,20 @@ const page = {
 let current = null;
 let stopRun = null;
 
+/** `text` with %-escapes decoded; as it is when they are malformed (the address is typed by people). */
+function decoded(text) {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
 /** `#token=...` hands the page a token without it reaching the server's logs; it is kept for the tab, then removed. */
 function takeTokenFromFragment() {
   const match = /^#token=(.*)$/.exec(location.hash);
   if (!match) return false;
-  setAccessToken(decodeURIComponent(match[1]));
+  setAccessToken(decoded(match[1]));
   history.replaceState(null, "", location.pathname + location.search);
   return true;
 }
@@ -44,6 +53,7 @@ function setUpToken() {
 async function loadAgents() {
   try {
     const { agents } = await getJson("/agents");
+    page.startState.textContent = "";
     fillAgentSelect(page.startForm.elements.agent, agents, false);
     fillAgentSelect(page.list.form.elements.agent, agents, true);
   } catch (error) {
@@ -90,7 +100,7 @@ function route() {
     loadAgents();
   }
   const match = /^#\/runs\/(.+)$/.exec(location.hash);
-  const runId = match ? decodeURIComponent(match[1]) : null;
+  const runId = match ? decoded(match[1]) : null;
   if (stopRun) stopRun();
   stopRun = null;
   current = runId;
