@@ -157,6 +157,12 @@ async def _client(client: httpx2.AsyncClient, index: int, tally: Tally, drop: bo
         tally.lost_or_duplicated += 1
 
 
+def _cpu_seconds(pid: int) -> float:
+    """The process's user + system CPU time so far (from ``/proc/<pid>/stat``)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def _rss_kib(pid: int) -> int:
     found = re.search(r"VmRSS:\s+(\d+) kB", Path(f"/proc/{pid}/status").read_text())
     return int(found.group(1)) if found else 0
@@ -194,6 +200,10 @@ class Phase:
     seconds: float
     tally: Tally
     rss_per_stream_kib: float | None
+    server_cpu: float | None = None
+    """CPU seconds the server process spent in the phase (`None` in process)."""
+    client_cpu: float = 0.0
+    """CPU seconds this process (the clients, or the runs in process) spent in the phase."""
 
     def row(self) -> str:
         lat = sorted(self.tally.latencies_ns)
@@ -203,7 +213,8 @@ class Phase:
         return (
             f"| {self.label} | {self.runs} | {self.tally.events} | {self.seconds:.2f} | "
             f"{self.tally.events / self.seconds:,.0f} | {p50:.1f} | {p99:.1f} | {memory} | "
-            f"{self.tally.reconnects} | {self.tally.lost_or_duplicated} |"
+            f"{self.tally.reconnects} | {self.tally.lost_or_duplicated} | "
+            f"{'-' if self.server_cpu is None else f'{self.server_cpu:.2f}'} | {self.client_cpu:.2f} |"
         )
 
 
@@ -212,6 +223,7 @@ async def _served_phase(url: str, pid: int, runs: int, drop: bool, baseline_kib:
     peak = 0
     limits = httpx2.Limits(max_connections=runs + 16, max_keepalive_connections=runs + 16)
     timeout = httpx2.Timeout(120, connect=60)
+    cpu, own = _cpu_seconds(pid), time.process_time()
     async with httpx2.AsyncClient(base_url=url, limits=limits, timeout=timeout) as client:
         start = time.perf_counter()
         async with trio.open_nursery() as nursery:
@@ -226,7 +238,8 @@ async def _served_phase(url: str, pid: int, runs: int, drop: bool, baseline_kib:
             nursery.start_soon(sample)
         seconds = time.perf_counter() - start
     label = "served, a third reconnecting" if drop else "served"
-    return Phase(label, runs, seconds, tally, (peak - baseline_kib) / runs if peak else None)
+    memory = (peak - baseline_kib) / runs if peak else None
+    return Phase(label, runs, seconds, tally, memory, _cpu_seconds(pid) - cpu, time.process_time() - own)
 
 
 async def _in_process_phase(folder: Path, runs: int) -> Phase:
@@ -245,12 +258,12 @@ async def _in_process_phase(folder: Path, runs: int) -> Phase:
                         tally.latencies_ns.append(received - int(text.strip()))
             tally.events += count
 
-        start = time.perf_counter()
+        start, own = time.perf_counter(), time.process_time()
         async with trio.open_nursery() as nursery:
             for index in range(runs):
                 nursery.start_soon(one, index)
         seconds = time.perf_counter() - start
-    return Phase("in process (Runner + SQLiteStore)", runs, seconds, tally, None)
+    return Phase("in process (Runner + SQLiteStore)", runs, seconds, tally, None, None, time.process_time() - own)
 
 
 async def measure(runs: int) -> list[Phase]:
@@ -282,8 +295,9 @@ def report(phases: list[Phase], runs: int) -> str:
         "SSE client on loopback (`helikon serve`, SQLite store), then with a third of the clients dropping half-way",
         "and reconnecting with Last-Event-ID, then the same runs in process. Latency: delta emission to receipt.",
         "",
-        "| phase | runs | events | wall s | events/s | p50 ms | p99 ms | server KiB/stream | reconnects | lost/dup |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| phase | runs | events | wall s | events/s | p50 ms | p99 ms | server KiB/stream | reconnects | lost/dup"
+        " | server CPU s | client CPU s |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
         *(phase.row() for phase in phases),
         "",
         f"Served / in process: wall {served.seconds / in_process.seconds:.2f}x, "

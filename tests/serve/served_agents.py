@@ -6,6 +6,7 @@ simulator, so a run needs no key and no network.
 - ``cleaner`` calls its ``Bash`` tool with ``rm -rf /``, which the built-in guards of `permissions` ask a human
   about: the run pauses (approving it with ``rm -rf build/`` runs that instead, checked again);
 - ``recall`` answers how many user messages it was given (a session's history counts);
+- ``broken`` fails: its model is down (the run ends with `RunFailed`);
 - ``pipeline`` runs ``echo`` then ``recall`` one after the other (a workflow: its envelopes' paths nest).
 """
 
@@ -22,7 +23,7 @@ from helikon_fc.core import (
     Usage,
     UserMessage,
 )
-from helikon_fc.testing import FunctionModel, ScriptedTurn, call, call_tools, pause, raw, reply
+from helikon_fc.testing import FunctionModel, ScriptedTurn, call, call_tools, fail, pause, raw, reply
 
 SLOW_WORDS = 20
 """How many deltas a ``slow`` run streams."""
@@ -69,12 +70,13 @@ slow = LlmAgent(name="slow", model=FunctionModel(_slow), description="Streams tw
 cleaner = LlmAgent(name="cleaner", model=FunctionModel(_cleaning), tools=[bash], description="Cleans up.")
 
 recall = LlmAgent(name="recall", model=FunctionModel(_recall), description="Counts user messages.")
+broken = LlmAgent(name="broken", model=FunctionModel(lambda request: fail("the model is down")), description="Fails.")
 pipeline = SequentialAgent("pipeline", "Echo, then count.").then(echo).then(recall)
 
-agents: list[Agent[None]] = [echo, slow, cleaner, recall, pipeline]
+agents: list[Agent[None]] = [echo, slow, cleaner, recall, pipeline, broken]
 """Every served agent (``create_app(agents, ...)``)."""
 
 permissions = Permissions()
 """The built-in guards: a human decides destructive shell commands."""
 
-__all__ = ["SLOW_WORDS", "agents", "cleaner", "echo", "permissions", "pipeline", "recall", "slow"]
+__all__ = ["SLOW_WORDS", "agents", "broken", "cleaner", "echo", "permissions", "pipeline", "recall", "slow"]

@@ -117,3 +117,26 @@ async def test_two_decisions_at_once_resume_the_run_once(tmp_path: Path) -> None
     assert sorted(statuses) == [202, 409]
     assert everything[-1].data == {"status": "completed"}
     assert len([m for m in everything if m.event == "run_completed"]) == 1
+
+
+async def test_a_run_paused_before_a_restart_is_decided_after_it(tmp_path: Path) -> None:
+    """The server that paused the run stops; a new one on the same SQLite file lists it as paused with its
+    waiting call, takes the decision and continues the positions where the first left them."""
+    async with SQLiteStore(tmp_path / "runs.db") as store:
+        app = create_app(served_agents.agents, store, permissions=served_agents.permissions)
+        async with served(app) as client:
+            first = await _paused(client, "d6")
+    async with SQLiteStore(tmp_path / "runs.db") as store:
+        app = create_app(served_agents.agents, store, permissions=served_agents.permissions)
+        async with served(app) as client:
+            one = (await client.get("/runs/d6")).json()
+            body = {"decisions": [{"call_id": "wipe-1", "decision": "approve"}]}
+            assert (await client.post("/runs/d6/approvals", json=body)).status_code == 202
+            seen = first[-2].id
+            assert seen is not None
+            rest = await collect(client, "GET", "/runs/d6/events", headers={"last-event-id": str(seen)})
+    assert one["run"]["status"] == "paused"
+    assert [call["call_id"] for call in one["pending"]] == ["wipe-1"]
+    assert [m.data for m in first[:-1]] == one["events"]
+    assert rest[0].id == seen + 1 and rest[-1].data == {"status": "completed"}
+    assert [e["item"]["output"] for e in _events(rest) if e["type"] == "tool_output_item"] == ["ran rm -rf /"]  # type: ignore[index]

@@ -124,7 +124,14 @@ async def test_a_token_guards_every_endpoint_but_health(
     if status == 401:
         assert runs.json() == {"error": "a valid bearer token is required", "problems": []}
     else:
-        assert [a["name"] for a in agents.json()["agents"]] == ["echo", "slow", "cleaner", "recall", "pipeline"]
+        assert [a["name"] for a in agents.json()["agents"]] == [
+            "echo",
+            "slow",
+            "cleaner",
+            "recall",
+            "pipeline",
+            "broken",
+        ]
 
 
 def test_create_app_refuses_bad_arguments() -> None:
@@ -139,3 +146,12 @@ def test_create_app_refuses_bad_arguments() -> None:
         create_app(served_agents.agents, max_body_bytes=0)
     with pytest.raises(ValueError, match="token must be a non-empty string"):
         create_app(served_agents.agents, token="")
+
+
+async def test_a_run_id_with_a_slash_is_refused(tmp_path: Path) -> None:
+    """'/' joins a run's id to its sub-runs' segments in the store: a run id may not contain one."""
+    async with SQLiteStore(tmp_path / "runs.db") as store:
+        app = create_app(served_agents.agents, store)
+        async with served(app) as client:
+            status, body = await _answer(client, "POST", "/runs", json={"agent": "echo", "input": "x", "run_id": "a/b"})
+    assert (status, body["problems"]) == (400, ["$.run_id: must not contain '/', got 'a/b'"])

@@ -135,3 +135,17 @@ async def test_a_server_shutting_down_refuses_new_runs_and_ends_live_streams(tmp
     assert [r.status_code for r in refused] == [503, 503, 503]
     assert "shutting down" in refused[0].json()["error"]
     assert status == "interrupted"
+
+
+async def test_a_failed_run_says_why_in_words(tmp_path: Path) -> None:
+    """A run whose model fails ends with `run_failed` and `end: failed`; its summary's error is the failure
+    in words (as the error prints), not a traceback."""
+    async with SQLiteStore(tmp_path / "runs.db") as store:
+        app = create_app(served_agents.agents, store)
+        async with served(app) as client:
+            got = await collect(client, "POST", "/runs", json={"agent": "broken", "input": "x", "run_id": "f"})
+            summary = (await client.get("/runs/f")).json()["run"]
+    assert [m.event for m in got[-2:]] == ["run_failed", "end"]
+    assert got[-1].data == {"status": "failed"}
+    assert summary["status"] == "failed"
+    assert summary["error"] == "model failed (other): the model is down"

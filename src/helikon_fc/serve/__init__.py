@@ -8,7 +8,6 @@ from __future__ import annotations
 
 try:
     import hypercorn as _hypercorn  # noqa: F401 - checked here so a missing extra is one clear ImportError
-    import sse_starlette as _sse_starlette  # noqa: F401
     import starlette as _starlette  # noqa: F401
 except ImportError as exc:  # pragma: no cover - the extra is installed wherever the tests run
     raise ImportError(

@@ -11,7 +11,6 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import trio
-from sse_starlette import EventSourceResponse
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -27,10 +26,11 @@ from ..shell.storage import Store
 from ..stores import SQLiteStore
 from . import bodies
 from .auth import BearerAuth
+from .envelopes import CachedPrices
 from .errors import ServeError, bad_request
 from .event_log import EventLog, MemoryEventLog, RunLine, SQLiteEventLog
 from .hub import RunHub
-from .streams import run_events
+from .streams import EventStream, run_events
 
 log = logging.getLogger("helikon_fc.serve")
 
@@ -38,8 +38,6 @@ DEFAULT_STORE = "runs.db"
 """The SQLite file a server records its runs in when no store is given."""
 DEFAULT_MAX_BODY_BYTES = 1_000_000
 """The largest request body taken by default (413 above it)."""
-PING_SECONDS = 15
-"""How often an idle event stream sends a comment, so proxies keep it open."""
 
 
 def create_app(
@@ -92,7 +90,7 @@ def create_app(
 
     context(None)  # bad permissions, hooks or guardrails are refused here, not by the first run
 
-    hub = RunHub(served, run_store, log_of_events, context, default_prices())
+    hub = RunHub(served, run_store, log_of_events, context, CachedPrices(default_prices()))
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -171,7 +169,7 @@ def _routes(hub: RunHub, max_body_bytes: int) -> list[Route]:
         asked = bodies.start_run(await bodies.read_json(request, max_body_bytes))
         run_id = await hub.start(asked.agent, asked.input, asked.session_id, asked.run_id)
         if "text/event-stream" in request.headers.get("accept", ""):
-            return EventSourceResponse(run_events(hub, run_id, 0), ping=PING_SECONDS)
+            return EventStream(run_events(hub, run_id, 0))
         return JSONResponse({"run_id": run_id}, status_code=202)
 
     async def listing(request: Request) -> Response:
@@ -197,7 +195,7 @@ def _routes(hub: RunHub, max_body_bytes: int) -> list[Route]:
     async def events(request: Request) -> Response:
         run_id = request.path_params["run_id"]
         await hub.status(run_id)  # 404 for an unknown run
-        return EventSourceResponse(run_events(hub, run_id, _last_event_id(request)), ping=PING_SECONDS)
+        return EventStream(run_events(hub, run_id, _last_event_id(request)))
 
     async def approvals(request: Request) -> Response:
         run_id = request.path_params["run_id"]

@@ -50,6 +50,8 @@ def start_run(body: object) -> StartRun:
     for key in ("run_id", "session_id", "agent"):
         if values[key] == "":
             problems.append(f"$.{key}: must not be empty")
+    if values["run_id"] and "/" in values["run_id"]:  # '/' separates a run's id from its sub-runs' segments
+        problems.append(f"$.run_id: must not contain '/', got {values['run_id']!r}")
     if problems:
         raise bad_request("the run request does not decode", problems)
     return StartRun(values["agent"], values["input"] or "", values["session_id"], values["run_id"])

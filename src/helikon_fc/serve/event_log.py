@@ -126,8 +126,14 @@ _SCHEMA = (
 _LINE_COLUMNS = "run_id, agent, status, started_at, ended_at, requests, cost, error, pending"
 
 
+Write = tuple[str, tuple[object, ...]]
+"""One statement of a batch and its parameters."""
+_INSERT_EVENT = "INSERT INTO serve_events VALUES (?, ?, ?, ?)"
+_PUT_LINE = f"INSERT OR REPLACE INTO serve_runs ({_LINE_COLUMNS}) VALUES ({', '.join('?' * 9)})"
+
+
 class _Batch:
-    """The appends one transaction carries: set when it has landed, with its failure if it failed."""
+    """The writes one transaction carries: set when it has landed, with its failure if it failed."""
 
     __slots__ = ("failure", "landed")
 
@@ -137,67 +143,78 @@ class _Batch:
 
 
 class SQLiteEventLog:
-    """An `EventLog` in a SQLite file (WAL), on one connection used from a worker thread at a time.
+    """An `EventLog` in a SQLite file (WAL): one connection writes, another reads, each from a worker thread.
 
-    Appends that arrive while a write is under way go together in the next transaction (group commit), so
-    a thousand runs streaming at once share commits instead of queueing one each.
+    Writes (envelopes and run lines) that arrive while a transaction is under way go together in the next
+    one (group commit), so a thousand runs streaming at once share commits instead of queueing one each;
+    reads never wait for writes (WAL readers see the last commit).
     """
 
     def __init__(self, path: str) -> None:
         self.path = path
-        self._opened: sqlite3.Connection | None = None
-        self._limiter = trio.CapacityLimiter(1)
-        self._queued: list[tuple[str, Envelope]] = []
+        self._connections: dict[str, sqlite3.Connection] = {}
+        self._write_limiter = trio.CapacityLimiter(1)
+        self._read_limiter = trio.CapacityLimiter(1)
+        self._queued: list[Write] = []
         self._next = _Batch()
         self._writing = False
 
     async def append(self, run_id: str, envelopes: Sequence[Envelope]) -> None:
-        self._queued.extend((run_id, envelope) for envelope in envelopes)
+        await self._write([(_INSERT_EVENT, (run_id, e.position, e.tag, e.data)) for e in envelopes])
+
+    async def put_line(self, line: RunLine) -> None:
+        await self._write([(_PUT_LINE, attrs.astuple(line))])
+
+    async def _write(self, writes: list[Write]) -> None:
+        """Queue `writes` and return once the transaction that carries them has committed."""
+        self._queued.extend(writes)
+        batch = self._next
         if not self._writing:
-            await self._write_batches()
+            await self._write_batches(batch)
             return
-        batch = self._next  # the writer takes these in its next batch: wait for that batch to land
-        await batch.landed.wait()
+        await batch.landed.wait()  # the task writing now takes these in its next transaction
         if batch.failure is not None:
             raise batch.failure
 
-    async def _write_batches(self) -> None:  # noqa: ASYNC910 - called with something queued: one write at least
-        """Write what is queued, batch after batch, until the queue is empty (this task is the writer)."""
+    async def _write_batches(self, own: _Batch) -> None:  # noqa: ASYNC910 - called with a write queued
+        """Commit what is queued, batch after batch, until the queue is empty (this task is the writer);
+        raise if the batch holding `own`'s writes failed (later batches' failures go to their own writers)."""
         self._writing = True
         try:
             while self._queued:
                 queued, self._queued = self._queued, []
                 batch, self._next = self._next, _Batch()
-                rows = [(run_id, e.position, e.tag, e.data) for run_id, e in queued]
                 try:
-                    with trio.CancelScope(shield=True):  # a batch holds other runs' envelopes: it lands whole
-                        async with self._limiter:
-                            await trio.to_thread.run_sync(self._insert, rows)
+                    with trio.CancelScope(shield=True):  # a batch holds other runs' writes: it lands whole
+                        async with self._write_limiter:
+                            await trio.to_thread.run_sync(self._commit, queued)
                 except Exception as exc:
                     batch.failure = exc
-                    raise
                 finally:
                     batch.landed.set()
         finally:
             self._writing = False
+        if own.failure is not None:
+            raise own.failure
 
-    @property
-    def _conn(self) -> sqlite3.Connection:
-        """The connection, opened (and the tables made) on first use, in a worker thread."""
-        if self._opened is None:
+    def _connection(self, role: str) -> sqlite3.Connection:
+        """The `role` ("write" or "read") connection, opened on first use (in a worker thread)."""
+        conn = self._connections.get(role)
+        if conn is None:
             conn = sqlite3.connect(self.path, timeout=5.0, isolation_level=None, check_same_thread=False)
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")  # a commit survives the process being killed
             for statement in _SCHEMA:
                 conn.execute(statement)
-            self._opened = conn
-        return self._opened
+            self._connections[role] = conn
+        return conn
 
-    def _insert(self, rows: list[tuple[str, int, str, str]]) -> None:
-        conn = self._conn
+    def _commit(self, writes: list[Write]) -> None:
+        conn = self._connection("write")
         with conn:
             conn.execute("BEGIN IMMEDIATE")
-            conn.executemany("INSERT INTO serve_events VALUES (?, ?, ?, ?)", rows)
+            for sql, params in writes:
+                conn.execute(sql, params)
 
     async def read(self, run_id: str, after: int, limit: int) -> list[Envelope]:
         sql = "SELECT position, tag, data FROM serve_events WHERE run_id = ? AND position > ? ORDER BY position LIMIT ?"
@@ -209,12 +226,6 @@ class SQLiteEventLog:
         last: int | None = rows[0][0]
         return last or 0
 
-    async def put_line(self, line: RunLine) -> None:
-        values = attrs.astuple(line)
-        await self._query(
-            f"INSERT OR REPLACE INTO serve_runs ({_LINE_COLUMNS}) VALUES ({', '.join('?' * len(values))})", values
-        )
-
     async def line(self, run_id: str) -> RunLine | None:
         rows = await self._query(f"SELECT {_LINE_COLUMNS} FROM serve_runs WHERE run_id = ?", (run_id,))
         return RunLine(*rows[0]) if rows else None
@@ -224,13 +235,13 @@ class SQLiteEventLog:
 
     async def _query(self, sql: str, params: tuple[object, ...]) -> list[tuple[Any, ...]]:
         def run() -> list[tuple[Any, ...]]:
-            return self._conn.execute(sql, params).fetchall()
+            return self._connection("read").execute(sql, params).fetchall()
 
-        async with self._limiter:
+        async with self._read_limiter:
             return await trio.to_thread.run_sync(run)
 
     async def aclose(self) -> None:
-        async with self._limiter:
-            conn, self._opened = self._opened, None
-            if conn is not None:
+        async with self._write_limiter, self._read_limiter:
+            connections, self._connections = list(self._connections.values()), {}
+            for conn in connections:
                 await trio.to_thread.run_sync(conn.close)

@@ -244,7 +244,7 @@ class RunHub:
         if isinstance(terminal, RunCompleted | RunPaused):
             line = attrs.evolve(line, requests=terminal.usage.requests)
         if isinstance(terminal, RunCompleted):
-            line = attrs.evolve(line, cost=cost_of(terminal, self._prices))
+            line = attrs.evolve(line, cost=cost_of(terminal, self._prices))  # (the table caches its look-ups)
         try:
             if status != "interrupted":  # an interrupted run's line stays "running": a restart sees it so too
                 await self.log.put_line(line)
