@@ -170,14 +170,24 @@ def test_parallel_branches_are_drawn_side_by_side(chromium: WebDriver, server_ur
     assert console_errors(driver) == []
 
 
+UNNAMED_CONTROLS = """
+const named = (control) => control.labels.length > 0 || control.getAttribute("aria-label");
+const controls = [...document.querySelectorAll("input, select, textarea")].filter((control) => !named(control));
+const buttons = [...document.querySelectorAll("button")].filter((button) => !button.textContent.trim());
+return [...controls, ...buttons].map((element) => element.outerHTML);
+"""
+
+
 def test_a_paused_run_cancelled_from_the_page_reads_cancelled(
     chromium: WebDriver, server_url: str, artifacts: Path
 ) -> None:
-    """Cancel run on a paused run ends it: the page shows it cancelled, with no call left to decide."""
+    """Cancel run on a paused run ends it: the page shows it cancelled, with no call left to decide. (On the
+    way, with every form of the page on it: each control has a label and each button words.)"""
     driver = chromium
     open_page(driver, f"{server_url}/#token={TOKEN}")
     start_run(driver, "triage", "Never mind.")
     wait_visible(driver, "the waiting call", ".approvals")
+    assert driver.execute_script(UNNAMED_CONTROLS) == [], "every control has a label, every button words"
     button(driver, "Cancel run").click()
     wait_for(driver, "the run cancelled", lambda d: run_status(d) == "cancelled")
     assert not any(panel.is_displayed() for panel in css(driver, ".approvals"))
