@@ -84,12 +84,27 @@ async function startRun(event) {
   }
 }
 
+let listing = null;
+let listAgain = false;
+
+/** Refresh the list of runs; a refresh asked for while one is under way follows it (answers stay in order). */
 async function updateList() {
+  if (listing !== null) {
+    listAgain = true;
+    return;
+  }
+  listing = refreshRuns(page.list, current);
   try {
-    await refreshRuns(page.list, current);
+    await listing;
     page.listState.textContent = "";
   } catch (error) {
     page.listState.textContent = `The runs could not be listed: ${describeFailure(error)}`;
+  } finally {
+    listing = null;
+  }
+  if (listAgain) {
+    listAgain = false;
+    updateList();
   }
 }
 
