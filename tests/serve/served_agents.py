@@ -7,12 +7,13 @@ simulator, so a run needs no key and no network.
   about: the run pauses (approving it with ``rm -rf build/`` runs that instead, checked again);
 - ``recall`` answers how many user messages it was given (a session's history counts);
 - ``broken`` fails: its model is down (the run ends with `RunFailed`);
+- ``delegator`` asks ``helper`` (an agent as a tool) and answers with what it said;
 - ``pipeline`` runs ``echo`` then ``recall`` one after the other (a workflow: its envelopes' paths nest).
 """
 
 from __future__ import annotations
 
-from helikon_fc import Agent, LlmAgent, Permissions, SequentialAgent, function_tool
+from helikon_fc import Agent, AgentAsTool, LlmAgent, Permissions, SequentialAgent, function_tool
 from helikon_fc.core import (
     FinishReason,
     ModelFinish,
@@ -70,13 +71,35 @@ slow = LlmAgent(name="slow", model=FunctionModel(_slow), description="Streams tw
 cleaner = LlmAgent(name="cleaner", model=FunctionModel(_cleaning), tools=[bash], description="Cleans up.")
 
 recall = LlmAgent(name="recall", model=FunctionModel(_recall), description="Counts user messages.")
+
+
+def _delegating(request: ModelRequest) -> ScriptedTurn:
+    results = [item for item in request.items if isinstance(item, ToolResult)]
+    if not results:
+        return call_tools(call("helper", input="find it").with_id("ask-1"))
+    return reply(f"done: {results[-1].output}")
+
+
+helper = LlmAgent(name="helper", model=FunctionModel(lambda request: reply(f"helped with {_user_text(request)}")))
+delegator = LlmAgent(name="delegator", model=FunctionModel(_delegating), tools=[AgentAsTool(helper)])
 broken = LlmAgent(name="broken", model=FunctionModel(lambda request: fail("the model is down")), description="Fails.")
 pipeline = SequentialAgent("pipeline", "Echo, then count.").then(echo).then(recall)
 
-agents: list[Agent[None]] = [echo, slow, cleaner, recall, pipeline, broken]
+agents: list[Agent[None]] = [echo, slow, cleaner, recall, pipeline, broken, delegator]
 """Every served agent (``create_app(agents, ...)``)."""
 
 permissions = Permissions()
 """The built-in guards: a human decides destructive shell commands."""
 
-__all__ = ["SLOW_WORDS", "agents", "broken", "cleaner", "echo", "permissions", "pipeline", "recall", "slow"]
+__all__ = [
+    "SLOW_WORDS",
+    "agents",
+    "broken",
+    "cleaner",
+    "delegator",
+    "echo",
+    "permissions",
+    "pipeline",
+    "recall",
+    "slow",
+]

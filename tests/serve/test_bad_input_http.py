@@ -131,6 +131,7 @@ async def test_a_token_guards_every_endpoint_but_health(
             "recall",
             "pipeline",
             "broken",
+            "delegator",
         ]
 
 

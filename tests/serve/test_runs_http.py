@@ -149,3 +149,25 @@ async def test_a_failed_run_says_why_in_words(tmp_path: Path) -> None:
     assert got[-1].data == {"status": "failed"}
     assert summary["status"] == "failed"
     assert summary["error"] == "model failed (other): the model is down"
+
+
+async def test_an_agent_as_tool_sub_run_streams_nested_under_its_call(tmp_path: Path) -> None:
+    """The events of an agent-as-tool call's sub-run (read back from the store) come between the call and its
+    result, announced by `agent_updated`, under ``[caller, sub-agent]``; the turn then goes back to the caller."""
+    async with SQLiteStore(tmp_path / "runs.db") as store:
+        app = create_app(served_agents.agents, store)
+        async with served(app) as client:
+            got = await collect(client, "POST", "/runs", json={"agent": "delegator", "input": "go", "run_id": "a1"})
+            logged = (await client.get("/runs/a1")).json()["events"]
+    stream = [(m.event, tuple(m.data["path"])) for m in got if m.id is not None]
+    call = stream.index(("tool_call_item", ("delegator",)))
+    result = stream.index(("tool_output_item", ("delegator",)))
+    inner = stream[call + 1 : result]
+    assert inner[0] == ("agent_updated", ("delegator", "helper"))
+    assert inner[-1] == ("agent_updated", ("delegator",))
+    assert ("token_delta", ("delegator", "helper")) in inner
+    assert ("message_output", ("delegator", "helper")) in inner
+    texts = [m.data["event"]["item"]["text"] for m in got if m.event == "message_output"]
+    assert texts == ["helped with find it", "done: helped with find it"]
+    assert [m.data for m in got[:-1]] == logged
+    assert [m.id for m in got[:-1]] == list(range(1, len(got)))

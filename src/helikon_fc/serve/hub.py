@@ -13,7 +13,7 @@ from typing import Any
 import attrs
 import trio
 
-from ..core import AgentEvent, RunCompleted, RunFailed, RunPaused
+from ..core import AgentEvent, RunCompleted, RunFailed, RunPaused, ToolCallItem, ToolOutputItem
 from ..pricing import PriceTable
 from ..shell.context import RunContext
 from ..shell.permissions import Approve, Reject
@@ -24,7 +24,8 @@ from .envelopes import cost_of, envelope, pending_of, status_of
 from .errors import bad_request, conflict, not_found, unavailable
 from .event_log import EventLog, RunLine
 from .feed import Feed
-from .paths import PathTracker, agent_paths
+from .paths import PathTracker, agent_paths, children
+from .subruns import agent_tools, sub_run_events
 
 Decision = Approve | Reject
 ContextFactory = Callable[[str | None], RunContext[Any]]
@@ -58,6 +59,7 @@ class RunHub:
         self._context = context
         self._prices = prices
         self._paths = {name: agent_paths(agent) for name, agent in self.agents.items()}
+        self._agent_tools = {name: agent_tools(agent, children) for name, agent in self.agents.items()}
         self.active: dict[str, _Active] = {}
         self._claimed: set[str] = set()  # runs being started or resumed: between the check and the launch
         self.closing = False
@@ -213,17 +215,24 @@ class RunHub:
     async def _drive(self, run_id: str, agent_name: str, active: _Active, stream: RunStream) -> None:
         """Run the stream, logging then publishing each event; record how the stretch ended."""
         tracker = PathTracker(self._paths.get(agent_name, {agent_name: (agent_name,)}), agent_name)
-        feed, started = active.feed, active.line.started_at
+        tools = self._agent_tools.get(agent_name, {})
+        calls: dict[str, str] = {}  # call id -> tool name, for the agent-as-tool calls' results
         terminal: AgentEvent | None = None
         error: str | None = None
         try:
             with active.scope:
                 async with stream as events:
                     async for event in events:
-                        at_ms = int((time.time() - started) * 1000)
-                        logged = envelope(feed.last + 1, at_ms, tracker.see(event), event)
-                        await self.log.append(run_id, [logged])
-                        feed.publish(logged)
+                        if isinstance(event, ToolCallItem):
+                            calls[event.item.call_id] = event.item.name
+                        elif isinstance(event, ToolOutputItem) and calls.get(event.item.call_id) in tools:
+                            sub_agent = tools[calls[event.item.call_id]]
+                            inner = await sub_run_events(
+                                self.store, run_id, event.item.call_id, sub_agent, tracker.agent
+                            )
+                            for sub_event in inner:
+                                await self._publish(run_id, active, tracker, sub_event)
+                        await self._publish(run_id, active, tracker, event)
                         if isinstance(event, RunCompleted | RunFailed | RunPaused):
                             terminal = event
         except Exception as exc:
@@ -231,6 +240,13 @@ class RunHub:
         finally:
             with trio.CancelScope(shield=True):
                 await self._ended(run_id, active, terminal, error)
+
+    async def _publish(self, run_id: str, active: _Active, tracker: PathTracker, event: AgentEvent) -> None:
+        """Log `event`'s envelope at the run's next position, then hand it to the streams that follow the run."""
+        at_ms = int((time.time() - active.line.started_at) * 1000)
+        logged = envelope(active.feed.last + 1, at_ms, tracker.see(event), event)
+        await self.log.append(run_id, [logged])
+        active.feed.publish(logged)
 
     async def _ended(  # noqa: ASYNC910 - `put_line` is the checkpoint (skipped for an interrupted run, cancelled anyway)
         self, run_id: str, active: _Active, terminal: AgentEvent | None, error: str | None

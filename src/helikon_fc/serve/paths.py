@@ -4,7 +4,7 @@ A run's stream is flat: a workflow child's, a handoff target's or a swarm member
 after an `AgentUpdated` naming the agent they belong to (the merge convention of ``agents/_workflow.py``),
 and nothing on the stream says how deep that agent sits. The server knows the served agent's definition,
 so it derives the depth from it: `agent_paths` walks the tree (workflow steps, branches and nodes, swarm
-members, handoff targets), shallowest first, and `PathTracker` follows the announcements of a run.
+members, handoff targets, agent-as-tool agents), shallowest first, and `PathTracker` follows the announcements of a run.
 An agent the tree does not name (a custom agent's own children) is placed directly under the top. The
 terminal event is always the top-level run's own (a sub-run's is swallowed by the agent above it).
 """
@@ -23,7 +23,7 @@ def agent_paths(top: Any) -> dict[str, tuple[str, ...]]:
     queue: deque[tuple[Any, tuple[str, ...]]] = deque([(top, (top.name,))])
     while queue:
         agent, path = queue.popleft()
-        for child in _children(agent):
+        for child in children(agent):
             name = getattr(child, "name", None)
             if isinstance(name, str) and name not in paths:
                 paths[name] = (*path, name)
@@ -31,7 +31,7 @@ def agent_paths(top: Any) -> dict[str, tuple[str, ...]]:
     return paths
 
 
-def _children(agent: Any) -> list[Any]:
+def children(agent: Any) -> list[Any]:
     """The agents `agent` runs below it, as far as its public attributes say."""
     found: list[Any] = []
     for attribute in ("steps", "branches", "nodes"):  # workflows: (key, agent) pairs
@@ -39,6 +39,10 @@ def _children(agent: Any) -> list[Any]:
             if isinstance(pair, tuple) and len(pair) == 2:
                 found.append(pair[1])
     found.extend(getattr(agent, "members", ()) or ())  # a swarm's members
+    for tool in getattr(agent, "tools", ()) or ():  # an agent-as-tool's agent (its sub-runs: see `subruns`)
+        inner = getattr(tool, "agent", None)
+        if inner is not None and callable(getattr(inner, "run", None)):
+            found.append(inner)
     for handoff in getattr(agent, "handoffs", ()) or ():
         try:
             found.append(handoff.resolve())
@@ -56,6 +60,11 @@ class PathTracker:
         self._known = paths
         self._top = top
         self._path: tuple[str, ...] = (top,)
+
+    @property
+    def agent(self) -> str:
+        """The agent the run's next event belongs to, as far as its announcements say."""
+        return self._path[-1]
 
     def see(self, event: AgentEvent) -> tuple[str, ...]:
         """The path of `event`, after taking in what it announces."""
