@@ -4,12 +4,13 @@
 - ``writer`` drafts a few words and calls ``publish``, which `permissions` asks a person about (the run
   pauses); once approved it streams its answer, naming what ``publish`` returned;
 - ``broken`` fails at its first model call (a run whose error the page shows in words);
-- ``research`` runs ``scout`` and ``critic`` side by side (a `ParallelAgent`), each streaming its words.
+- ``research`` runs ``scout`` and ``critic`` side by side (a `ParallelAgent`), each streaming its words;
+- ``editor`` calls ``digest``, the agent ``summarizer`` as a tool (an agent-as-tool sub-run), then answers.
 """
 
 from __future__ import annotations
 
-from helikon_fc import Handoff, LlmAgent, ParallelAgent, Permissions, function_tool
+from helikon_fc import AgentAsTool, Handoff, LlmAgent, ParallelAgent, Permissions, function_tool
 from helikon_fc.core import (
     FinishReason,
     Guard,
@@ -96,7 +97,25 @@ research = ParallelAgent(
     ),
 )
 
-agents = [triage, broken, research]
+summarizer = LlmAgent(name="summarizer", model=_saying("Keepers, lamps and storms"))
+
+
+def _editor(request: ModelRequest) -> ScriptedTurn:
+    digests = [item for item in request.items if isinstance(item, ToolResult) and item.call_id == "digest-1"]
+    if digests:
+        return raw(*_words(f"In short: {digests[-1].output}"), *_ending(FinishReason.STOP))
+    call = ModelToolCallDelta(call_id="digest-1", name="digest", args_delta='{"input": "the lighthouse notes"}')
+    return raw(*_words("Let me digest the notes"), call, *_ending(FinishReason.TOOL_CALLS))
+
+
+editor = LlmAgent(
+    name="editor",
+    model=FunctionModel(_editor),
+    tools=[AgentAsTool(summarizer).with_name("digest")],
+    description="Digests notes with the summarizer, as a tool.",
+)
+
+agents = [triage, broken, research, editor]
 """The served agents."""
 
 permissions = Permissions(config=PermissionConfig(guards=(Guard("publish", ToolRule("publish")),)))

@@ -170,6 +170,33 @@ def test_parallel_branches_are_drawn_side_by_side(chromium: WebDriver, server_ur
     assert console_errors(driver) == []
 
 
+SUB_RUN_BESIDE_ITS_CALL = """
+const box = (lane) => document.querySelector(`.block[data-lane='${JSON.stringify(lane)}']`).getBoundingClientRect();
+const call = box(["editor"]), inner = box(["editor", "summarizer"]);
+return call.top <= inner.top && inner.bottom <= call.bottom && call.right <= inner.left;
+"""
+
+
+def test_an_agent_as_tool_sub_run_is_drawn_beside_the_call_that_started_it(
+    chromium: WebDriver, server_url: str, artifacts: Path
+) -> None:
+    """The summarizer, called as the tool `digest`, gets a lane next to the editor's, its turn within the
+    height of the editor's turn that called it, a dashed arrow from the call, and its lane names the call."""
+    driver = chromium
+    open_page(driver, f"{server_url}/#token={TOKEN}")
+    start_run(driver, "editor", "Digest my notes.")
+    wait_for(driver, "the run completed", lambda d: run_status(d) == "completed")
+    wait_for(driver, "the answer", lambda d: "In short: Keepers, lamps and storms" in text_of(d, ".timeline"))
+    screenshot(driver, artifacts, "11-sub-run")
+    assert [lane.text for lane in css(driver, ".lane-header h3")] == ["editor", "summarizer"]
+    assert "sub-run of call digest (digest-1)" in text_of(driver, ".lane-header")
+    assert [badge.text for badge in css(driver, ".lane-header .badge")] == ["completed", "completed"]
+    assert "↳ sub-run: editor \u203a summarizer" in text_of(driver, '.call[data-call="digest-1"]')
+    assert len(css(driver, "svg.arrows path.arrow-sub-run")) == 1
+    assert driver.execute_script(SUB_RUN_BESIDE_ITS_CALL) is True
+    assert console_errors(driver) == []
+
+
 UNNAMED_CONTROLS = """
 const named = (control) => control.labels.length > 0 || control.getAttribute("aria-label");
 const controls = [...document.querySelectorAll("input, select, textarea")].filter((control) => !named(control));

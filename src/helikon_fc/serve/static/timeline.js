@@ -207,6 +207,14 @@ function finish({ timeline, lane, event }, status) {
   for (const share of event.usage_by_agent ?? []) timeline.usageByAgent.set(share.agent, share.usage);
 }
 
+/** A call's result ends the sub-runs it started (whose own ends the stream may not carry). */
+function endSubRuns(timeline, call) {
+  for (const key of call.subLanes) {
+    const lane = timeline.lanes.get(key);
+    if (lane.status === "running") lane.status = call.isError ? "failed" : "completed";
+  }
+}
+
 /**
  * The run ended (or paused): lanes still running take its status, except that only the lane it ended in
  * failed; the others were merely stopped. A sub-run's lane has its own end.
@@ -236,11 +244,12 @@ const HANDLERS = {
     const call = callOf(lane, block, event.item.call_id, event.item.name);
     call.args = event.item.arguments;
   },
-  tool_output_item: ({ lane, block, event }) => {
+  tool_output_item: ({ timeline, lane, block, event }) => {
     const call = callOf(lane, block, event.item.call_id);
     call.result = event.item.output;
     call.isError = event.item.is_error;
     if (call.status !== "denied") call.status = "done";
+    endSubRuns(timeline, call);
   },
   handoff_item: ({ timeline, lane, block, event, envelope }) => {
     const handoff = { fromLane: lane.key, toAgent: event.to, toLane: null, position: envelope.position };
