@@ -220,3 +220,21 @@ def test_a_paused_run_cancelled_from_the_page_reads_cancelled(
     assert not any(panel.is_displayed() for panel in css(driver, ".approvals"))
     assert css(driver, ".run-summary button") == [], "an ended run offers no action"
     assert console_errors(driver) == []
+
+
+def test_without_the_token_the_page_says_so_and_works_once_it_is_given(chromium: WebDriver, server_url: str) -> None:
+    """The page loads without a token (the server lets it), says the token is needed, and lists the agents
+    once it is entered in the Access token field."""
+    driver = chromium
+    open_page(driver, f"{server_url}/")
+    driver.execute_script("sessionStorage.clear()")
+    open_page(driver, f"{server_url}/")
+    wait_for(driver, "the need for a token", lambda d: "401" in text_of(d, "#start-state"))
+    assert "enter the server's access token above" in text_of(driver, "#start-state")
+    console_errors(driver)  # the refused requests (401) are the point here: dropped
+    field = driver.find_element(By.ID, "token")
+    field.send_keys(TOKEN)
+    button(driver, "Use token").click()
+    wait_for(driver, "the agents", lambda d: "triage" in text_of(d, "#start-agent"))
+    assert text_of(driver, "#start-state") == ""
+    assert console_errors(driver) == []
