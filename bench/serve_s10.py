@@ -311,13 +311,16 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.serve_s10", description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=1000, help="concurrent runs (default %(default)s)")
     parser.add_argument("--quick", action="store_true", help="a smoke run: 30 runs")
+    parser.add_argument("--out", type=Path, default=RESULTS / "serve_s10.md", help="where the table goes")
     args = parser.parse_args(argv)
     runs = 30 if args.quick else args.runs
+    if runs < 1:
+        parser.error(f"--runs must be at least 1, got {runs}")
     phases = trio.run(measure, runs)
     text = report(phases, runs)
     print(text)
-    RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "serve_s10.md").write_text(text)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(text)
     return 1 if any(phase.tally.lost_or_duplicated for phase in phases[:-1]) else 0
 
 

@@ -30,7 +30,7 @@ from .envelopes import CachedPrices
 from .errors import ServeError, bad_request
 from .event_log import EventLog, MemoryEventLog, RunLine, SQLiteEventLog
 from .hub import RunHub
-from .streams import EventStream, run_events
+from .streams import EventStream, follow
 
 log = logging.getLogger("helikon_fc.serve")
 
@@ -169,7 +169,7 @@ def _routes(hub: RunHub, max_body_bytes: int) -> list[Route]:
         asked = bodies.start_run(await bodies.read_json(request, max_body_bytes))
         run_id = await hub.start(asked.agent, asked.input, asked.session_id, asked.run_id)
         if "text/event-stream" in request.headers.get("accept", ""):
-            return EventStream(run_events(hub, run_id, 0))
+            return EventStream(follow(hub, run_id, 0))
         return JSONResponse({"run_id": run_id}, status_code=202)
 
     async def listing(request: Request) -> Response:
@@ -195,7 +195,7 @@ def _routes(hub: RunHub, max_body_bytes: int) -> list[Route]:
     async def events(request: Request) -> Response:
         run_id = request.path_params["run_id"]
         await hub.status(run_id)  # 404 for an unknown run
-        return EventStream(run_events(hub, run_id, _last_event_id(request)))
+        return EventStream(follow(hub, run_id, _last_event_id(request)))
 
     async def approvals(request: Request) -> Response:
         run_id = request.path_params["run_id"]

@@ -8,8 +8,10 @@ in a few writes instead of one write (and one scheduling round) per event.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, Sequence
+from contextlib import aclosing
 
+import attrs
 import trio
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
@@ -34,11 +36,19 @@ def sse_end(status: str) -> bytes:
     return f"event: end\ndata: {json.dumps({'status': status})}\n\n".encode()
 
 
-async def run_events(hub: RunHub, run_id: str, after: int) -> AsyncIterator[bytes]:  # noqa: ASYNC911
-    """Every envelope of `run_id` after position `after`, then live ones until the run ends or pauses; then
-    one ``end`` message with the run's status; as SSE chunks (a ping when nothing came for `PING_SECONDS`).
-    The caller has checked that the run exists. (ASYNC911: `EventStream` sends each chunk it is given, and a
-    send is a checkpoint.)"""
+@attrs.frozen
+class Chunk:
+    """What `follow` gives at a time: envelopes in order; `end` (the run's status) on the last chunk; a chunk
+    with neither says the run was idle for `PING_SECONDS`."""
+
+    envelopes: Sequence[Envelope] = ()
+    end: str | None = None
+
+
+async def follow(hub: RunHub, run_id: str, after: int) -> AsyncGenerator[Chunk, None]:  # noqa: ASYNC911
+    """Every envelope of `run_id` after position `after` (the log's, then the live ones) until the run ends,
+    pauses or is interrupted; then its status. The caller has checked that the run exists. (ASYNC911: the
+    consumer, `EventStream`, sends each chunk it is given, and a send is a checkpoint.)"""
     active = hub.active.get(run_id)
     feed = active.feed if active is not None else None
     upto = feed.base if feed is not None else None
@@ -46,18 +56,18 @@ async def run_events(hub: RunHub, run_id: str, after: int) -> AsyncIterator[byte
         batch = await hub.log.read(run_id, after, REPLAY_BATCH)
         wanted = [logged for logged in batch if upto is None or logged.position <= upto]
         if wanted:
-            yield sse(wanted)
+            yield Chunk(wanted)
             after = wanted[-1].position
         if len(batch) < REPLAY_BATCH:
             break
     if feed is None:
-        yield sse_end((await hub.status(run_id)).status)
+        yield Chunk(end=(await hub.status(run_id)).status)
         return  # noqa: ASYNC911
     after = max(after, feed.base)
     while True:
         ready = feed.since(after)
         if ready:
-            yield sse(ready)  # noqa: ASYNC911
+            yield Chunk(ready)  # noqa: ASYNC911
             after = ready[-1].position
         elif feed.status is not None:
             break
@@ -65,14 +75,22 @@ async def run_events(hub: RunHub, run_id: str, after: int) -> AsyncIterator[byte
             with trio.move_on_after(PING_SECONDS) as idle:
                 await feed.wait_beyond(after)
             if idle.cancelled_caught:
-                yield PING
-    yield sse_end(feed.status)  # noqa: ASYNC911
+                yield Chunk()
+    yield Chunk(end=feed.status)  # noqa: ASYNC911
+
+
+def encode(chunk: Chunk) -> bytes:
+    """A chunk as SSE text: its envelopes' messages, then ``end`` on the last; a ping comment for an idle one."""
+    if chunk.end is not None:
+        return sse(chunk.envelopes) + sse_end(chunk.end)
+    return sse(chunk.envelopes) if chunk.envelopes else PING
 
 
 class EventStream(Response):
-    """A ``text/event-stream`` response writing `chunks` as they come; it stops when the client goes away."""
+    """A ``text/event-stream`` response writing `chunks` (from `follow`) as they come, each in one write; it
+    stops when the client goes away."""
 
-    def __init__(self, chunks: AsyncIterator[bytes]) -> None:  # (no Response.__init__: it would set a length)
+    def __init__(self, chunks: AsyncGenerator[Chunk, None]) -> None:  # (no Response.__init__: it would set a length)
         self.status_code = 200
         self.background = None
         self.raw_headers = [
@@ -84,10 +102,10 @@ class EventStream(Response):
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         await send({"type": "http.response.start", "status": 200, "headers": self.raw_headers})
-        async with trio.open_nursery() as nursery:
+        async with aclosing(self._chunks) as chunks, trio.open_nursery() as nursery:
             nursery.start_soon(self._watch, receive, nursery.cancel_scope)
-            async for chunk in self._chunks:
-                await send({"type": "http.response.body", "body": chunk, "more_body": True})
+            async for chunk in chunks:
+                await send({"type": "http.response.body", "body": encode(chunk), "more_body": True})
             await send({"type": "http.response.body", "body": b"", "more_body": False})
             nursery.cancel_scope.cancel()
 
