@@ -8,7 +8,7 @@ from pathlib import Path
 import httpx2
 import trio
 from tests.serve import served_agents
-from tests.serve.http import Message, collect, served
+from tests.serve.live_server import Message, collect, served
 
 from helikon_fc.serve import create_app
 from helikon_fc.stores import SQLiteStore

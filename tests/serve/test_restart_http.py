@@ -10,7 +10,7 @@ from pathlib import Path
 import httpx2
 import trio
 from tests.serve import served_agents
-from tests.serve.http import Message, collect, messages
+from tests.serve.live_server import Message, collect, messages
 from tests.serve.process import helikon_serve
 
 

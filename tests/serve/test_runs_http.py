@@ -6,7 +6,7 @@ from contextlib import aclosing
 from pathlib import Path
 
 from tests.serve import served_agents
-from tests.serve.http import Message, collect, messages, served
+from tests.serve.live_server import Message, collect, messages, served
 
 from helikon_fc.serve import create_app
 from helikon_fc.stores import SQLiteStore
