@@ -8,13 +8,15 @@ import logging
 import os
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 import trio
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
-from starlette.routing import Route
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import BaseRoute, Mount, Route
+from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp
 
 from ..pricing import default_prices
@@ -38,6 +40,8 @@ log = logging.getLogger("helikon_fc.serve")
 
 DEFAULT_STORE = "runs.db"
 """The SQLite file a server records its runs in when no store is given."""
+STATIC = Path(__file__).parent / "static"
+"""The inspector page's files, served at ``/`` and ``/static``."""
 DEFAULT_MAX_BODY_BYTES = 1_000_000
 """The largest request body taken by default (413 above it)."""
 
@@ -114,7 +118,7 @@ def create_app(
         sessions=run_store.session,
         max_body_bytes=max_body_bytes,
     )
-    routes = [*_routes(hub, max_body_bytes), *_ag_ui_routes(ag_ui)]
+    routes = [*_routes(hub, max_body_bytes), *_ag_ui_routes(ag_ui), *_page_routes()]
     app = Starlette(routes=routes, lifespan=lifespan)
     app.state.hub = hub
     app.state.token_required = token is not None
@@ -244,6 +248,16 @@ def _ag_ui_routes(endpoint: AgUiEndpoint) -> list[Route]:
     store under the request's ``runId`` (and listed by ``helikon runs``), not in the event log of ``/runs``.
     """
     return [Route("/ag-ui", endpoint, methods=["POST"]), Route("/ag-ui/{agent}", endpoint, methods=["POST"])]
+
+
+def _page_routes() -> list[BaseRoute]:
+    """The run inspector: its page at ``/`` and its files under ``/static`` (in the package; nothing from outside)."""
+
+    async def page(request: Request) -> Response:
+        await trio.lowlevel.checkpoint()  # async, as Starlette would run a sync endpoint in a worker thread
+        return FileResponse(STATIC / "index.html", media_type="text/html")
+
+    return [Route("/", page, methods=["GET"]), Mount("/static", app=StaticFiles(directory=STATIC), name="static")]
 
 
 def _answering_errors(endpoint: Any) -> Any:
