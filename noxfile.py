@@ -50,6 +50,8 @@ def tests(session: nox.Session) -> None:
     processes two workers were slower than one, so pass ``-- -n 0`` on a machine whose cores are busy.
     """
     session.install("-e", ".[dev]")
+    # The inspector's browser tests save their screenshots here (kept by CI as artifacts; ignored by git).
+    session.env.setdefault("HELIKON_TEST_ARTIFACTS", str(Path("test-artifacts").resolve()))
     session.run("pytest", "tests", *_workers(session.posargs), *session.posargs)
 
 
