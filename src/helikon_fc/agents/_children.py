@@ -1,14 +1,14 @@
 """What the keyed workflows (sequential, loop, parallel, graph) do around each child run: appending
-steps, failing an empty workflow, writing a child's answer under its key, and turning the outcomes of
-concurrent children into the workflow's one terminal event (see `_workflow` for the merge convention)."""
+steps, performing a pattern machine's `RunChild` (`child_runner`), and the graph's bookkeeping of the
+outcomes of concurrent children (see `_workflow` for the merge convention, `_interpreter` for the
+machines' trio interpreter)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Generic, Self, TypeVar, cast
 
 import attrs
-import trio
 
 from ..core import (
     AgentError,
@@ -16,14 +16,15 @@ from ..core import (
     AssistantMessage,
     BranchFailure,
     MessageOutput,
-    OtherError,
     RunFailed,
     RunPaused,
     TerminalEvent,
 )
+from ..core.patterns import RunChild
 from ..shell import _checks
 from ..shell.context import RunContext, child_context
 from ..shell.input import AgentInput
+from ._interpreter import ChildRunner
 from ._workflow import COMPLETED, ChildFailed, ChildOutcome, ChildPaused, ChildSucceeded, Emit, run_child, write_state
 from .protocol import Agent
 
@@ -49,23 +50,22 @@ class Steps(Generic[Ctx]):
         return cast("Self", attrs.evolve(cast("Any", self), steps=(*self.steps, (key, agent))))
 
 
-async def nothing_to_run(kind: str, name: str, what: str, how: str) -> RunFailed:
-    """The end of a workflow run with no children (`what`), after a checkpoint so others still run."""
-    await trio.lowlevel.checkpoint()
-    return RunFailed(OtherError(_checks.empty_workflow(kind, name, what, how)))
+def child_runner(
+    ctx: RunContext[Ctx],
+    children: Sequence[tuple[str, Agent[Ctx]]],
+    input: AgentInput,
+    emitter: Callable[[], Emit],
+) -> ChildRunner:
+    """How the keyed workflows perform a `RunChild`: child `index` of `children` runs on `input` (plus the action's
+    context) in ``ctx.subagent_child()`` at the action's segment, its events going to a fresh ``emitter()``."""
 
+    async def run(action: RunChild) -> tuple[ChildOutcome, bool]:
+        child = child_context(ctx.subagent_child(), ctx, action.segment)
+        child_input = AgentInput((*input.items, *action.context)) if action.context else input
+        outcome = await run_child(children[action.index][1], child, child_input, emitter())
+        return outcome, child.actions.escalated
 
-def step_end(ctx: RunContext[Ctx], key: str, outcome: ChildOutcome) -> RunFailed | RunPaused | None:
-    """What one step's `outcome` ends the workflow with (a failure or a pause), or `None` after writing
-    its answer under `key` in the run's state."""
-    match outcome:
-        case ChildFailed(error=error):
-            return RunFailed(error)
-        case ChildPaused(pending=pending):
-            return RunPaused(pending)
-        case ChildSucceeded(text=text):
-            write_state(ctx, key, text)
-            return None
+    return run
 
 
 async def run_keyed(ctx: RunContext[Ctx], key: str, agent: Agent[Ctx], input: AgentInput, emit: Emit) -> ChildOutcome:

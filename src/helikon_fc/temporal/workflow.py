@@ -21,9 +21,10 @@ its problem answers it there; without them, it is answered here with its problem
 every such call was before the ``helikon-every-call-seen`` patch, so older histories replay).
 
 A child workflow (a graph node, an agent-as-tool sub-run) forwards its events and usage to its
-parent as it runs (``helikon.child_events``). Sequential, parallel and loop agents run their
-children in this workflow by the merge convention of `helikon_fc.agents` (each child's
-`RunStarted` becomes `AgentUpdated`, its terminal is folded in).
+parent as it runs (``helikon.child_events``). Sequential, parallel and loop agents are the pure
+pattern machines of `helikon_fc.core.patterns`, the same the trio agents run, interpreted here by
+`_patterns.interpret`: their children run in this workflow by the merge convention of
+`helikon_fc.agents` (each child's `RunStarted` becomes `AgentUpdated`, its terminal is folded in).
 What an agent is comes from the worker (``helikon.describe``), so the workflow holds no agent code.
 Everything here is deterministic: asyncio under Temporal's event loop, no clock, no IO, no trio.
 """
@@ -63,7 +64,6 @@ with workflow.unsafe.imports_passed_through():
         Item,
         MaxAgentDepthExceeded,
         MaxHandoffsExceeded,
-        MaxIterationsExceeded,
         MessageOutput,
         ModelFailed,
         ModelFailureKind,
@@ -71,7 +71,6 @@ with workflow.unsafe.imports_passed_through():
         ModelResponse,
         ModelShare,
         OtherError,
-        ParallelFailed,
         PerformHandoff,
         RunCompleted,
         RunFailed,
@@ -94,11 +93,13 @@ with workflow.unsafe.imports_passed_through():
         to_json,
         transition,
     )
+    from ..core.patterns import ChildFailed, ChildOutcome, ChildSucceeded, RunChild, loop, parallel, sequential
     from ..core.records import ModelAnswered, ToolFinished
     from ..core.usage import one_call
     from ..shell.metering import UsageMeter
     from ._event_flow import ChildForward, Follower, HandoffForward, Interleaving
     from ._loop_controls import LoopControls
+    from ._patterns import interpret
     from ._payloads import (
         AUTHORIZE_TOOL,
         CALL_MODEL,
@@ -357,50 +358,28 @@ class RunWorkflow:
         return forward, actions
 
     async def _run_steps(self, plan: AgentPlan, items: tuple[Item, ...], scope: Scope) -> TerminalEvent:
-        """A sequential agent (one pass, fail fast) or a loop agent (passes until a step escalates)."""
-        passes = plan.max_iterations if plan.kind == "loop" else 1
-        for iteration in range(passes):
-            for index, child in enumerate(plan.children):
-                segment = f"{iteration}.{index}:{child.key}" if plan.kind == "loop" else f"{index}:{child.key}"
-                forward, actions = await self._run_child(child.path, items, scope, segment)
-                if not isinstance(forward.terminal, RunCompleted):
-                    return _failed(forward.terminal, child.path)
-                scope.state[child.key] = forward.text
-                if plan.kind == "loop" and actions.escalated:
-                    return _METERED
-        if plan.kind == "loop":
-            return RunFailed(MaxIterationsExceeded(plan.max_iterations))
-        return _METERED
+        """A sequential agent (one pass, fail fast) or a loop agent (passes until a step escalates): its machine."""
+        keys = tuple(child.key for child in plan.children)
+        machine = loop(plan.name, keys, plan.max_iterations) if plan.kind == "loop" else sequential(plan.name, keys)
+
+        async def run_step(action: RunChild) -> tuple[ChildOutcome, bool]:
+            path = plan.children[action.index].path
+            forward, actions = await self._run_child(path, items, scope, action.segment)
+            return _outcome(forward, path), actions.escalated
+
+        return await interpret(machine, scope.state, scope.emit, run_step)
 
     async def _run_parallel(self, plan: AgentPlan, items: tuple[Item, ...], scope: Scope) -> TerminalEvent:
-        """A parallel agent: every branch at once, answers merged as sorted JSON, failures collected."""
-        keys = [child.key for child in plan.children]
-        duplicates = sorted({key for key in keys if keys.count(key) > 1})
-        if duplicates:
-            return RunFailed(OtherError(f"duplicate parallel branch key(s): {', '.join(duplicates)}"))
+        """A parallel agent: every branch at once, answers merged as sorted JSON, failures collected: its machine."""
         merged = Interleaving(scope.emit, plan.name)
-        outcomes: dict[str, ChildForward] = {}
 
-        async def branch(key: str, path: str) -> None:
-            forward, _ = await self._run_child(path, items, scope.emitting(merged.emitter()), key)
-            if isinstance(forward.terminal, RunCompleted):
-                scope.state[key] = forward.text
-            outcomes[key] = forward
+        async def run_branch(action: RunChild) -> tuple[ChildOutcome, bool]:
+            path = plan.children[action.index].path
+            forward, actions = await self._run_child(path, items, scope.emitting(merged.emitter()), action.segment)
+            return _outcome(forward, action.key), actions.escalated
 
-        await asyncio.gather(*(branch(child.key, child.path) for child in plan.children))
-        texts: dict[str, str] = {}
-        failures: list[BranchFailure] = []
-        for key in sorted(outcomes):
-            terminal = outcomes[key].terminal
-            if isinstance(terminal, RunCompleted):
-                texts[key] = outcomes[key].text
-            else:
-                failures.append(BranchFailure(key, _failed(terminal, key).error))
-        if failures:
-            return RunFailed(ParallelFailed(tuple(failures)))
-        text = _compact(texts)
-        merged.emit(MessageOutput(AssistantMessage(text, agent=plan.name)))
-        return _METERED
+        machine = parallel(plan.name, tuple(child.key for child in plan.children))
+        return await interpret(machine, scope.state, merged.emit, run_branch)
 
     async def _run_swarm(self, plan: AgentPlan, items: tuple[Item, ...], scope: Scope) -> TerminalEvent:
         """A swarm: the entry member's loop, its mesh of handoffs nesting; over the handoff budget it is cancelled."""
@@ -907,6 +886,13 @@ def _count(meter: UsageMeter, usage_json: str) -> None:
 def _compact(value: dict[str, str]) -> str:
     """The merge format of parallel branches and graph sinks: compact JSON, sorted keys."""
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def _outcome(forward: ChildForward, who: str) -> ChildOutcome:
+    """How a child run whose events went through `forward` ended, for a pattern machine."""
+    if isinstance(forward.terminal, RunCompleted):
+        return ChildSucceeded(forward.text)
+    return ChildFailed(_failed(forward.terminal, who).error)
 
 
 def _failed(terminal: TerminalEvent | None, who: str) -> RunFailed:

@@ -1,0 +1,66 @@
+"""The multi-agent patterns as pure machines of the shape of `transition`: (state, input) -> (state, events,
+actions). `advance` steps any of them; the trio agents and the Temporal workflow are two interpreters of
+the same machines (see docs/architecture.md)."""
+
+from __future__ import annotations
+
+from typing import TypeAlias
+
+from .fanout import FanOutState, advance_fanout, compact_json, parallel
+from .steps import StepsState, advance_steps, loop, sequential
+from .vocabulary import (
+    COMPLETED,
+    Begin,
+    ChildEnded,
+    ChildFailed,
+    ChildOutcome,
+    ChildPaused,
+    ChildSucceeded,
+    Finish,
+    HandoffSeen,
+    PatternAction,
+    PatternInput,
+    PatternOutcome,
+    RunChild,
+    StopChildren,
+    WriteState,
+)
+
+PatternState: TypeAlias = StepsState | FanOutState
+"""The state of any pattern machine."""
+
+
+def advance(state: PatternState, input: PatternInput) -> PatternOutcome[PatternState]:
+    """One step of whichever machine `state` belongs to."""
+    if isinstance(state, StepsState):
+        return advance_steps(state, input)
+    return advance_fanout(state, input)
+
+
+__all__ = [
+    "COMPLETED",
+    "Begin",
+    "ChildEnded",
+    "ChildFailed",
+    "ChildOutcome",
+    "ChildPaused",
+    "ChildSucceeded",
+    "FanOutState",
+    "Finish",
+    "HandoffSeen",
+    "PatternAction",
+    "PatternInput",
+    "PatternOutcome",
+    "PatternState",
+    "RunChild",
+    "StepsState",
+    "StopChildren",
+    "WriteState",
+    "advance",
+    "advance_fanout",
+    "advance_steps",
+    "compact_json",
+    "loop",
+    "parallel",
+    "sequential",
+]

@@ -1,0 +1,115 @@
+"""Examples of the pattern machines (`helikon_fc.core.patterns`): the exact actions of short runs, the
+wording of their own failures, and the inputs they refuse (their laws are in
+``properties/test_pattern_machines.py``)."""
+
+from __future__ import annotations
+
+from helikon_fc.core import InvalidTransition, MaxIterationsExceeded, OtherError, RunFailed
+from helikon_fc.core.patterns import (
+    COMPLETED,
+    Begin,
+    ChildEnded,
+    ChildFailed,
+    ChildSucceeded,
+    FanOutState,
+    Finish,
+    HandoffSeen,
+    PatternState,
+    RunChild,
+    StepsState,
+    WriteState,
+    advance,
+    loop,
+    parallel,
+    sequential,
+)
+
+
+def invalid(state: str, input: str, detail: str = "") -> Finish:
+    return Finish(RunFailed(InvalidTransition(state, input, detail)))
+
+
+def test_a_sequence_runs_its_steps_in_order_writing_each_answer() -> None:
+    first = advance(sequential("s", ("a", "a")), Begin())
+    assert first.actions == (RunChild(0, "a", "0:a"),)
+    assert first.events == ()
+    second = advance(first.state, ChildEnded(0, ChildSucceeded("one"), escalated=True))
+    assert second.actions == (WriteState("a", "one"), RunChild(1, "a", "1:a"))
+    last = advance(second.state, ChildEnded(1, ChildSucceeded("two")))
+    assert last.actions == (WriteState("a", "two"), Finish(COMPLETED))
+    assert last.state == StepsState("s", ("a", "a"), None, 2, running=False, finished=True)
+
+
+def test_a_failed_step_ends_a_sequence_without_writing() -> None:
+    first = advance(sequential("s", ("a", "b")), Begin())
+    end = advance(first.state, ChildEnded(0, ChildFailed(OtherError("no"))))
+    assert end.actions == (Finish(RunFailed(OtherError("no"))),)
+
+
+def test_a_loop_names_each_run_by_pass_and_step_and_completes_on_an_escalation() -> None:
+    outcome = advance(loop("l", ("a", "b"), 2), Begin())
+    segments = [outcome.actions[-1]]
+    for index in (0, 1, 0):
+        outcome = advance(outcome.state, ChildEnded(index, ChildSucceeded(str(index))))
+        segments.append(outcome.actions[-1])
+    assert segments == [
+        RunChild(0, "a", "0.0:a"),
+        RunChild(1, "b", "0.1:b"),
+        RunChild(0, "a", "1.0:a"),
+        RunChild(1, "b", "1.1:b"),
+    ]
+    end = advance(outcome.state, ChildEnded(1, ChildSucceeded("x"), escalated=True))
+    assert end.actions == (WriteState("b", "x"), Finish(COMPLETED))
+
+
+def test_a_loop_without_an_escalation_runs_out_of_passes() -> None:
+    outcome = advance(loop("l", ("a",), 2), Begin())
+    outcome = advance(outcome.state, ChildEnded(0, ChildSucceeded("1")))
+    end = advance(outcome.state, ChildEnded(0, ChildSucceeded("2")))
+    assert end.actions == (WriteState("a", "2"), Finish(RunFailed(MaxIterationsExceeded(2))))
+
+
+def test_empty_workflows_fail_at_the_start_saying_how_to_add_a_child() -> None:
+    expected: dict[str, PatternState] = {
+        "SequentialAgent 's' has no steps to run; add at least one with .then(agent) before running it": sequential(
+            "s", ()
+        ),
+        "LoopAgent 'l' has no steps to run; add at least one with .then(agent) before running it": loop("l", (), 3),
+        "ParallelAgent 'p' has no branches to run; add at least one with .add(agent) before running it": parallel(
+            "p", ()
+        ),
+    }
+    for message, state in expected.items():
+        assert advance(state, Begin()).actions == (Finish(RunFailed(OtherError(message))),)
+
+
+def test_parallel_names_its_duplicate_keys_sorted_once_each() -> None:
+    outcome = advance(parallel("p", ("b", "a", "b", "a", "c")), Begin())
+    assert outcome.actions == (Finish(RunFailed(OtherError("duplicate parallel branch key(s): a, b"))),)
+
+
+def test_parallel_starts_every_branch_under_its_key_and_waits_for_all() -> None:
+    outcome = advance(parallel("p", ("x", "y")), Begin())
+    assert outcome.actions == (RunChild(0, "x", "x"), RunChild(1, "y", "y"))
+    middle = advance(outcome.state, ChildEnded(1, ChildFailed(OtherError("bad"))))
+    assert middle.actions == ()
+    assert isinstance(middle.state, FanOutState) and not middle.state.finished
+
+
+def test_inputs_out_of_turn_are_invalid_transitions() -> None:
+    fresh = sequential("s", ("a", "b"))
+    assert advance(fresh, ChildEnded(0, ChildSucceeded(""))).actions == (invalid("StepsState", "ChildEnded"),)
+    started = advance(fresh, Begin()).state
+    assert advance(started, Begin()).actions == (invalid("StepsState", "Begin"),)
+    assert advance(started, ChildEnded(1, ChildSucceeded(""))).actions == (invalid("StepsState", "ChildEnded"),)
+    assert advance(started, HandoffSeen()).actions == (invalid("StepsState", "HandoffSeen"),)
+    fan = advance(parallel("p", ("x",)), Begin()).state
+    assert advance(fan, ChildEnded(1, ChildSucceeded(""))).actions == (invalid("FanOutState", "ChildEnded"),)
+    assert advance(fan, ChildEnded(-1, ChildSucceeded(""))).actions == (invalid("FanOutState", "ChildEnded"),)
+    assert advance(parallel("p", ("x",)), ChildEnded(0, ChildSucceeded(""))).actions == (
+        invalid("FanOutState", "ChildEnded"),
+    )
+    twice = advance(parallel("p", ("x", "y")), Begin()).state
+    twice = advance(twice, ChildEnded(0, ChildSucceeded(""))).state
+    assert advance(twice, ChildEnded(0, ChildSucceeded(""))).actions == (invalid("FanOutState", "ChildEnded"),)
+    assert advance(twice, Begin()).actions == (invalid("FanOutState", "Begin"),)
