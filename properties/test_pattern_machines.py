@@ -8,10 +8,11 @@ from __future__ import annotations
 import attrs
 import pytest
 from hypothesis import given, strategies as st
-from properties.pattern_drive import Trace, drive, scripted
+from properties.pattern_drive import Trace, child_outcomes, drive, scripted
 
 from helikon_fc.core import (
     InvalidTransition,
+    MaxHandoffsExceeded,
     MaxIterationsExceeded,
     MessageOutput,
     OtherError,
@@ -31,12 +32,15 @@ from helikon_fc.core.patterns import (
     PatternInput,
     PatternState,
     RunChild,
+    StopChildren,
+    SwarmState,
     WriteState,
     advance,
     compact_json,
     loop,
     parallel,
     sequential,
+    swarm,
 )
 
 keys = st.lists(st.sampled_from(["a", "b", "c", "d"]), max_size=4).map(tuple)
@@ -49,11 +53,14 @@ def machines() -> st.SearchStrategy[PatternState]:
         st.builds(sequential, st.just("seq"), keys),
         st.builds(loop, st.just("loop"), keys, st.integers(1, 4)),
         st.builds(parallel, st.just("par"), st.one_of(unique_keys, keys)),
+        st.builds(swarm, st.just("swarm"), st.sampled_from(["a", "b"]), st.none() | st.integers(0, 3)),
     )
 
 
 def run_bound(state: PatternState) -> int:
     """The most child runs the machine may ask for."""
+    if isinstance(state, SwarmState):
+        return 1
     passes = getattr(state, "passes", None) or 1
     return passes * len(state.keys)
 
@@ -85,13 +92,16 @@ def test_a_finished_machine_accepts_nothing(state: PatternState, data: st.DataOb
 def test_the_state_written_is_each_successful_child_answer_under_its_key(
     state: PatternState, data: st.DataObject
 ) -> None:
-    """`WriteState` comes once per successful child run, with its key and answer, in the order they ended."""
+    """`WriteState` comes once per successful child run of a keyed workflow, with its key and answer, in the order
+    they ended (a swarm writes none)."""
     trace = drive(state, scripted(data), data)
     writes = [a for a in trace.actions if isinstance(a, WriteState)]
     keys_of = {r.index: r.key for r in trace.runs}
     expected = [
         WriteState(keys_of[e.index], e.outcome.text) for e in trace.ended if isinstance(e.outcome, ChildSucceeded)
     ]
+    if isinstance(state, SwarmState):
+        expected = []  # a swarm's members share the conversation, not keys
     assert writes == expected
 
 
@@ -224,3 +234,40 @@ def test_no_input_sequence_makes_a_machine_raise_or_change_a_value(
         state = outcome.state
     with pytest.raises(attrs.exceptions.FrozenInstanceError):
         state.name = "changed"  # type: ignore[misc]
+
+
+@given(
+    limit=st.none() | st.integers(0, 4),
+    handoffs=st.integers(0, 7),
+    outcome=child_outcomes(),
+)
+def test_a_swarm_fails_on_the_first_handoff_beyond_its_budget_and_otherwise_ends_as_its_member(
+    limit: int | None, handoffs: int, outcome: tuple[ChildSucceeded | ChildFailed | ChildPaused, bool]
+) -> None:
+    """The swarm runs its entry member once; the handoffs it sees are counted, the first beyond the budget (never,
+    without one) stops the member, once, and then the run fails with `MaxHandoffsExceeded(limit)` whatever the
+    member ended with; otherwise the member's end is the swarm's (success, its failure, its pause)."""
+    start = advance(swarm("s", "triage", limit), Begin())
+    assert start.actions == (RunChild(0, "triage", "entry"),)
+    state = start.state
+    stops: list[int] = []
+    for seen in range(1, handoffs + 1):
+        step = advance(state, HandoffSeen())
+        assert step.events == ()
+        if step.actions:
+            assert step.actions == (StopChildren(),)
+            stops.append(seen)
+        state = step.state
+    end = advance(state, ChildEnded(0, outcome[0], outcome[1]))
+    over = limit is not None and handoffs > limit
+    assert stops == ([limit + 1] if over and limit is not None else [])
+    if over:
+        assert end.actions == (Finish(RunFailed(MaxHandoffsExceeded(limit or 0))),)
+        return
+    match outcome[0]:
+        case ChildSucceeded():
+            assert end.actions == (Finish(COMPLETED),)
+        case ChildFailed(error=error):
+            assert end.actions == (Finish(RunFailed(error)),)
+        case ChildPaused(pending=pending):
+            assert end.actions == (Finish(RunPaused(pending)),)

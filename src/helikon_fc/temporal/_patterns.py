@@ -17,6 +17,7 @@ from ..core import AgentEvent, OtherError, RunFailed, TerminalEvent
 from ..core.patterns import (
     Begin,
     ChildEnded,
+    ChildFailed,
     ChildOutcome,
     Finish,
     PatternInput,
@@ -32,8 +33,10 @@ ChildRunner: TypeAlias = Callable[[RunChild], Awaitable[tuple[ChildOutcome, bool
 """Runs the child a `RunChild` names to its end: its outcome, and whether it escalated."""
 
 
-class _Interpreter:
-    __slots__ = ("_run_child", "_say", "_state", "_stopped", "_tasks", "_writes", "terminal")
+class Interpreter:
+    """One run of a machine in a workflow (see the module); `interpret` makes and runs one."""
+
+    __slots__ = ("_run_child", "_say", "_state", "_tasks", "_writes", "stopped", "terminal")
 
     def __init__(self, state: PatternState, writes: State, say: Callable[[AgentEvent], None], run_child: ChildRunner):
         self._state = state
@@ -41,10 +44,11 @@ class _Interpreter:
         self._say = say
         self._run_child = run_child
         self._tasks: list[asyncio.Task[None]] = []
-        self._stopped = False
+        self.stopped = False
         self.terminal: TerminalEvent | None = None
 
     def feed(self, input: PatternInput) -> None:
+        """Step the machine with `input` and perform what it asks for."""
         outcome = advance(self._state, input)
         self._state = outcome.state
         for action in outcome.actions:
@@ -57,26 +61,33 @@ class _Interpreter:
                 case RunChild():
                     self._tasks.append(asyncio.ensure_future(self._child(action)))
                 case StopChildren():
-                    self._stopped = True
+                    self.stopped = True
                     for task in self._tasks:
                         task.cancel()
                 case Finish(terminal=terminal):
                     self.terminal = terminal
 
-    async def _child(self, action: RunChild) -> None:
-        outcome, escalated = await self._run_child(action)
+    async def _child(self, action: RunChild) -> None:  # noqa: ASYNC910 - asyncio under Temporal: no trio checkpoints
+        try:
+            outcome, escalated = await self._run_child(action)
+        except asyncio.CancelledError:  # noqa: ASYNC103 - re-raised unless `StopChildren` cancelled it
+            if not self.stopped:
+                raise
+            outcome, escalated = ChildFailed(OtherError(f"{action.key!r} was stopped")), False
         self.feed(ChildEnded(action.index, outcome, escalated))
 
-    async def settle(self) -> None:  # noqa: ASYNC910 - asyncio under Temporal's loop: awaiting tasks is the wait
-        """Wait for every task started so far and since (a child's failure to run propagates)."""
+    async def run(self) -> TerminalEvent:
+        """Feed `Begin`, wait for every task started then and since (a child's failure to run propagates), and
+        return the machine's terminal event."""
+        self.feed(Begin())
         index = 0
         while index < len(self._tasks):
-            try:
-                await self._tasks[index]
-            except asyncio.CancelledError:  # noqa: ASYNC103 - re-raised unless `StopChildren` cancelled that task
-                if not (self._stopped and self._tasks[index].cancelled()):
-                    raise
+            await self._tasks[index]
             index += 1
+        if self.terminal is None:  # a machine always finishes; this is a bug, said as data
+            name = type(self._state).__name__
+            return RunFailed(OtherError(f"the pattern machine stopped without finishing in {name}"))  # noqa: ASYNC910
+        return self.terminal  # noqa: ASYNC910 - asyncio under Temporal's loop: awaiting the tasks was the wait
 
 
 async def interpret(
@@ -84,9 +95,4 @@ async def interpret(
 ) -> TerminalEvent:
     """Run the machine from `state` to its end: `run_child` performs each child run, `say` sends the machine's own
     events, and `writes` (the workflow's shared state) gets the `WriteState`s."""
-    interpreter = _Interpreter(state, writes, say, run_child)
-    interpreter.feed(Begin())
-    await interpreter.settle()
-    if interpreter.terminal is None:  # a machine always finishes; this is a bug, said as data
-        return RunFailed(OtherError(f"the pattern machine stopped without finishing in {type(state).__name__}"))
-    return interpreter.terminal
+    return await Interpreter(state, writes, say, run_child).run()

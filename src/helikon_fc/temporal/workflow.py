@@ -63,7 +63,6 @@ with workflow.unsafe.imports_passed_through():
         HookFailed,
         Item,
         MaxAgentDepthExceeded,
-        MaxHandoffsExceeded,
         MessageOutput,
         ModelFailed,
         ModelFailureKind,
@@ -93,13 +92,23 @@ with workflow.unsafe.imports_passed_through():
         to_json,
         transition,
     )
-    from ..core.patterns import ChildFailed, ChildOutcome, ChildSucceeded, RunChild, loop, parallel, sequential
+    from ..core.patterns import (
+        ChildFailed,
+        ChildOutcome,
+        ChildSucceeded,
+        HandoffSeen,
+        RunChild,
+        loop,
+        parallel,
+        sequential,
+        swarm,
+    )
     from ..core.records import ModelAnswered, ToolFinished
     from ..core.usage import one_call
     from ..shell.metering import UsageMeter
     from ._event_flow import ChildForward, Follower, HandoffForward, Interleaving
     from ._loop_controls import LoopControls
-    from ._patterns import interpret
+    from ._patterns import Interpreter, interpret
     from ._payloads import (
         AUTHORIZE_TOOL,
         CALL_MODEL,
@@ -382,35 +391,24 @@ class RunWorkflow:
         return await interpret(machine, scope.state, merged.emit, run_branch)
 
     async def _run_swarm(self, plan: AgentPlan, items: tuple[Item, ...], scope: Scope) -> TerminalEvent:
-        """A swarm: the entry member's loop, its mesh of handoffs nesting; over the handoff budget it is cancelled."""
+        """A swarm: the entry member's loop, its mesh of handoffs nesting, each `HandoffItem` fed to its machine;
+        over the handoff budget the member is cancelled and what it says after is dropped."""
+        entry = plan.children[0]
         limit = plan.max_iterations if plan.max_iterations >= 0 else None
-        seen = 0
-        exceeded = False
 
         def counting(event: AgentEvent) -> None:
-            nonlocal seen, exceeded
-            if exceeded:
+            if interpreter.stopped:
                 return
             scope.emit(event)
             if isinstance(event, HandoffItem):
-                seen += 1
-                if limit is not None and seen > limit:
-                    exceeded = True
-                    member.cancel()
+                interpreter.feed(HandoffSeen())
 
-        entry = plan.children[0]
-        member = asyncio.ensure_future(self._run_child(entry.path, items, scope.emitting(counting), "entry"))
-        try:
-            forward, _ = await member
-        except asyncio.CancelledError:
-            if not exceeded:
-                raise
-            return RunFailed(MaxHandoffsExceeded(limit if limit is not None else seen))
-        if exceeded:
-            return RunFailed(MaxHandoffsExceeded(limit if limit is not None else seen))
-        if isinstance(forward.terminal, RunCompleted):
-            return _METERED
-        return _failed(forward.terminal, entry.path)
+        async def run_entry(action: RunChild) -> tuple[ChildOutcome, bool]:
+            forward, _ = await self._run_child(entry.path, items, scope.emitting(counting), action.segment)
+            return _outcome(forward, entry.path), False
+
+        interpreter = Interpreter(swarm(plan.name, entry.key, limit), scope.state, scope.emit, run_entry)
+        return await interpreter.run()
 
     async def _run_graph(self, plan: AgentPlan, items: tuple[Item, ...], scope: Scope) -> TerminalEvent:
         """A graph: the `Wavefront` as workflow state, each node a child workflow started once its predecessors end.

@@ -8,6 +8,7 @@ from typing import TypeAlias
 
 from .fanout import FanOutState, advance_fanout, compact_json, parallel
 from .steps import StepsState, advance_steps, loop, sequential
+from .swarm import SwarmState, advance_swarm, swarm
 from .vocabulary import (
     COMPLETED,
     Begin,
@@ -26,7 +27,7 @@ from .vocabulary import (
     WriteState,
 )
 
-PatternState: TypeAlias = StepsState | FanOutState
+PatternState: TypeAlias = StepsState | FanOutState | SwarmState
 """The state of any pattern machine."""
 
 
@@ -34,6 +35,8 @@ def advance(state: PatternState, input: PatternInput) -> PatternOutcome[PatternS
     """One step of whichever machine `state` belongs to."""
     if isinstance(state, StepsState):
         return advance_steps(state, input)
+    if isinstance(state, SwarmState):
+        return advance_swarm(state, input)
     return advance_fanout(state, input)
 
 
@@ -55,12 +58,15 @@ __all__ = [
     "RunChild",
     "StepsState",
     "StopChildren",
+    "SwarmState",
     "WriteState",
     "advance",
     "advance_fanout",
     "advance_steps",
+    "advance_swarm",
     "compact_json",
     "loop",
     "parallel",
     "sequential",
+    "swarm",
 ]

@@ -4,7 +4,7 @@ wording of their own failures, and the inputs they refuse (their laws are in
 
 from __future__ import annotations
 
-from helikon_fc.core import InvalidTransition, MaxIterationsExceeded, OtherError, RunFailed
+from helikon_fc.core import InvalidTransition, MaxHandoffsExceeded, MaxIterationsExceeded, OtherError, RunFailed
 from helikon_fc.core.patterns import (
     COMPLETED,
     Begin,
@@ -14,14 +14,18 @@ from helikon_fc.core.patterns import (
     FanOutState,
     Finish,
     HandoffSeen,
+    PatternOutcome,
     PatternState,
     RunChild,
     StepsState,
+    StopChildren,
+    SwarmState,
     WriteState,
     advance,
     loop,
     parallel,
     sequential,
+    swarm,
 )
 
 
@@ -113,3 +117,29 @@ def test_inputs_out_of_turn_are_invalid_transitions() -> None:
     twice = advance(twice, ChildEnded(0, ChildSucceeded(""))).state
     assert advance(twice, ChildEnded(0, ChildSucceeded(""))).actions == (invalid("FanOutState", "ChildEnded"),)
     assert advance(twice, Begin()).actions == (invalid("FanOutState", "Begin"),)
+
+
+def test_a_swarm_runs_its_entry_member_and_counts_handoffs_up_to_its_budget() -> None:
+    start = advance(swarm("s", "triage", 1), Begin())
+    assert start.actions == (RunChild(0, "triage", "entry"),)
+    first = advance(start.state, HandoffSeen())
+    assert first.actions == ()
+    assert first.state == SwarmState("s", "triage", 1, handoffs=1, running=True)
+    second = advance(first.state, HandoffSeen())
+    assert second.actions == (StopChildren(),)
+    assert advance(second.state, HandoffSeen()) == PatternOutcome(second.state)
+    end = advance(second.state, ChildEnded(0, ChildSucceeded("late")))
+    assert end.actions == (Finish(RunFailed(MaxHandoffsExceeded(1))),)
+
+
+def test_a_swarm_without_a_budget_ends_as_its_member_and_refuses_inputs_out_of_turn() -> None:
+    state = advance(swarm("s", "a", None), Begin()).state
+    for _ in range(20):
+        state = advance(state, HandoffSeen()).state
+    assert advance(state, ChildEnded(0, ChildFailed(OtherError("x")))).actions == (Finish(RunFailed(OtherError("x"))),)
+    assert advance(swarm("s", "a", 0), HandoffSeen()).actions == (invalid("SwarmState", "HandoffSeen"),)
+    assert advance(state, Begin()).actions == (invalid("SwarmState", "Begin"),)
+    assert advance(state, ChildEnded(1, ChildSucceeded(""))).actions == (invalid("SwarmState", "ChildEnded"),)
+    assert advance(swarm("s", "a", 0), ChildEnded(0, ChildSucceeded(""))).actions == (
+        invalid("SwarmState", "ChildEnded"),
+    )
