@@ -8,6 +8,7 @@ from __future__ import annotations
 import attrs
 import pytest
 from hypothesis import given, strategies as st
+from properties.dag_strategies import dags
 from properties.pattern_drive import Trace, child_outcomes, drive, scripted
 
 from helikon_fc.core import (
@@ -28,6 +29,7 @@ from helikon_fc.core.patterns import (
     ChildPaused,
     ChildSucceeded,
     Finish,
+    GraphState,
     HandoffSeen,
     PatternInput,
     PatternState,
@@ -37,11 +39,13 @@ from helikon_fc.core.patterns import (
     WriteState,
     advance,
     compact_json,
+    graph,
     loop,
     parallel,
     sequential,
     swarm,
 )
+from helikon_fc.core.wavefront import Wavefront
 
 keys = st.lists(st.sampled_from(["a", "b", "c", "d"]), max_size=4).map(tuple)
 unique_keys = st.lists(st.sampled_from(["a", "b", "c", "d", "e"]), max_size=5, unique=True).map(tuple)
@@ -54,6 +58,7 @@ def machines() -> st.SearchStrategy[PatternState]:
         st.builds(loop, st.just("loop"), keys, st.integers(1, 4)),
         st.builds(parallel, st.just("par"), st.one_of(unique_keys, keys)),
         st.builds(swarm, st.just("swarm"), st.sampled_from(["a", "b"]), st.none() | st.integers(0, 3)),
+        dags(max_nodes=4).map(lambda dag: graph("graph", Wavefront.of(dag.nodes, dag.edges))),
     )
 
 
@@ -61,6 +66,8 @@ def run_bound(state: PatternState) -> int:
     """The most child runs the machine may ask for."""
     if isinstance(state, SwarmState):
         return 1
+    if isinstance(state, GraphState):
+        return len(state.wave.nodes)
     passes = getattr(state, "passes", None) or 1
     return passes * len(state.keys)
 

@@ -4,12 +4,26 @@ wording of their own failures, and the inputs they refuse (their laws are in
 
 from __future__ import annotations
 
-from helikon_fc.core import InvalidTransition, MaxHandoffsExceeded, MaxIterationsExceeded, OtherError, RunFailed
+from helikon_fc.core import (
+    ApprovalRequested,
+    AssistantMessage,
+    BranchFailure,
+    GraphFailed,
+    InvalidTransition,
+    MaxHandoffsExceeded,
+    MaxIterationsExceeded,
+    MessageOutput,
+    OtherError,
+    RunFailed,
+    RunPaused,
+    UserMessage,
+)
 from helikon_fc.core.patterns import (
     COMPLETED,
     Begin,
     ChildEnded,
     ChildFailed,
+    ChildPaused,
     ChildSucceeded,
     FanOutState,
     Finish,
@@ -22,11 +36,13 @@ from helikon_fc.core.patterns import (
     SwarmState,
     WriteState,
     advance,
+    graph,
     loop,
     parallel,
     sequential,
     swarm,
 )
+from helikon_fc.core.wavefront import Wavefront
 
 
 def invalid(state: str, input: str, detail: str = "") -> Finish:
@@ -143,3 +159,51 @@ def test_a_swarm_without_a_budget_ends_as_its_member_and_refuses_inputs_out_of_t
     assert advance(swarm("s", "a", 0), ChildEnded(0, ChildSucceeded(""))).actions == (
         invalid("SwarmState", "ChildEnded"),
     )
+
+
+def test_a_graph_runs_its_sources_then_each_node_with_its_predecessors_answers() -> None:
+    wave = Wavefront.of(("a", "b", "c"), (("a", "c"), ("b", "c")))
+    start = advance(graph("g", wave), Begin())
+    assert start.actions == (RunChild(0, "a", "a"), RunChild(1, "b", "b"))
+    after_b = advance(start.state, ChildEnded(1, ChildSucceeded("B")))
+    assert after_b.actions == (WriteState("b", "B"),)
+    after_a = advance(after_b.state, ChildEnded(0, ChildSucceeded("A")))
+    context = (UserMessage("[a]\nA"), UserMessage("[b]\nB"))
+    assert after_a.actions == (WriteState("a", "A"), RunChild(2, "c", "c", context))
+    end = advance(after_a.state, ChildEnded(2, ChildSucceeded("C")))
+    assert end.actions == (WriteState("c", "C"), Finish(COMPLETED))
+    assert end.events == (MessageOutput(AssistantMessage("C", agent="g")),)
+
+
+def test_a_graph_with_several_sinks_merges_them_and_a_paused_node_pauses_it() -> None:
+    wave = Wavefront.of(("x", "y", "z"), (("x", "z"),))
+    state = advance(graph("g", wave), Begin()).state
+    state = advance(state, ChildEnded(0, ChildSucceeded("1"))).state
+    state = advance(state, ChildEnded(2, ChildSucceeded("3"))).state
+    end = advance(state, ChildEnded(1, ChildSucceeded("2")))
+    assert end.events == (MessageOutput(AssistantMessage('{"y":"2","z":"3"}', agent="g")),)
+    request = ApprovalRequested("c1", "tool", "{}")
+    paused = advance(graph("g", wave), Begin()).state
+    paused = advance(paused, ChildEnded(0, ChildPaused((request,)))).state
+    end = advance(paused, ChildEnded(1, ChildSucceeded("2")))
+    assert end.actions == (WriteState("y", "2"), Finish(RunPaused((request,))))
+
+
+def test_a_failed_graph_node_skips_its_descendants_and_names_them() -> None:
+    wave = Wavefront.of(("a", "b", "c", "d"), (("a", "b"), ("b", "c")))
+    state = advance(graph("g", wave), Begin()).state
+    state = advance(state, ChildEnded(3, ChildFailed(OtherError("d broke")))).state
+    end = advance(state, ChildEnded(0, ChildFailed(OtherError("a broke"))))
+    failed = (BranchFailure("a", OtherError("a broke")), BranchFailure("d", OtherError("d broke")))
+    assert end.actions == (Finish(RunFailed(GraphFailed(failed, ("b", "c")))),)
+
+
+def test_a_graph_refuses_nodes_that_are_not_running_and_an_empty_graph() -> None:
+    wave = Wavefront.of(("a", "b"), (("a", "b"),))
+    state = advance(graph("g", wave), Begin()).state
+    assert advance(state, ChildEnded(1, ChildSucceeded(""))).actions == (invalid("GraphState", "ChildEnded"),)
+    assert advance(state, ChildEnded(2, ChildSucceeded(""))).actions == (invalid("GraphState", "ChildEnded"),)
+    assert advance(state, ChildEnded(-1, ChildSucceeded(""))).actions == (invalid("GraphState", "ChildEnded"),)
+    assert advance(state, Begin()).actions == (invalid("GraphState", "Begin"),)
+    message = "GraphAgent 'g' has no nodes to run; add at least one with .node(key, agent) before running it"
+    assert advance(graph("g", Wavefront.of((), ())), Begin()).actions == (Finish(RunFailed(OtherError(message))),)

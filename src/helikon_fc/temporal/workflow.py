@@ -50,15 +50,12 @@ with workflow.unsafe.imports_passed_through():
         AgentEvent,
         AgentUsage,
         ApprovalRequested,
-        AssistantMessage,
         AwaitApproval,
-        BranchFailure,
         CallModel,
         Cancelled,
         Compacting,
         Conversation,
         ExecuteTools,
-        GraphFailed,
         HandoffItem,
         HookFailed,
         Item,
@@ -98,6 +95,7 @@ with workflow.unsafe.imports_passed_through():
         ChildSucceeded,
         HandoffSeen,
         RunChild,
+        graph,
         loop,
         parallel,
         sequential,
@@ -411,56 +409,29 @@ class RunWorkflow:
         return await interpreter.run()
 
     async def _run_graph(self, plan: AgentPlan, items: tuple[Item, ...], scope: Scope) -> TerminalEvent:
-        """A graph: the `Wavefront` as workflow state, each node a child workflow started once its predecessors end.
+        """A graph: its machine (the `Wavefront` as workflow state), each node a child workflow started once its
+        predecessors end.
 
         A node's events reach the stream as the node runs (its child workflow forwards them in batches,
-        `child_events`), each node's run preceded by an `AgentUpdated` naming its agent.
+        `child_events`), each node's run preceded by an `AgentUpdated` naming its agent; a node that completes
+        brings its state back.
         """
         wave = Wavefront.of([node.key for node in plan.children], [(e.before, e.after) for e in plan.edges])
-        paths = {node.key: node.path for node in plan.children}
         merged = Interleaving(scope.emit, plan.name)
-        reports: list[tuple[str, ChildForward]] = []
-        texts: dict[str, str] = {}
-        failures: dict[str, AgentError] = {}
-        running: list[asyncio.Task[None]] = []
 
-        async def node(key: str, node_items: tuple[Item, ...]) -> None:
+        async def run_node(action: RunChild) -> tuple[ChildOutcome, bool]:
             forward = ChildForward(merged.emitter())
-            outcome = await self._child_run(paths[key], node_items, scope.deeper().under(key), follow=forward)
+            path = plan.children[action.index].path
+            node_items = (*items, *action.context)
+            outcome = await self._child_run(path, node_items, scope.deeper().under(action.key), follow=forward)
             if isinstance(outcome, RunOutcome):
                 if isinstance(forward.terminal, RunCompleted):
                     scope.state.update(json.loads(outcome.state_json))
             else:
                 forward.terminal = outcome
-            reports.append((key, forward))
+            return _outcome(forward, action.key), False
 
-        def launch(key: str) -> None:
-            nonlocal wave
-            wave = wave.start(key)
-            context = tuple(UserMessage(f"[{p}]\n{texts[p]}") for p in wave.predecessors[key])
-            running.append(asyncio.ensure_future(node(key, (*items, *context))))
-
-        for key in wave.ready_in_order():
-            launch(key)
-        while not wave.finished:
-            await workflow.wait_condition(lambda: bool(reports))
-            key, forward = reports.pop(0)
-            if isinstance(forward.terminal, RunCompleted):
-                texts[key] = forward.text
-                scope.state[key] = forward.text
-                wave, ready = wave.complete(key)
-                for successor in ready:
-                    launch(successor)
-            else:
-                failures[key] = _failed(forward.terminal, key).error
-                wave, _ = wave.fail(key)
-        if failures:
-            failed = tuple(BranchFailure(key, failures[key]) for key in sorted(failures))
-            return RunFailed(GraphFailed(failed, tuple(sorted(wave.skipped))))
-        sinks = wave.sinks
-        final = texts[sinks[0]] if len(sinks) == 1 else _compact({key: texts[key] for key in sinks})
-        merged.emit(MessageOutput(AssistantMessage(final, agent=plan.name)))
-        return _METERED
+        return await interpret(graph(plan.name, wave), scope.state, merged.emit, run_node)
 
     async def _child_run(
         self, path: str, items: tuple[Item, ...], scope: Scope, *, follow: Emit | None = None
@@ -879,11 +850,6 @@ def _count(meter: UsageMeter, usage_json: str) -> None:
     shares: tuple[ModelShare, ...] = from_json(tuple[ModelShare, ...], usage_json)
     for share in shares:
         meter.add(share.agent, share.usage, share.model)
-
-
-def _compact(value: dict[str, str]) -> str:
-    """The merge format of parallel branches and graph sinks: compact JSON, sorted keys."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 def _outcome(forward: ChildForward, who: str) -> ChildOutcome:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TypeAlias
 
 from .fanout import FanOutState, advance_fanout, compact_json, parallel
+from .graph import GraphState, advance_graph, context_message, graph, sinks_text
 from .steps import StepsState, advance_steps, loop, sequential
 from .swarm import SwarmState, advance_swarm, swarm
 from .vocabulary import (
@@ -27,7 +28,7 @@ from .vocabulary import (
     WriteState,
 )
 
-PatternState: TypeAlias = StepsState | FanOutState | SwarmState
+PatternState: TypeAlias = StepsState | FanOutState | SwarmState | GraphState
 """The state of any pattern machine."""
 
 
@@ -37,6 +38,8 @@ def advance(state: PatternState, input: PatternInput) -> PatternOutcome[PatternS
         return advance_steps(state, input)
     if isinstance(state, SwarmState):
         return advance_swarm(state, input)
+    if isinstance(state, GraphState):
+        return advance_graph(state, input)
     return advance_fanout(state, input)
 
 
@@ -50,6 +53,7 @@ __all__ = [
     "ChildSucceeded",
     "FanOutState",
     "Finish",
+    "GraphState",
     "HandoffSeen",
     "PatternAction",
     "PatternInput",
@@ -62,11 +66,15 @@ __all__ = [
     "WriteState",
     "advance",
     "advance_fanout",
+    "advance_graph",
     "advance_steps",
     "advance_swarm",
     "compact_json",
+    "context_message",
+    "graph",
     "loop",
     "parallel",
     "sequential",
+    "sinks_text",
     "swarm",
 ]
