@@ -21,10 +21,11 @@ its problem answers it there; without them, it is answered here with its problem
 every such call was before the ``helikon-every-call-seen`` patch, so older histories replay).
 
 A child workflow (a graph node, an agent-as-tool sub-run) forwards its events and usage to its
-parent as it runs (``helikon.child_events``). Sequential, parallel and loop agents are the pure
-pattern machines of `helikon_fc.core.patterns`, the same the trio agents run, interpreted here by
-`_patterns.interpret`: their children run in this workflow by the merge convention of
-`helikon_fc.agents` (each child's `RunStarted` becomes `AgentUpdated`, its terminal is folded in).
+parent as it runs (``helikon.child_events``). Sequential, loop, parallel, swarm and graph agents are
+the pure pattern machines of `helikon_fc.core.patterns`, the same the trio agents run, interpreted
+here by `_patterns.Interpreter`: their children run by the merge convention of `helikon_fc.agents`
+(each child's `RunStarted` becomes `AgentUpdated`, its terminal is folded in), a graph's nodes as
+child workflows, the others' children in this workflow.
 What an agent is comes from the worker (``helikon.describe``), so the workflow holds no agent code.
 Everything here is deterministic: asyncio under Temporal's event loop, no clock, no IO, no trio.
 """
