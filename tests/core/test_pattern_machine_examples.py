@@ -36,6 +36,7 @@ from helikon_fc.core.patterns import (
     SwarmState,
     WriteState,
     advance,
+    compact_json,
     graph,
     loop,
     parallel,
@@ -207,3 +208,40 @@ def test_a_graph_refuses_nodes_that_are_not_running_and_an_empty_graph() -> None
     assert advance(state, Begin()).actions == (invalid("GraphState", "Begin"),)
     message = "GraphAgent 'g' has no nodes to run; add at least one with .node(key, agent) before running it"
     assert advance(graph("g", Wavefront.of((), ())), Begin()).actions == (Finish(RunFailed(OtherError(message))),)
+
+
+def test_the_vocabulary_defaults_are_no_escalation_no_context_and_nothing_to_do() -> None:
+    assert ChildEnded(0, ChildSucceeded("")).escalated is False
+    assert RunChild(0, "k", "k").context == ()
+    assert PatternOutcome(None).events == ()
+    assert PatternOutcome(None).actions == ()
+
+
+def test_merged_answers_keep_their_characters_unescaped() -> None:
+    assert compact_json({"b": "é", "a": "日本"}) == '{"a":"日本","b":"é"}'
+
+
+def test_every_waiting_call_of_every_paused_branch_pauses_the_parallel_run_by_key() -> None:
+    first, second, third = (ApprovalRequested(f"c{i}", "tool", "{}") for i in range(3))
+    state = advance(parallel("p", ("y", "x")), Begin()).state
+    state = advance(state, ChildEnded(0, ChildPaused((first,)))).state
+    end = advance(state, ChildEnded(1, ChildPaused((second, third))))
+    assert end.actions == (Finish(RunPaused((second, third, first))),)
+
+
+def test_an_invalid_input_finishes_the_run_so_nothing_more_is_accepted() -> None:
+    wave = Wavefront.of(("a",), ())
+    machines: list[PatternState] = [
+        sequential("s", ("a", "b")),
+        loop("l", ("a",), 2),
+        parallel("p", ("a",)),
+        swarm("w", "a", 1),
+        graph("g", wave),
+    ]
+    for state in machines:
+        broken = advance(state, ChildEnded(7, ChildSucceeded("")))
+        assert broken.state.finished
+        after = advance(broken.state, Begin())
+        assert after.actions == (invalid(type(state).__name__, "Begin", "the run has finished"),)
+    fresh = sequential("s", ("a", "b"))
+    assert advance(fresh, ChildEnded(1, ChildSucceeded(""))).actions == (invalid("StepsState", "ChildEnded"),)

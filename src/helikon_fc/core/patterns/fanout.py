@@ -118,8 +118,8 @@ def _end(
         match outcome:
             case ChildFailed(error=error):
                 failures[key] = error
-            case ChildPaused(pending=pending):
-                paused[key] = pending
+            case ChildPaused(pending=asked):
+                paused[key] = asked
             case ChildSucceeded(text=text):
                 texts[key] = text
     if failures:

@@ -71,7 +71,7 @@ def advance_steps(state: StepsState, input: PatternInput) -> PatternOutcome[Step
     if state.finished:
         return _finish(state, invalid(state, input, "the run has finished"))
     match input:
-        case Begin() if state.position == 0 and not state.running:
+        case Begin() if state.position == 0:
             if not state.keys:
                 kind = "LoopAgent" if state.is_loop else "SequentialAgent"
                 return _finish(state, (Finish(empty_workflow(kind, state.name, "steps", ".then(agent)")),))
@@ -83,7 +83,6 @@ def advance_steps(state: StepsState, input: PatternInput) -> PatternOutcome[Step
 
 
 def _on_step(state: StepsState, ended: ChildEnded) -> PatternOutcome[StepsState]:
-    state = attrs.evolve(state, running=False)
     match ended.outcome:
         case ChildFailed(error=error):
             return _finish(state, (Finish(RunFailed(error)),))

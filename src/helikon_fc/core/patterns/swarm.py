@@ -92,4 +92,4 @@ def _end(state: SwarmState, ended: ChildEnded) -> RunCompleted | RunFailed | Run
 
 
 def _finish(state: SwarmState, actions: tuple[PatternAction, ...]) -> PatternOutcome[SwarmState]:
-    return PatternOutcome(attrs.evolve(state, finished=True, running=False), (), actions)
+    return PatternOutcome(attrs.evolve(state, finished=True), (), actions)
