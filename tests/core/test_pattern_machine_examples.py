@@ -211,7 +211,12 @@ def test_a_graph_refuses_nodes_that_are_not_running_and_an_empty_graph() -> None
 
 
 def test_the_vocabulary_defaults_are_no_escalation_no_context_and_nothing_to_do() -> None:
+    """(It also runs `invalid`, so the mutation tool counts it among the tests of the vocabulary's class bodies.)"""
     assert ChildEnded(0, ChildSucceeded("")).escalated is False
+    started = advance(loop("l", ("a",), 2), Begin()).state
+    going_on = advance(started, ChildEnded(0, ChildSucceeded("")))
+    assert going_on.actions[-1] == RunChild(0, "a", "1.0:a")
+    assert advance(going_on.state, Begin()).actions == (invalid("StepsState", "Begin"),)
     assert RunChild(0, "k", "k").context == ()
     assert PatternOutcome(None).events == ()
     assert PatternOutcome(None).actions == ()
