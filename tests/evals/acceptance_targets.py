@@ -49,3 +49,10 @@ def echo(model: Model | None) -> LlmAgent[None]:
         return reply(f"You said: {text}", latency=float(len(text) % 7))
 
     return LlmAgent(name="echo", model=FunctionModel(answer, name="echo-sim"), instructions="Answer.")
+
+
+def broken(model: Model | None) -> LlmAgent[None]:
+    """Its model fails every request (a recorded run that failed)."""
+    from helikon_fc.testing import fail
+
+    return LlmAgent(name="broken", model=FunctionModel(lambda _: fail("the model is down")), instructions="Answer.")

@@ -5,10 +5,13 @@ divergence, naming agent and turn, with a readable diff."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 import trio
 import trio.testing
+from tests.cli.test_run_cli import events_of, helikon
+from tests.testing.recorded_agents import build as build_nested
 
 from helikon_fc import (
     Agent,
@@ -20,12 +23,13 @@ from helikon_fc import (
     SequentialAgent,
     SwarmAgent,
 )
-from helikon_fc.core import ModelRequest, RunCompleted, RunFailed, UserMessage
+from helikon_fc.core import ModelRequest, RunCompleted, RunFailed, RunStarted, UserMessage
 from helikon_fc.stores import MemoryStore, SQLiteStore
 from helikon_fc.testing import (
     FunctionModel,
     Recording,
     RecordingDiverged,
+    RecordingFileError,
     ScriptedTurn,
     call,
     call_tools,
@@ -36,6 +40,8 @@ from helikon_fc.testing import (
     simulate,
 )
 
+NESTED = "tests/testing/recorded_agents.py"
+TARGETS = "tests/evals/acceptance_targets.py"
 LATENCY = {"plan": 0.4, "draft": 0.7, "check": 0.2, "left": 1.5, "right": 0.5, "merge": 0.3}
 
 
@@ -200,3 +206,53 @@ def test_a_divergence_deep_in_a_workflow_names_the_child_and_its_turn() -> None:
     assert diverged.agent == "merge" and diverged.turn == 0
     assert diverged.run_id is not None and diverged.run_id.startswith("case/")
     assert "+" in diverged.diff and "merge carefully" in diverged.diff
+
+
+def test_a_run_recorded_by_helikon_run_in_a_sqlite_file_replays_offline(tmp_path: Path) -> None:
+    """`helikon run --store runs.db` records a nested run in a SQLite file; `Recording.load` from that file
+    replays it offline to the same events, usage and output."""
+    store = tmp_path / "runs.db"
+    done = helikon("run", f"{NESTED}:build", "What are the fees of basic?", "--store", str(store), "--json")
+    assert done.returncode == 0, done.stderr
+    live = events_of(done.stdout)
+    run_id = live[0].run_id
+    assert isinstance(live[0], RunStarted) and run_id is not None
+
+    async def load() -> Recording:
+        return await Recording.load(SQLiteStore(str(store)), run_id)
+
+    recording = trio.run(load)
+    assert sorted(run.agent for run in recording.runs) == ["billing", "desk", "researcher", "summary", "triage"]
+    simulation = replay(build_nested(recording.model()), recording)
+    assert simulation.error is None, simulation.error
+    assert simulation.events[-1] == live[-1]
+
+
+def test_helikon_replay_exits_as_the_recorded_run_did(tmp_path: Path) -> None:
+    """`helikon record` of a run that fails writes the recording and exits 1; `helikon replay case.json`
+    shows it and exits 1 too; a completed run's recording replays with exit 0."""
+    failed, completed = tmp_path / "failed.json", tmp_path / "completed.json"
+    done = helikon("record", f"{TARGETS}:broken", "Hi", "--out", str(failed))
+    assert done.returncode == 1 and failed.exists(), done.stderr
+    assert "the recorded run failed" in done.stderr and "the model is down" in done.stderr
+    shown = helikon("replay", str(failed))
+    assert shown.returncode == 1, shown.stderr
+    assert "the model is down" in shown.stdout + shown.stderr
+    done = helikon("record", f"{NESTED}:build", "What are the fees of basic?", "--out", str(completed))
+    assert done.returncode == 0, done.stderr
+    assert helikon("replay", str(completed)).returncode == 0
+
+
+def test_reading_a_helikon_run_json_file_as_a_recording_says_what_to_do_instead(tmp_path: Path) -> None:
+    """The events of `helikon run --json` leave out what a replay needs (agent-as-tool sub-runs, each call's
+    request and usage): `Recording.read` of such a file says it is a file of events and how to record one,
+    instead of a JSON parser's "Extra data"."""
+    events = tmp_path / "run.jsonl"
+    done = helikon("run", f"{NESTED}:build", "What are the fees of basic?", "--json")
+    assert done.returncode == 0, done.stderr
+    events.write_text(done.stdout)
+    with pytest.raises(RecordingFileError) as info:
+        Recording.read(events)
+    message = str(info.value)
+    assert str(events) in message and "Extra data" not in message
+    assert "helikon run --json" in message and "helikon record" in message and "--store" in message
