@@ -152,11 +152,12 @@ def test_each_workflow_child_is_matched_to_its_own_recording() -> None:
     agents = sorted(run.agent for run in recording.runs)
     assert agents.count("left") == 2 and agents.count("right") == 2 and "merge" in agents and "plan" in agents
     assert {made.agent for made in recording.calls} == {"plan", "left", "right", "merge"}
-    assert sorted(made.latency for made in recording.calls if made.agent == "left") == [1.5, 1.5]
+    assert [made.latency for made in recording.calls if made.agent == "left"] == [1.5, 1.5]
 
 
 def test_a_sqlite_recording_of_a_swarm_replays_to_the_same_end() -> None:
     """Recorded in SQLite, read back from the store, the swarm ends as it did."""
+
     async def main() -> Recording:
         store = SQLiteStore(":memory:")
         await record(_swarm(FunctionModel(_answer)), "Can I invest?", store=store, run_id="s1")
@@ -215,8 +216,9 @@ def test_a_run_recorded_by_helikon_run_in_a_sqlite_file_replays_offline(tmp_path
     done = helikon("run", f"{NESTED}:build", "What are the fees of basic?", "--store", str(store), "--json")
     assert done.returncode == 0, done.stderr
     live = events_of(done.stdout)
-    run_id = live[0].run_id
-    assert isinstance(live[0], RunStarted) and run_id is not None
+    started = live[0]
+    assert isinstance(started, RunStarted) and started.run_id is not None
+    run_id = started.run_id
 
     async def load() -> Recording:
         return await Recording.load(SQLiteStore(str(store)), run_id)
