@@ -172,3 +172,29 @@ def test_a_cost_budget_without_prices_fails_with_a_clear_reason(
     assert main(_eval(dataset, "flaky", "--quiet")) == 1
     out = capsys.readouterr().out
     assert "flaky-sim" in out and "price" in out.lower(), out
+
+
+@pytest.mark.parametrize("option", ["--json", "--html"])
+def test_a_report_into_a_missing_folder_is_refused_before_anything_runs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], option: str
+) -> None:
+    """--json/--html into a folder that does not exist is a bad argument (exit 2, named) found before the
+    eval runs — not after an hour of model calls."""
+    dataset = _dataset(tmp_path, {"name": "dining", "input": "budget for dining", "expected_output": RIGHT})
+    target = tmp_path / "missing" / "report.out"
+    with pytest.raises(SystemExit) as info:
+        main([*_eval(dataset, "flaky"), option, str(target)])
+    assert info.value.code == 2
+    captured = capsys.readouterr()
+    assert f"{option} {target}" in captured.err and "does not exist" in captured.err
+    assert captured.out == "" and "dining" not in captured.err
+
+
+def test_a_dataset_saved_with_a_byte_order_mark_reads(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A JSONL saved by an editor that writes a UTF-8 byte order mark reads as the same cases."""
+    path = tmp_path / "bom.jsonl"
+    path.write_bytes(
+        b"\xef\xbb\xbf" + json.dumps({"name": "dining", "input": "budget", "expected_output": RIGHT}).encode()
+    )
+    assert main(_eval(path, "flaky", "--quiet")) == 0
+    assert "PASSED: 1/1" in capsys.readouterr().out
