@@ -11,7 +11,7 @@ import pytest
 import trio
 import trio.testing
 from tests.cli.test_run_cli import events_of, helikon
-from tests.testing.recorded_agents import build as build_nested
+from tests.testing.recorded_agents import build as build_nested, fee_table, scripted
 
 from helikon_fc import (
     Agent,
@@ -22,6 +22,8 @@ from helikon_fc import (
     ParallelAgent,
     SequentialAgent,
     SwarmAgent,
+    Tool,
+    function_tool,
 )
 from helikon_fc.core import ModelRequest, RunCompleted, RunFailed, RunStarted, UserMessage
 from helikon_fc.stores import MemoryStore, SQLiteStore
@@ -258,3 +260,67 @@ def test_reading_a_helikon_run_json_file_as_a_recording_says_what_to_do_instead(
     message = str(info.value)
     assert str(events) in message and "Extra data" not in message
     assert "helikon run --json" in message and "helikon record" in message and "--store" in message
+
+
+@pytest.mark.parametrize("topology", ["graph", "swarm", "nested"])
+def test_a_recording_file_of_a_workflow_reads_back_and_replays(tmp_path: Path, topology: str) -> None:
+    """Saved to a file and read back, a workflow's or swarm's recording is equal and replays identically."""
+    build = TOPOLOGIES[topology]
+    recording = _record(build)
+    path = tmp_path / "case.json"
+    recording.save(path)
+    again = Recording.read(path)
+    assert again == recording
+    assert replay(build(again.model()), again, store=MemoryStore()).events == recording.events
+
+
+def test_a_changed_swarm_member_is_named_in_the_divergence() -> None:
+    """The swarm's investing member got new instructions: the replay diverges at `investing`, turn 0."""
+    recording = _record(_swarm)
+    model = recording.model()
+    changed = (
+        SwarmAgent.builder()
+        .name("support")
+        .description("A finance support swarm.")
+        .member(_llm("triage", model))
+        .member(_llm("budgeting", model))
+        .member(
+            LlmAgent[None](
+                name="investing", model=model, instructions="invest boldly", description="The investing agent."
+            )
+        )
+        .build()
+    )
+    assert replay(changed, recording).error is not None
+    diverged = model.diverged
+    assert isinstance(diverged, RecordingDiverged)
+    assert (diverged.agent, diverged.turn) == ("investing", 0)
+    assert "invest boldly" in diverged.diff
+
+
+def test_a_tool_that_now_returns_something_else_diverges_at_the_turn_that_reads_it() -> None:
+    """Same schema, another result: the researcher's second request (turn 1) carries the new tool output,
+    and the diff shows the old and the new result."""
+
+    @function_tool(name="fee_table")
+    async def pricier(plan: str) -> str:
+        """The fees of a plan.
+
+        Args:
+            plan: the plan's name.
+        """
+        return "3% per trade"
+
+    def researcher(model: Model, tool: Tool[None]) -> LlmAgent[None]:
+        return LlmAgent(name="researcher", model=model, instructions="Research fees.", tools=[tool])
+
+    async def main() -> Recording:
+        return await record(researcher(scripted(), fee_table), "Fees of basic?", store=MemoryStore(), run_id="r")
+
+    recording = trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
+    model = recording.model()
+    assert replay(researcher(model, pricier), recording).error is not None
+    diverged = model.diverged
+    assert isinstance(diverged, RecordingDiverged)
+    assert (diverged.agent, diverged.turn) == ("researcher", 1)
+    assert "2% per trade" in diverged.diff and "3% per trade" in diverged.diff
