@@ -163,6 +163,8 @@ class Recording:
         try:
             document = json.loads(text)
         except ValueError as exc:
+            if _is_event_lines(text):
+                raise RecordingFileError(_EVENTS_NOT_A_RECORDING) from None
             raise RecordingFileError(f"not JSON: {exc}") from None
         if not is_recording_document(document):
             raise RecordingFileError(
@@ -207,6 +209,23 @@ class Recording:
             status = _status(run.terminal)
             if status != "running":
                 await store.append_run_records(run.run_id, (), status)
+
+
+_EVENTS_NOT_A_RECORDING = (
+    "a file of events (`helikon run --json`), not a recording: events leave out what a replay needs (the "
+    "sub-runs of agents called as tools, each model call's request and usage); write a recording with "
+    "`helikon record`, or run with `helikon run --store PATH` and read it with Recording.load"
+)
+
+
+def _is_event_lines(text: str) -> bool:
+    """Whether `text` is lines of wire-format events (what ``helikon run --json`` prints)."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    try:
+        from_json(AgentEvent, lines[0])
+    except (WireFormatError, IndexError):
+        return False
+    return True
 
 
 def is_recording_document(document: object) -> bool:
