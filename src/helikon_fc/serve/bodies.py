@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from contextlib import aclosing
 from typing import Any
 
 import attrs
@@ -27,13 +28,14 @@ class StartRun:
 async def read_json(request: Request, max_bytes: int) -> object:
     """The request's body as JSON. Raises 413 over `max_bytes`, 400 when it is not JSON."""
     declared = request.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > max_bytes:
+    if declared is not None and declared.isascii() and declared.isdigit() and int(declared) > max_bytes:
         raise ServeError(413, f"the body is {declared} bytes; this server takes at most {max_bytes}")
     body = bytearray()
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > max_bytes:
-            raise ServeError(413, f"the body is over {max_bytes} bytes, the most this server takes")
+    async with aclosing(request.stream()) as chunks:  # closed at once when the body is cut short (413)
+        async for chunk in chunks:
+            body += chunk
+            if len(body) > max_bytes:
+                raise ServeError(413, f"the body is over {max_bytes} bytes, the most this server takes")
     try:
         return json.loads(body)
     except (ValueError, UnicodeDecodeError) as exc:
@@ -44,7 +46,7 @@ def start_run(body: object) -> StartRun:
     """A ``POST /runs`` body, checked. Raises 400 with one problem per bad field."""
     fields = _object(body, {"agent", "input", "session_id", "run_id"})
     problems: list[str] = []
-    if "input" not in fields:
+    if fields.get("input") is None:  # absent or null: a run needs the user's message
         problems.append("$.input: required (the user's message, a string)")
     values = {key: _optional_str(fields, key, problems) for key in ("agent", "input", "session_id", "run_id")}
     for key in ("run_id", "session_id", "agent"):
