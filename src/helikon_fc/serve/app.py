@@ -13,6 +13,7 @@ from typing import Any
 
 import trio
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
@@ -119,7 +120,7 @@ def create_app(
         max_body_bytes=max_body_bytes,
     )
     routes = [*_routes(hub, max_body_bytes), *_ag_ui_routes(ag_ui), *_page_routes()]
-    app = Starlette(routes=routes, lifespan=lifespan)
+    app = Starlette(routes=routes, lifespan=lifespan, exception_handlers={404: _refused, 405: _refused})
     app.state.hub = hub
     app.state.token_required = token is not None
     if token is not None:
@@ -271,6 +272,15 @@ def _answering_errors(endpoint: Any) -> Any:
         return response
 
     return answer
+
+
+async def _refused(request: Request, exc: Exception) -> Response:
+    """The router's own refusals (no such path, a method it does not take) in the error shape of the rest."""
+    await trio.lowlevel.checkpoint()
+    status = exc.status_code if isinstance(exc, HTTPException) else 500
+    where = f"{request.method} {request.url.path}"
+    error = f"no such endpoint: {where}" if status == 404 else f"{where}: method not allowed"
+    return JSONResponse({"error": error, "problems": []}, status_code=status, headers=getattr(exc, "headers", None))
 
 
 def _last_event_id(request: Request) -> int:
