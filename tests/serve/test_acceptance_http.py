@@ -185,7 +185,9 @@ async def test_cancel_and_resume_answer_by_the_runs_state(tmp_path: Path) -> Non
             live_end = await collect(client, "GET", "/runs/live/events")
             codes["cancel cancelled"] = (await client.post("/runs/p/cancel")).status_code
             codes["resume cancelled"] = (await client.post("/runs/p/resume")).status_code
-            decided = await client.post("/runs/p/approvals", json={"decisions": [{"call_id": "wipe-1", "decision": "approve"}]})
+            decided = await client.post(
+                "/runs/p/approvals", json={"decisions": [{"call_id": "wipe-1", "decision": "approve"}]}
+            )
             paused_after = (await client.get("/runs/p")).json()
             stream_after = await collect(client, "GET", "/runs/p/events")
     assert codes == {
@@ -212,7 +214,9 @@ async def test_a_decision_that_leaves_a_call_out_pauses_the_run_again(tmp_path: 
         async with served(app) as client:
             await _paused(client, "p")
             pending = (await client.get("/runs/p")).json()["pending"]
-            unknown = await client.post("/runs/p/approvals", json={"decisions": [{"call_id": "x", "decision": "reject"}]})
+            unknown = await client.post(
+                "/runs/p/approvals", json={"decisions": [{"call_id": "x", "decision": "reject"}]}
+            )
             approve = {"call_id": "wipe-1", "decision": "approve", "arguments": {"command": "rm -rf build/"}}
             ok = await client.post("/runs/p/approvals", json={"decisions": [approve]})
             rest = await collect(client, "GET", "/runs/p/events")

@@ -182,7 +182,7 @@ def _routes(hub: RunHub, max_body_bytes: int) -> list[Route]:
 
     async def start(request: Request) -> Response:
         asked = bodies.start_run(await bodies.read_json(request, max_body_bytes))
-        run_id = await hub.start(asked.agent, asked.input, asked.session_id, asked.run_id)
+        run_id = await hub.start(asked.agent, asked.input, asked.session_id, asked.run_id, asked.config)
         if "text/event-stream" in request.headers.get("accept", ""):
             return EventStream(follow(hub, run_id, 0))
         return JSONResponse({"run_id": run_id}, status_code=202)

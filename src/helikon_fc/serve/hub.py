@@ -15,6 +15,7 @@ import trio
 
 from ..core import AgentEvent, RunCompleted, RunFailed, RunPaused, ToolCallItem, ToolOutputItem
 from ..pricing import PriceTable
+from ..shell.config import RunConfig
 from ..shell.context import RunContext
 from ..shell.permissions import Approve, Reject
 from ..shell.protocol import Agent, RunStream
@@ -78,8 +79,16 @@ class RunHub:
             raise not_found(f"no agent {name!r}: this server serves {sorted(self.agents)}")
         return agent
 
-    async def start(self, agent_name: str | None, text: str, session_id: str | None, run_id: str | None) -> str:
-        """Start a run of the named agent on `text`; its id. Raises 404/409/503 `ServeError`s."""
+    async def start(
+        self,
+        agent_name: str | None,
+        text: str,
+        session_id: str | None,
+        run_id: str | None,
+        config: RunConfig | None = None,
+    ) -> str:
+        """Start a run of the named agent on `text` (under `config`: the runner's default when `None`); its id.
+        Raises 404/409/503 `ServeError`s."""
         self._check_open()
         agent = self.agent(agent_name)
         run_id = run_id or str(uuid.uuid4())
@@ -87,7 +96,8 @@ class RunHub:
             if await self._recorded(run_id):
                 raise conflict(f"a run with id {run_id!r} exists already")
             ctx = self._context(session_id)
-            stream = Runner(store=self.store).run(agent, ctx, text, run_id=run_id)
+            runner = Runner(store=self.store) if config is None else Runner(config, store=self.store)
+            stream = runner.run(agent, ctx, text, run_id=run_id)
             line = RunLine(run_id, agent.name, "running", time.time())
             await self.log.put_line(line)
             self._launch(run_id, agent, ctx, line, stream, base=0)
