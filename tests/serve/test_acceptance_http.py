@@ -245,8 +245,8 @@ async def test_a_run_config_in_the_body_bounds_the_run(tmp_path: Path) -> None:
         }
     assert got[-2].event == "run_failed" and got[-2].data["event"]["error"]["type"] == "max_turns_exceeded"
     assert {name: status for name, (status, _) in bad.items()} == dict.fromkeys(bad, 400)
-    assert bad["unknown"][1]["problems"][0].startswith("$.config.x: unknown field")
-    assert "$.config.max_turns" in bad["negative"][1]["problems"][0]
+    assert str(bad["unknown"][1]["problems"]).startswith("['$.config.x: unknown field")
+    assert "$.config.max_turns: RunConfig: max_turns must be an int >= 0, got -1" in str(bad["negative"][1]["problems"])
 
 
 async def test_a_stream_started_with_post_can_be_dropped_and_the_run_goes_on(tmp_path: Path) -> None:
