@@ -10,9 +10,18 @@ from pathlib import Path
 import httpx2
 import pytest
 import trio
+from ag_ui.core import (
+    BaseEvent,
+    RunAgentInput,
+    RunFinishedCancelledOutcome,
+    RunFinishedEvent,
+    TextMessageContentEvent,
+    UserMessage as AgUiUserMessage,
+)
 from tests.serve import served_agents
 from tests.serve.live_server import Message, messages
 from tests.serve.process import helikon_serve
+from tests.serve.test_ag_ui_support import EVENT, stream_problems
 
 from helikon_fc.serve import create_app, serve
 from helikon_fc.stores import SQLiteStore
@@ -86,3 +95,26 @@ async def test_sigterm_ends_every_open_stream_with_end(tmp_path: Path) -> None:
         assert got[-1] == Message(None, "end", {"status": "interrupted"}), name
         ids = [m.id for m in got if m.id is not None]
         assert ids == list(range(1, len(ids) + 1)), name
+
+
+async def test_sigterm_ends_an_ag_ui_stream_with_the_cancelled_outcome(tmp_path: Path) -> None:
+    """An AG-UI run is its request's own: on SIGTERM it is cancelled at once and its stream still ends
+    properly (RUN_FINISHED, outcome cancelled) instead of running on through the grace period."""
+    body = RunAgentInput(
+        thread_id="thread", run_id="ag1", messages=[AgUiUserMessage(id="u1", content="go")]
+    ).model_dump(by_alias=True, mode="json")
+    events: list[BaseEvent] = []
+    async with helikon_serve(tmp_path / "runs.db", tmp_path / "serve.log") as server:
+        async with httpx2.AsyncClient(base_url=server.url, timeout=10) as client:
+            async with client.stream("POST", "/ag-ui/slow", json=body) as response:
+                async for line in response.aiter_lines():
+                    if line.startswith("data: "):
+                        events.append(EVENT.validate_json(line.removeprefix("data: ")))
+                        if isinstance(events[-1], TextMessageContentEvent) and events[-1].delta == "w1 ":
+                            server.process.send_signal(signal.SIGTERM)  # once: a second one stops it at once
+        with trio.fail_after(15):
+            assert await server.process.wait() == 0, server.stderr.read_text()
+    assert stream_problems(events) == []
+    assert len([e for e in events if isinstance(e, TextMessageContentEvent)]) < served_agents.SLOW_WORDS
+    finished = events[-1]
+    assert isinstance(finished, RunFinishedEvent) and isinstance(finished.outcome, RunFinishedCancelledOutcome)

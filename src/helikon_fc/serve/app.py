@@ -115,7 +115,7 @@ def create_app(
     ag_ui = ag_ui_endpoint(
         served,
         runner=Runner(store=run_store),
-        context=lambda _request: context(None),
+        context=lambda _request: hub.own(context(None)),  # cancelled at shutdown: its stream ends properly
         sessions=run_store.session,
         max_body_bytes=max_body_bytes,
     )

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import time
 import uuid
+import weakref
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
@@ -16,7 +17,7 @@ import trio
 from ..core import AgentEvent, RunCompleted, RunFailed, RunPaused, ToolCallItem, ToolOutputItem
 from ..pricing import PriceTable
 from ..shell.config import RunConfig
-from ..shell.context import RunContext
+from ..shell.context import CancelToken, RunContext
 from ..shell.permissions import Approve, Reject
 from ..shell.protocol import Agent, RunStream
 from ..shell.runner import Runner
@@ -29,6 +30,8 @@ from .paths import PathTracker, agent_paths, children
 from .subruns import agent_tools, sub_run_events
 
 Decision = Approve | Reject
+SHUTTING_DOWN = "the server is shutting down"
+"""Why a request's own run (AG-UI) is cancelled at shutdown."""
 ContextFactory = Callable[[str | None], RunContext[Any]]
 """Builds the run context of a served run from its session id (`None`: no session)."""
 
@@ -65,6 +68,7 @@ class RunHub:
         self._claimed: set[str] = set()  # runs being started or resumed: between the check and the launch
         self.closing = False
         self.nursery: trio.Nursery | None = None
+        self._request_runs: weakref.WeakSet[CancelToken] = weakref.WeakSet()  # the AG-UI runs' (held by their runs)
 
     def agent(self, name: str | None) -> Agent[Any]:
         """The served agent called `name` (the only one when `name` is `None` and one is served)."""
@@ -136,9 +140,19 @@ class RunHub:
             raise conflict(f"run {run_id!r} is {line.status}: there is nothing to cancel")
         await self.log.put_line(attrs.evolve(line, status="cancelled", ended_at=time.time(), pending="[]"))
 
+    def own(self, ctx: RunContext[Any]) -> RunContext[Any]:
+        """`ctx`, of a run that belongs to its request (AG-UI), cancelled at shutdown (at once when closing)."""
+        self._request_runs.add(ctx.cancel_token)  # (not `ctx`: the endpoint runs a copy, which shares the token)
+        if self.closing:
+            ctx.cancel(SHUTTING_DOWN)
+        return ctx
+
     async def shutdown(self) -> None:
-        """Refuse new runs and interrupt the running ones (their records stay resumable); return once all ended."""
+        """Refuse new runs and interrupt the running ones (their records stay resumable), cancel the runs that
+        belong to their requests (AG-UI: their streams end with the cancelled outcome); return once all ended."""
         self.closing = True
+        for token in list(self._request_runs):
+            token.cancel(SHUTTING_DOWN)
         for active in list(self.active.values()):
             active.scope.cancel()
         while self.active:
