@@ -12,6 +12,7 @@ import trio
 from tests.serve import served_agents
 from tests.serve.live_server import Message, collect, messages, served
 
+from helikon_fc import Guardrail, Pass, RunContext, Tripwire
 from helikon_fc.serve import create_app
 from helikon_fc.stores import SQLiteStore
 
@@ -260,3 +261,55 @@ async def test_a_stream_started_with_post_can_be_dropped_and_the_run_goes_on(tmp
                     break
         rest = await collect(client, "GET", "/runs/drop/events", headers={"last-event-id": "1"})
     assert rest[0].id == 2 and rest[-1].data == {"status": "completed"}
+
+
+async def test_the_apps_guardrails_and_hooks_reach_every_served_run(tmp_path: Path) -> None:
+    """`create_app(input_guardrails=..., hooks=...)`: a tripped guardrail fails the run in words over HTTP,
+    and the hook sees the runs (the resumed stretch of a paused one too)."""
+    seen: list[str] = []
+
+    async def no_secrets(ctx: RunContext[None], text: str) -> Pass | Tripwire:
+        await trio.lowlevel.checkpoint()
+        return Tripwire("secret", {"why": "no secrets"}) if "secret" in text else Pass()
+
+    async def hook(ctx: RunContext[None], point: object) -> None:
+        await trio.lowlevel.checkpoint()
+        seen.append(type(point).__name__)
+
+    async with SQLiteStore(tmp_path / "runs.db") as store:
+        app = create_app(
+            served_agents.agents,
+            store,
+            permissions=served_agents.permissions,
+            input_guardrails=[Guardrail("no-secrets", no_secrets)],
+            hooks=[hook],
+        )
+        async with served(app) as client:
+            tripped = await collect(client, "POST", "/runs", json={"agent": "echo", "input": "a secret", "run_id": "g"})
+            summary = (await client.get("/runs/g")).json()["run"]
+            seen.clear()
+            await _paused(client, "p")
+            before = len(seen)
+            decision = {"decisions": [{"call_id": "wipe-1", "decision": "reject"}]}
+            assert (await client.post("/runs/p/approvals", json=decision)).status_code == 202
+            rest = await collect(client, "GET", "/runs/p/events")
+    assert tripped[-2].event == "run_failed" and tripped[-2].data["event"]["error"]["type"] == "guardrail_tripped"
+    assert summary["status"] == "failed" and "secret" in summary["error"]
+    assert before > 0 and len(seen) > before  # the hook fired in both stretches
+    assert rest[-1].data == {"status": "completed"}
+
+
+async def test_a_session_keeps_a_run_that_paused_and_was_resumed(tmp_path: Path) -> None:
+    """A run in a session pauses and is decided over HTTP: the session's next run has its history."""
+    async with SQLiteStore(tmp_path / "runs.db") as store:
+        app = create_app(served_agents.agents, store, permissions=served_agents.permissions)
+        async with served(app) as client:
+            body = {"agent": "cleaner", "input": "tidy", "run_id": "p", "session_id": "s"}
+            assert (await collect(client, "POST", "/runs", json=body))[-1].data == {"status": "paused"}
+            decision = {"decisions": [{"call_id": "wipe-1", "decision": "reject"}]}
+            assert (await client.post("/runs/p/approvals", json=decision)).status_code == 202
+            assert (await collect(client, "GET", "/runs/p/events"))[-1].data == {"status": "completed"}
+            body = {"agent": "recall", "input": "how many?", "run_id": "n", "session_id": "s"}
+            answer = await collect(client, "POST", "/runs", json=body)
+    texts = [m.data["event"]["item"]["text"] for m in answer if m.event == "message_output"]
+    assert texts == ["2 user messages"]
