@@ -313,3 +313,39 @@ async def test_a_session_keeps_a_run_that_paused_and_was_resumed(tmp_path: Path)
             answer = await collect(client, "POST", "/runs", json=body)
     texts = [m.data["event"]["item"]["text"] for m in answer if m.event == "message_output"]
     assert texts == ["2 user messages"]
+
+
+async def test_an_interrupted_run_is_resumed_once_or_cancelled(tmp_path: Path) -> None:
+    """After a stop mid-run the runs are `interrupted`: a decision for one is 409; two resumes at once are
+    one 202 and one 409; a cancelled interrupted run is `cancelled`, its stream ends so, and it resumes no more."""
+    async with SQLiteStore(tmp_path / "runs.db") as store:
+        async with served(create_app(served_agents.agents, store)) as client:
+            for run_id in ("i1", "i2"):
+                await client.post("/runs", json={"agent": "slow", "input": "go", "run_id": run_id})
+            await trio.sleep(0.2)
+        async with served(create_app(served_agents.agents, store)) as client:
+            listed = {run["run_id"]: run["status"] for run in (await client.get("/runs")).json()["runs"]}
+            decision = await client.post(
+                "/runs/i1/approvals", json={"decisions": [{"call_id": "c", "decision": "approve"}]}
+            )
+            statuses: list[int] = []
+
+            async def resume() -> None:
+                statuses.append((await client.post("/runs/i1/resume")).status_code)
+
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(resume)
+                nursery.start_soon(resume)
+            resumed = await collect(client, "GET", "/runs/i1/events")
+            cancelled = await client.post("/runs/i2/cancel")
+            after_cancel = await client.post("/runs/i2/resume")
+            stream = await collect(client, "GET", "/runs/i2/events")
+            summary = (await client.get("/runs/i2")).json()["run"]
+    assert listed == {"i1": "interrupted", "i2": "interrupted"}
+    assert decision.status_code == 409
+    assert sorted(statuses) == [202, 409]
+    assert resumed[-1].data == {"status": "completed"}
+    assert len([m for m in resumed if m.event == "run_completed"]) == 1
+    assert [m.id for m in resumed[:-1]] == list(range(1, len(resumed)))
+    assert (cancelled.status_code, after_cancel.status_code) == (202, 409)
+    assert stream[-1].data == {"status": "cancelled"} and summary["status"] == "cancelled"
