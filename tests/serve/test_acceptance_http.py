@@ -349,3 +349,17 @@ async def test_an_interrupted_run_is_resumed_once_or_cancelled(tmp_path: Path) -
     assert [m.id for m in resumed[:-1]] == list(range(1, len(resumed)))
     assert (cancelled.status_code, after_cancel.status_code) == (202, 409)
     assert stream[-1].data == {"status": "cancelled"} and summary["status"] == "cancelled"
+
+
+async def test_a_listing_filter_by_an_unknown_status_is_400_naming_the_statuses(tmp_path: Path) -> None:
+    """`GET /runs?status=done` (no such status) is a mistake to say, not an empty list."""
+    async with SQLiteStore(tmp_path / "runs.db") as store, served(create_app(served_agents.agents, store)) as client:
+        await collect(client, "POST", "/runs", json={"agent": "echo", "input": "a", "run_id": "r"})
+        status, body = await _answer(client, "GET", "/runs?status=done")
+        good = (await client.get("/runs?status=completed")).json()["runs"]
+        empty = (await client.get("/runs?status=&agent=")).json()["runs"]  # an empty filter is no filter
+    assert status == 400
+    assert body["problems"] == [
+        "status: 'done' is no run status (one of: cancelled, completed, failed, interrupted, paused, running)"
+    ]
+    assert [run["run_id"] for run in good] == [run["run_id"] for run in empty] == ["r"]

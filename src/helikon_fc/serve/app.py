@@ -43,6 +43,8 @@ DEFAULT_STORE = "runs.db"
 """The SQLite file a server records its runs in when no store is given."""
 STATIC = Path(__file__).parent / "static"
 """The inspector page's files, served at ``/`` and ``/static``."""
+STATUSES = frozenset({"running", "paused", "completed", "failed", "cancelled", "interrupted"})
+"""A run summary's statuses (``GET /runs?status=`` takes one of them)."""
 DEFAULT_MAX_BODY_BYTES = 1_000_000
 """The largest request body taken by default (413 above it)."""
 
@@ -188,7 +190,12 @@ def _routes(hub: RunHub, max_body_bytes: int) -> list[Route]:
         return JSONResponse({"run_id": run_id}, status_code=202)
 
     async def listing(request: Request) -> Response:
-        wanted = {key: request.query_params.get(key) for key in ("status", "agent")}
+        wanted = {key: request.query_params.get(key) or None for key in ("status", "agent")}  # (empty: any)
+        if wanted["status"] is not None and wanted["status"] not in STATUSES:
+            listed = ", ".join(sorted(STATUSES))
+            raise bad_request(
+                "no such run status", [f"status: {wanted['status']!r} is no run status (one of: {listed})"]
+            )
         lines = [
             line
             for line in await hub.lines()
