@@ -363,3 +363,15 @@ async def test_a_listing_filter_by_an_unknown_status_is_400_naming_the_statuses(
         "status: 'done' is no run status (one of: cancelled, completed, failed, interrupted, paused, running)"
     ]
     assert [run["run_id"] for run in good] == [run["run_id"] for run in empty] == ["r"]
+
+
+async def test_ag_ui_bodies_too_big_or_not_ag_ui_are_refused_in_the_error_shape(tmp_path: Path) -> None:
+    """`POST /ag-ui` of the app: a chunked body over max_body_bytes is 413, a list 400, neither starts a run."""
+    async with SQLiteStore(tmp_path / "runs.db") as store:
+        async with served(create_app(served_agents.agents, store, max_body_bytes=1000)) as client:
+            big = await client.send(client.build_request("POST", "/ag-ui/echo", content=_chunks(100_000)))
+            wrong = await client.post("/ag-ui/echo", json=[1, 2])
+        recorded = await store.runs()
+    assert big.status_code == 413 and set(big.json()) == {"error", "problems"}
+    assert wrong.status_code == 400 and wrong.json()["problems"]
+    assert list(recorded) == []
