@@ -375,3 +375,18 @@ async def test_ag_ui_bodies_too_big_or_not_ag_ui_are_refused_in_the_error_shape(
     assert big.status_code == 413 and set(big.json()) == {"error", "problems"}
     assert wrong.status_code == 400 and wrong.json()["problems"]
     assert list(recorded) == []
+
+
+async def test_every_run_endpoint_answers_404_for_an_unknown_run(tmp_path: Path) -> None:
+    """A well-formed request about a run that does not exist is 404 naming it, whatever the endpoint."""
+    async with SQLiteStore(tmp_path / "runs.db") as store, served(create_app(served_agents.agents, store)) as client:
+        decision = {"decisions": [{"call_id": "c", "decision": "approve"}]}
+        answers = [
+            await _answer(client, "POST", "/runs/ghost/approvals", json=decision),
+            await _answer(client, "POST", "/runs/ghost/cancel"),
+            await _answer(client, "POST", "/runs/ghost/resume"),
+            await _answer(client, "GET", "/runs/ghost"),
+            await _answer(client, "GET", "/runs/ghost/events", headers={"last-event-id": "3"}),
+        ]
+    assert [status for status, _ in answers] == [404] * 5
+    assert all("'ghost'" in str(body["error"]) for _, body in answers)
