@@ -390,3 +390,21 @@ async def test_every_run_endpoint_answers_404_for_an_unknown_run(tmp_path: Path)
         ]
     assert [status for status, _ in answers] == [404] * 5
     assert all("'ghost'" in str(body["error"]) for _, body in answers)
+
+
+async def test_two_starts_of_one_run_id_at_once_start_it_once(tmp_path: Path) -> None:
+    """Two `POST /runs` with the same `run_id` at the same moment: one 202, one 409; the run has one start."""
+    async with SQLiteStore(tmp_path / "runs.db") as store, served(create_app(served_agents.agents, store)) as client:
+        statuses: list[int] = []
+
+        async def start() -> None:
+            body = {"agent": "slow", "input": "go", "run_id": "once"}
+            statuses.append((await client.post("/runs", json=body)).status_code)
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(start)
+            nursery.start_soon(start)
+        events = await collect(client, "GET", "/runs/once/events")
+    assert sorted(statuses) == [202, 409]
+    assert [m.event for m in events].count("run_started") == 1
+    assert events[-1].data == {"status": "completed"}
