@@ -13,7 +13,9 @@ from tests.serve import served_agents
 from tests.serve.live_server import Message, collect, messages, served
 
 from helikon_fc import Guardrail, Pass, RunContext, Tripwire
+from helikon_fc.permissions import Reject
 from helikon_fc.serve import create_app
+from helikon_fc.serve.streams import follow
 from helikon_fc.stores import SQLiteStore
 
 
@@ -408,3 +410,21 @@ async def test_two_starts_of_one_run_id_at_once_start_it_once(tmp_path: Path) ->
     assert sorted(statuses) == [202, 409]
     assert [m.event for m in events].count("run_started") == 1
     assert events[-1].data == {"status": "completed"}
+
+
+async def test_a_stream_of_a_paused_run_resumed_while_it_replays_follows_the_resumed_run(tmp_path: Path) -> None:
+    """A client reads a paused run's events; the run is decided (and resumed) before its replay is over. The
+    stream must not end with `end: running` (or miss the resumed stretch): it follows the run to its end."""
+    async with SQLiteStore(tmp_path / "runs.db") as store:
+        app = create_app(served_agents.agents, store, permissions=served_agents.permissions)
+        async with served(app) as client:
+            await _paused(client, "p")
+            hub = app.state.hub
+            async with aclosing(follow(hub, "p", 0)) as chunks:
+                first = await anext(chunks)  # the replay under way, the run paused
+                await hub.decide("p", {"wipe-1": Reject("no")})
+                rest = [chunk async for chunk in chunks]
+    positions = [e.position for chunk in [first, *rest] for e in chunk.envelopes]
+    assert positions == list(range(1, len(positions) + 1))
+    assert rest[-1].end == "completed"
+    assert any(e.tag == "run_completed" for chunk in rest for e in chunk.envelopes)
