@@ -428,3 +428,23 @@ async def test_a_stream_of_a_paused_run_resumed_while_it_replays_follows_the_res
     assert positions == list(range(1, len(positions) + 1))
     assert rest[-1].end == "completed"
     assert any(e.tag == "run_completed" for chunk in rest for e in chunk.envelopes)
+
+
+async def test_edited_arguments_that_the_guards_ask_about_pause_the_run_again(tmp_path: Path) -> None:
+    """Approve with arguments a guard asks about: they are decided again, so the run pauses once more and
+    lists the call with the new arguments; a later plain approval runs it."""
+    async with SQLiteStore(tmp_path / "runs.db") as store:
+        app = create_app(served_agents.agents, store, permissions=served_agents.permissions)
+        async with served(app) as client:
+            await _paused(client, "p")
+            edited = {"call_id": "wipe-1", "decision": "approve", "arguments": {"command": "rm -rf ~"}}
+            assert (await client.post("/runs/p/approvals", json={"decisions": [edited]})).status_code == 202
+            again = await collect(client, "GET", "/runs/p/events")
+            pending = (await client.get("/runs/p")).json()["pending"]
+            plain = {"decisions": [{"call_id": "wipe-1", "decision": "approve"}]}
+            assert (await client.post("/runs/p/approvals", json=plain)).status_code == 202
+            done = await collect(client, "GET", "/runs/p/events")
+    assert again[-1].data == {"status": "paused"}
+    assert pending == [{"call_id": "wipe-1", "tool": "Bash", "args": {"command": "rm -rf ~"}}]
+    outputs = [m.data["event"]["item"]["output"] for m in done if m.event == "tool_output_item"]
+    assert outputs == ["ran rm -rf ~"] and done[-1].data == {"status": "completed"}
