@@ -94,7 +94,14 @@ async def test_last_event_id_beyond_the_end_negative_and_not_a_number(tmp_path: 
         by_query = await collect(client, "GET", "/runs/r/events?last_event_id=9999")
         bad = {
             text: await _answer(client, "GET", "/runs/r/events", headers={"last-event-id": text})
-            for text in (b"-1", b"abc", b"1.5", "\u00b2".encode("latin-1"))  # (a superscript 2 is no position)
+            for text in (
+                b"-1",
+                b"abc",
+                b"1.5",
+                "\u00b2".encode("latin-1"),
+                b"9" * 30,
+                b"9" * 5000,
+            )  # (not: ², past SQLite's ints)
         }
         bad_query = await _answer(client, "GET", "/runs/r/events?last_event_id=-3")
     assert [(m.event, m.data) for m in beyond] == [("end", {"status": "completed"})]

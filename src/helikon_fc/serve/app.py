@@ -45,6 +45,8 @@ STATIC = Path(__file__).parent / "static"
 """The inspector page's files, served at ``/`` and ``/static``."""
 STATUSES = frozenset({"running", "paused", "completed", "failed", "cancelled", "interrupted"})
 """A run summary's statuses (``GET /runs?status=`` takes one of them)."""
+MAX_POSITION = 2**63 - 1
+"""The largest position a Last-Event-ID may name (the event log's SQLite integers stop there)."""
 DEFAULT_MAX_BODY_BYTES = 1_000_000
 """The largest request body taken by default (413 above it)."""
 
@@ -292,8 +294,10 @@ async def _refused(request: Request, exc: Exception) -> Response:
 
 def _last_event_id(request: Request) -> int:
     text = request.headers.get("last-event-id") or request.query_params.get("last_event_id") or "0"
-    if not (text.isascii() and text.isdigit()):  # ("²".isdigit() holds, and int() refuses it)
-        raise bad_request("Last-Event-ID must be a position (an integer >= 0)", [f"Last-Event-ID: got {text!r}"])
+    # ("²".isdigit() holds and int() refuses it; int() also refuses over 4,300 digits)
+    if not (text.isascii() and text.isdigit() and len(text) <= 19) or int(text) > MAX_POSITION:
+        message = f"Last-Event-ID must be a position (an integer from 0 to {MAX_POSITION})"
+        raise bad_request(message, [f"Last-Event-ID: got {text!r}"])
     return int(text)
 
 
