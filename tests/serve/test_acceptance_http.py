@@ -15,6 +15,7 @@ from tests.serve.live_server import Message, collect, messages, served
 from helikon_fc import Guardrail, Pass, RunContext, Tripwire
 from helikon_fc.permissions import Reject
 from helikon_fc.serve import create_app
+from helikon_fc.serve.event_log import RunLine
 from helikon_fc.serve.streams import follow
 from helikon_fc.stores import SQLiteStore
 
@@ -455,3 +456,49 @@ async def test_edited_arguments_that_the_guards_ask_about_pause_the_run_again(tm
     assert pending == [{"call_id": "wipe-1", "tool": "Bash", "args": {"command": "rm -rf ~"}}]
     outputs = [m.data["event"]["item"]["output"] for m in done if m.event == "tool_output_item"]
     assert outputs == ["ran rm -rf ~"] and done[-1].data == {"status": "completed"}
+
+
+async def test_a_start_as_the_server_starts_stopping_is_refused_or_interrupted(tmp_path: Path) -> None:
+    """A start that passed the door just before shutdown began is refused (503, nothing recorded) or, when its
+    records were being written, interrupted with the others, not left running through the shutdown. A run
+    interrupted before it recorded anything cannot be resumed: 409 saying so (it failed with RunNotFound)."""
+    async with SQLiteStore(tmp_path / "runs.db") as store:
+        app = create_app(served_agents.agents, store)
+        hub = app.state.hub
+        async with served(app) as client:
+            started: list[int] = []
+
+            async def start() -> None:
+                body = {"agent": "slow", "input": "go", "run_id": "late"}
+                started.append((await client.post("/runs", json=body)).status_code)
+
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(start)
+                while "late" not in hub._claimed:  # the start is under way: between the door and the launch
+                    await trio.sleep(0)
+                await hub.shutdown()
+            late = await client.get("/runs/late")
+            events = await collect(client, "GET", "/runs/late/events") if late.status_code == 200 else []
+        async with served(create_app(served_agents.agents, store)) as client:
+            resumed = await client.post("/runs/late/resume")
+    if started == [503]:
+        assert late.status_code == 404 and resumed.status_code == 404
+    else:
+        assert started == [202]
+        assert events[-1].data == {"status": "interrupted"}
+        assert len([m for m in events if m.event == "token_delta"]) < served_agents.SLOW_WORDS
+        assert resumed.status_code in (202, 409)
+
+
+async def test_a_run_interrupted_before_it_recorded_anything_is_not_resumed(tmp_path: Path) -> None:
+    """The server's line of a run exists but the store has nothing of it (the server died at once): resume is
+    409 in words, and the run is still listed as interrupted."""
+    async with SQLiteStore(tmp_path / "runs.db") as store:
+        app = create_app(served_agents.agents, store)
+        async with served(app) as client:
+            await app.state.hub.log.put_line(RunLine("early", "slow", "running", 1.0))
+            status, body = await _answer(client, "POST", "/runs/early/resume")
+            listed = (await client.get("/runs/early")).json()["run"]["status"]
+    assert status == 409
+    assert body["error"] == "run 'early' was interrupted before it recorded anything: nothing to resume; start it again"
+    assert listed == "interrupted"

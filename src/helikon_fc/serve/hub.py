@@ -99,6 +99,7 @@ class RunHub:
         with self._claim(run_id, f"a run with id {run_id!r} exists already"):
             if await self._recorded(run_id):
                 raise conflict(f"a run with id {run_id!r} exists already")
+            self._check_open()  # shutdown began while the store was asked: refused, not left unresumable
             ctx = self._context(session_id)
             runner = Runner(store=self.store) if config is None else Runner(config, store=self.store)
             stream = runner.run(agent, ctx, text, run_id=run_id)
@@ -126,6 +127,11 @@ class RunHub:
         line = await self._line(run_id)
         if line.status != "interrupted":
             raise conflict(f"run {run_id!r} is {line.status}: only an interrupted run is resumed")
+        try:
+            await self.store.run_summary(run_id)
+        except RunNotFound:
+            message = f"run {run_id!r} was interrupted before it recorded anything: nothing to resume; start it again"
+            raise conflict(message) from None
         await self._resume(run_id, line, None)
 
     async def cancel(self, run_id: str) -> None:
@@ -234,6 +240,8 @@ class RunHub:
             raise unavailable("the server is not running (its lifespan has not started)")
         active = _Active(Feed(base), ctx, line)
         self.active[run_id] = active
+        if self.closing:  # started as shutdown began (past the door, writing its records): interrupted with the rest
+            active.scope.cancel()
         self.nursery.start_soon(self._drive, run_id, agent.name, active, stream)
 
     async def _drive(self, run_id: str, agent_name: str, active: _Active, stream: RunStream) -> None:
