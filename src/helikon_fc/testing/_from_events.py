@@ -128,7 +128,9 @@ class EventReplayModel(ReplayModel):
             missing = [tool.name for tool in call.response.tool_calls if tool.name not in offered]
             if missing:
                 shown = ", ".join(repr(name) for name in missing)
-                raise self._diverged(call, request, f"its recorded answer calls {shown}, which the request does not offer")
+                raise self._diverged(
+                    call, request, f"its recorded answer calls {shown}, which the request does not offer"
+                )
             progress.answered[index] = True
             return index
         last = self.calls[-1] if self.calls else None

@@ -37,8 +37,8 @@ from ..core import (
 )
 from ..core.records import RecordLogError, RunOpened, RunRecordBody, record_kind
 from ..shell.durable import decode_records
-from ..shell.storage import RunRecord, RunStore
 from ..shell.input import AgentInput, as_input
+from ..shell.storage import RunRecord, RunStore
 from ._from_events import EventReplayModel, run_from_events
 from ._recorded import RecordedCall, RecordedRun, recorded_run
 from ._replay_model import ReplayModel
@@ -225,7 +225,7 @@ class Recording:
         """
         text = Path(path).read_text(encoding="utf-8")
         try:
-            if _is_event_lines(text):
+            if _is_event_lines(text, first=RunStarted):
                 return cls._from_event_lines(text, input)
             return cls.from_json(text)
         except RecordingFileError as exc:
@@ -235,6 +235,7 @@ class Recording:
     def _from_event_lines(cls, text: str, input: str | AgentInput | None) -> Recording:
         if input is None:
             raise RecordingFileError(_EVENTS_NEED_INPUT)
+        agent_input = as_input("Recording.read", input)
         events: list[AgentEvent] = []
         for number, line in enumerate(text.splitlines(), start=1):
             if line.strip():
@@ -242,7 +243,7 @@ class Recording:
                     events.append(from_json(AgentEvent, line))
                 except WireFormatError as exc:
                     raise RecordingFileError(f"line {number} is not an event: {exc}") from None
-        return cls.from_event_stream(events, input=input)
+        return cls.from_event_stream(events, input=agent_input)
 
     async def store_into(self, store: RunStore) -> None:
         """Write every run of the recording into `store` under its recorded id (to show it with
@@ -268,7 +269,7 @@ _EVENTS_LEAVE_OUT = (
 
 _EVENTS_NEED_INPUT = (
     "a file of events (`helikon run --json`): pass the input the run was given, "
-    f"Recording.read(path, input=\"...\") ({_EVENTS_LEAVE_OUT})"
+    f'Recording.read(path, input="...") ({_EVENTS_LEAVE_OUT})'
 )
 
 _EVENTS_NOT_A_RECORDING = (
@@ -277,14 +278,15 @@ _EVENTS_NOT_A_RECORDING = (
 )
 
 
-def _is_event_lines(text: str) -> bool:
-    """Whether `text` is lines of wire-format events (what ``helikon run --json`` prints)."""
+def _is_event_lines(text: str, *, first: type[AgentEvent] | None = None) -> bool:
+    """Whether `text` is lines of wire-format events (what ``helikon run --json`` prints), the first of them
+    a `first` when given."""
     lines = [line for line in text.splitlines() if line.strip()]
     try:
-        from_json(AgentEvent, lines[0])
+        event = from_json(AgentEvent, lines[0])
     except (WireFormatError, IndexError):
         return False
-    return True
+    return first is None or isinstance(event, first)
 
 
 def is_recording_document(document: object) -> bool:
