@@ -7,7 +7,7 @@ structured=True)` is a changed billing agent whose run ends with a structured-ou
 
 from __future__ import annotations
 
-from helikon_fc import Handoff, LlmAgent, Model, function_tool
+from helikon_fc import AgentAsTool, Handoff, LlmAgent, Model, function_tool
 from helikon_fc.core import ModelRequest, ToolResult, Usage
 from helikon_fc.testing import FunctionModel, ScriptedTurn, call, call_tools, reply
 
@@ -53,3 +53,34 @@ def scripted() -> FunctionModel:
 
 desk = build()
 """The recorded agent."""
+
+
+def build_advisor(model: Model | None = None, *, lookups: int = 0) -> LlmAgent[None]:
+    """An advisor that calls a researcher agent as a tool, on `model` (`advisor_model(lookups)` when `None`):
+    the researcher answers after `lookups` calls of `fee_table` (model calls the parent's events never show)."""
+    model = model or advisor_model(lookups)
+    researcher = LlmAgent(name="researcher", model=model, instructions="Research fees.", tools=[fee_table])
+    return LlmAgent(name="advisor", model=model, instructions="Advise.", tools=[AgentAsTool(researcher)])
+
+
+def advisor_model(lookups: int) -> FunctionModel:
+    """The model the advisor's run is recorded on."""
+
+    def answer(request: ModelRequest) -> ScriptedTurn:
+        results = [item.output for item in request.items if isinstance(item, ToolResult)]
+        if request.instructions == "Research fees.":
+            if len(results) < lookups:
+                return call_tools(call("fee_table", plan="basic"), usage=Usage(input_tokens=5, output_tokens=1))
+            return reply(f"found {results[-1] if results else 'nothing'}", usage=Usage(input_tokens=6, output_tokens=2))
+        if not results:
+            return call_tools(call("researcher", input="fees of basic"), usage=Usage(input_tokens=10, output_tokens=2))
+        return reply(f"Advice: {results[-1]}", usage=Usage(input_tokens=11, output_tokens=3))
+
+    return FunctionModel(answer)
+
+
+advisor = build_advisor()
+"""An advisor whose researcher answers at once (one model call)."""
+
+advisor_looking_up = build_advisor(lookups=1)
+"""An advisor whose researcher looks the fees up first (two model calls)."""

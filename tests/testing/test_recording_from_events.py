@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import attrs
 import pytest
 from tests.cli.test_run_cli import helikon
-from tests.testing.event_agents import build
+from tests.testing.event_agents import build, build_advisor
 
+from helikon_fc import LlmAgent, function_tool
 from helikon_fc.core import ModelFailed, RunCompleted
 from helikon_fc.testing import Recording, RecordingDiverged, RecordingFileError, replay
 
@@ -52,8 +54,6 @@ def test_a_model_call_more_than_recorded_is_reported_with_its_agent_and_turn(
 
 
 def test_a_recorded_tool_call_the_changed_agent_does_not_offer_is_the_divergence(tmp_path: Path) -> None:
-    from helikon_fc import LlmAgent
-
     recording = Recording.read(_events_file(tmp_path), input=PROMPT)
     model = recording.model()
     replay(LlmAgent(name="triage", model=model, instructions="Route the user."), recording)
@@ -76,3 +76,52 @@ def test_a_line_that_is_not_an_event_is_named(tmp_path: Path) -> None:
     path.write_text(path.read_text(encoding="utf-8") + '{"type": "nonsense"}\n', encoding="utf-8")
     with pytest.raises(RecordingFileError, match=r"line 26 is not an event"):
         Recording.read(path, input=PROMPT)
+
+
+def _advisor_recording(tmp_path: Path, attribute: str) -> Recording:
+    done = helikon("run", f"tests/testing/event_agents.py:{attribute}", PROMPT, "--json")
+    assert done.returncode == 0, done.stderr
+    path = tmp_path / "advisor.jsonl"
+    path.write_text(done.stdout, encoding="utf-8")
+    return Recording.read(path, input=PROMPT)
+
+
+def test_an_agent_called_as_a_tool_is_answered_with_its_recorded_output(tmp_path: Path) -> None:
+    """The researcher's sub-run is not in the events: its one model call is answered with the tool's output."""
+    recording = _advisor_recording(tmp_path, "advisor")
+    assert [call.agent for call in recording.calls] == ["advisor", "researcher", "advisor"]
+    replayed = replay(build_advisor(recording.model()), recording)
+    assert replayed.events == recording.events
+    assert replayed.result is not None and replayed.result.final_output == "Advice: found nothing"
+
+
+def test_an_agent_called_as_a_tool_is_replayed_as_one_model_call(tmp_path: Path) -> None:
+    """A sub-agent that made two model calls (a `fee_table` lookup, then its answer) is answered with one:
+    the tokens are the recorded ones, but it counts one request (the events never show its others)."""
+    recording = _advisor_recording(tmp_path, "advisor_looking_up")
+    replayed = replay(build_advisor(recording.model()), recording)
+    recorded, again = recording.events[-1], replayed.events[-1]
+    assert isinstance(recorded, RunCompleted) and isinstance(again, RunCompleted)
+    assert replayed.events[:-1] == recording.events[:-1]
+    assert again.usage == attrs.evolve(recorded.usage, requests=recorded.usage.requests - 1)
+    assert [share.usage.requests for share in again.usage_by_agent] == [2, 1]  # advisor, researcher
+    assert [share.usage.requests for share in recorded.usage_by_agent] == [2, 2]
+
+
+def test_a_tool_that_is_no_longer_an_agent_skips_its_recorded_answer(tmp_path: Path) -> None:
+    """When the changed advisor's `researcher` is a plain function (no model call), the recorded sub-agent
+    answer is passed over and the advisor's next turn is answered as recorded."""
+    recording = _advisor_recording(tmp_path, "advisor")
+
+    @function_tool(name="researcher")
+    async def researcher(input: str) -> str:
+        """Research.
+
+        Args:
+            input: the question.
+        """
+        return "found nothing"
+
+    changed = LlmAgent(name="advisor", model=recording.model(), instructions="Advise.", tools=[researcher])
+    replayed = replay(changed, recording)
+    assert replayed.result is not None and replayed.result.final_output == "Advice: found nothing"

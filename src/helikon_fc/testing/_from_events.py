@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import attrs
+
 from ..core import (
     AgentEvent,
     AgentUpdated,
@@ -29,7 +31,9 @@ from ..core import (
     RunPaused,
     RunStarted,
     TokenDelta,
+    ToolCall,
     ToolCallDelta,
+    ToolOutputItem,
     TurnStarted,
     Usage,
     assemble_response,
@@ -53,6 +57,7 @@ def run_from_events(run_id: str, events: Sequence[AgentEvent], input: tuple[Item
         raise ValueError(f"the events of a run start with run_started, got {first}")
     agent = events[0].agent
     turns: list[tuple[str, list[AgentEvent]]] = []
+    outputs: dict[str, str] = {}
     for event in events[1:]:
         if isinstance(event, AgentUpdated):
             agent = event.agent
@@ -60,8 +65,10 @@ def run_from_events(run_id: str, events: Sequence[AgentEvent], input: tuple[Item
             turns.append((agent, []))
         elif isinstance(event, _DELTAS) and turns:
             turns[-1][1].append(event)
+        elif isinstance(event, ToolOutputItem):
+            outputs[event.item.call_id] = event.item.output
     terminal = events[-1] if isinstance(events[-1], _TERMINALS) else None
-    calls = _calls(run_id, turns, terminal)
+    calls = _with_tool_agents(run_id, _calls(run_id, turns, terminal), outputs, terminal)
     records: list[RunRecordBody] = [RunOpened(agent=events[0].agent, pattern="llm", fingerprint="", input=input)]
     if terminal is not None:
         records.append(RunFinished(terminal=terminal))
@@ -89,6 +96,35 @@ def _calls(
         )
         calls.append(_call(run_id, agent, turn, deltas, reported))
     return tuple(calls)
+
+
+def _with_tool_agents(
+    run_id: str, calls: tuple[RecordedCall, ...], outputs: dict[str, str], terminal: AgentEvent | None
+) -> tuple[RecordedCall, ...]:
+    """`calls` with, after each call of a tool named as an agent that used a model but never ran in the
+    stream (an agent called as a tool: its sub-run's events are not in the parent's), that agent's answer:
+    one reply of the tool's recorded output, reporting the agent's usage (see `sub_run_of`)."""
+    usage = _usage_by_agent(terminal)
+    hidden = set(usage) - {call.agent for call in calls}
+    answered: set[str] = set()
+    result: list[RecordedCall] = []
+    for call in calls:
+        result.append(call)
+        for tool in call.response.tool_calls:
+            if tool.name not in hidden or tool.call_id not in outputs:
+                continue
+            own = usage[tool.name] if tool.name not in answered else Usage()
+            answered.add(tool.name)
+            reported = attrs.evolve(own, requests=0, unreported_requests=min(own.unreported_requests, 1))
+            delta = TokenDelta(outputs[tool.call_id])
+            result.append(_call(f"{run_id}/tool:{tool.call_id}", tool.name, 0, (delta,), reported))
+    return tuple(result)
+
+
+def sub_run_of(call: RecordedCall) -> str | None:
+    """The id of the tool call whose sub-run `call` answers, for the calls `_with_tool_agents` adds."""
+    _, marker, call_id = call.run_id.rpartition("/tool:")
+    return call_id if marker else None
 
 
 def _usage_by_agent(terminal: AgentEvent | None) -> dict[str, Usage]:
@@ -125,6 +161,12 @@ class EventReplayModel(ReplayModel):
         for index, call in enumerate(self.calls):
             if progress.answered[index]:
                 continue
+            parent = sub_run_of(call)
+            if parent is not None:
+                if any(isinstance(item, ToolCall) and item.call_id == parent for item in request.items):
+                    continue  # the caller goes on: the tool made no model call (it is no agent any more)
+                progress.answered[index] = True
+                return index
             missing = [tool.name for tool in call.response.tool_calls if tool.name not in offered]
             if missing:
                 shown = ", ".join(repr(name) for name in missing)
