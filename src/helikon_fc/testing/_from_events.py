@@ -5,7 +5,9 @@ an agent called as a tool. What they keep is enough to replay the run: each mode
 deltas it streamed between its `TurnStarted` (or `RepairStarted`) and the next one, made by the agent
 `RunStarted` / `AgentUpdated` named; and `RunCompleted.usage_by_agent` gives each agent's usage, which the
 replay reports on that agent's first call (its tokens, and one unreported request per call that had one),
-so the replayed run adds up to the same `RunCompleted`. Without recorded requests, the replay answers in
+so the replayed run adds up to the same `RunCompleted`. An agent called as a tool (named by a tool call,
+with usage but no turn in the stream) is answered with one reply of the tool's recorded output, carrying
+its usage (it counts one request however many it made). Without recorded requests, the replay answers in
 order and detects a divergence by order only (`EventReplayModel`).
 """
 
@@ -151,7 +153,9 @@ class EventReplayModel(ReplayModel):
     """A `ReplayModel` for a recording read from events: its calls have no request, so it answers the requests
     in the order the calls were made, and a request diverges when the answer next in line calls a tool the
     request does not offer, or when every recorded call was answered already (`RecordingDiverged` naming the
-    agent and turn, with no diff)."""
+    agent and turn, with no diff). The answer of an agent called as a tool (`sub_run_of`) goes to a request
+    that does not show the tool call (the sub-run's), and is passed over once the caller's conversation
+    shows it (the tool ran without a model call)."""
 
     __slots__ = ()
 

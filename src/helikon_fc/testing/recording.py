@@ -59,7 +59,9 @@ class Recording:
     """A recorded run: every agent run of it, with their model calls; see the module docstring.
 
     Build one with `Recording.load` (from a store), `Recording.read` / `Recording.from_json` (from a
-    file or its text), or `record` (run an agent and record it). Replay it with `model()` or `replay`.
+    file or its text), `Recording.from_event_stream` (from a run's events; `Recording.read` reads the
+    events file of ``helikon run --json`` too), or `record` (run an agent and record it). Replay it with
+    `model()` or `replay`.
 
     Attributes:
         run_id: the id of the run that was started (the root).
@@ -126,7 +128,9 @@ class Recording:
         rebuilt from the deltas it streamed, each agent's usage (`RunCompleted.usage_by_agent`) is reported
         on its first call (so the replay's `RunCompleted` is the recorded one), calls take no virtual time,
         and a replay answers in order, naming the agent and turn where it diverges (without a diff). An
-        agent called as a tool is not answered: replay such runs from a `helikon record` recording.
+        agent called as a tool (its sub-run is not in the events) is answered with one reply of the tool's
+        recorded output: its own tool calls are not run again, and it counts one request. For requests,
+        latencies and sub-runs as they were, record with `helikon record`.
 
         Raises:
             TypeError: `input` is not a string or an `AgentInput`.
