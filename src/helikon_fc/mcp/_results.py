@@ -55,7 +55,9 @@ def render_block(block: types.ContentBlock) -> str:
 
 
 def _size(base64_text: str) -> str:
-    return f"{len(base64_text) * 3 // 4} bytes"
+    """The decoded size of `base64_text` (its ``=`` padding stands for no bytes)."""
+    text = base64_text.strip()
+    return f"{len(text) * 3 // 4 - (len(text) - len(text.rstrip('=')))} bytes"
 
 
 def _mime(mime_type: str | None) -> str:
