@@ -64,6 +64,12 @@ def explode(reason: str) -> str:
     raise ValueError(f"exploded: {reason}")
 
 
+@server.tool()
+def refuse() -> types.CallToolResult:
+    """An error told only in structured content (no content blocks)."""
+    return types.CallToolResult(content=[], structured_content={"code": 7, "why": "quota"}, is_error=True)
+
+
 @server.tool(name="tools.dotted-name")
 def dotted() -> str:
     """A name with a dot and a dash, which MCP allows."""

@@ -68,6 +68,13 @@ async def test_every_kind_of_result_reaches_the_model(tmp_path: Path) -> None:
     assert process_gone(pid_in(tmp_path)) and child_pids() == children
 
 
+async def test_an_error_told_only_in_structured_content_reaches_the_model(tmp_path: Path) -> None:
+    """``isError: true`` with ``structuredContent`` and no blocks: the model reads the structured value, not a
+    generic message that drops it."""
+    (refused,) = results(await run_to_end(_agent(_server(tmp_path), [call("refuse")]), "go"))
+    assert refused.is_error and json.loads(refused.output) == {"code": 7, "why": "quota"}
+
+
 async def test_plan_mode_runs_the_read_only_tool_and_denies_the_destructive_one(tmp_path: Path) -> None:
     """PLAN mode decides by the annotations the SDK server declared; ``effects=`` overrides one of them."""
     server = _server(tmp_path, effects={"picture": "read_only"})
@@ -88,14 +95,18 @@ async def test_list_changed_from_the_sdk_server_shows_the_new_tool_to_the_next_r
 
 
 async def test_progress_and_logs_of_an_sdk_server_land_on_the_tool_span(tmp_path: Path) -> None:
-    """``ctx.report_progress`` and ``ctx.info`` arrive as ``mcp.progress`` and ``mcp.log`` span events."""
+    """``ctx.report_progress`` and ``ctx.info`` arrive as ``mcp.progress`` and ``mcp.log`` events on the span of
+    every call (the SDK hands a log message to its own task: it must still land before the span ends)."""
     tracer, exporter = traced()
-    events = await run_to_end(_agent(_server(tmp_path), [call("slow")]), "go", RunContext(None, tracer=tracer))
+    agent = _agent(_server(tmp_path), *([call("slow")] for _ in range(6)))
+    events = await run_to_end(agent, "go", RunContext(None, tracer=tracer))
     assert isinstance(events[-1], RunCompleted)
-    (span,) = named(exporter.get_finished_spans(), "execute_tool slow")
-    heard = {event.name: dict(event.attributes or {}) for event in span.events}
-    assert heard["mcp.progress"]["mcp.message"] == "half" and heard["mcp.progress"]["mcp.total"] == 2.0
-    assert heard["mcp.log"]["mcp.log.level"] == "info" and "working" in str(heard["mcp.log"]["mcp.log.data"])
+    spans = named(exporter.get_finished_spans(), "execute_tool slow")
+    assert len(spans) == 6
+    for span in spans:
+        heard = {event.name: dict(event.attributes or {}) for event in span.events}
+        assert heard["mcp.progress"]["mcp.message"] == "half" and heard["mcp.progress"]["mcp.total"] == 2.0
+        assert heard["mcp.log"]["mcp.log.level"] == "info" and "working" in str(heard["mcp.log"]["mcp.log.data"])
 
 
 async def test_a_cancelled_call_reaches_the_sdk_server_and_leaves_nothing(tmp_path: Path) -> None:
