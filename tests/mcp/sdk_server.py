@@ -1,7 +1,8 @@
 """An MCP server written the way most real servers are: the mcp SDK's high-level `MCPServer`, tools
 declared as typed Python functions (pydantic makes their schemas, ``$defs`` and ``anyOf`` included).
 
-Run as a subprocess by the acceptance tests: ``python sdk_server.py MARKER_DIR`` (stdio). It writes its pid
+Run as a subprocess by the acceptance tests: ``python sdk_server.py MARKER_DIR`` (stdio), or
+``python sdk_server.py MARKER_DIR sse|json|stateless`` (streamable HTTP, see `_serve_http`). It writes its pid
 to ``MARKER_DIR/pid``.
 """
 
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import os
+import socket
 import sys
 from pathlib import Path
 from typing import Literal
@@ -119,6 +121,22 @@ def count(n: int = 3) -> list[int]:
     return list(range(n))
 
 
+def _serve_http(style: str) -> None:
+    """Streamable HTTP at ``http://127.0.0.1:PORT/mcp`` (PORT written to ``MARKER_DIR/port`` just before it
+    listens): ``sse`` (answers as event streams), ``json`` (plain JSON answers) or ``stateless`` (no session)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    (MARKERS / "port").write_text(str(port))
+    run = server.run_streamable_http_async(
+        port=port, json_response=style == "json", stateless_http=style == "stateless"
+    )
+    anyio.run(lambda: run)
+
+
 if __name__ == "__main__":
     (MARKERS / "pid").write_text(str(os.getpid()))
-    server.run("stdio")
+    if len(sys.argv) > 2:
+        _serve_http(sys.argv[2])
+    else:
+        server.run("stdio")
