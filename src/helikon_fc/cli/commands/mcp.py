@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from .._command import Command
 from ..model_option import add_model_options
-from ..terminal import EXIT_COMPLETED, EXIT_FAILED, EXIT_USAGE
+from ..server_run import run_server
+from ..terminal import EXIT_USAGE
 
 if TYPE_CHECKING:
     from ...agents.protocol import Agent
@@ -79,7 +80,6 @@ def _serve(args: argparse.Namespace, agent: Agent[Any], model: Model | None) -> 
     import trio
 
     from ...mcp import serve_mcp
-    from ...shell.storage import StoreError
     from ...stores.location import store_at
 
     async def serve() -> None:
@@ -98,23 +98,7 @@ def _serve(args: argparse.Namespace, agent: Agent[Any], model: Model | None) -> 
                 if url is not None:
                     print(f"helikon mcp: serving {agent.name!r} at {url}", file=sys.stderr, flush=True)
 
-    try:
-        trio.run(serve)
-    except BaseException as exc:  # noqa: ASYNC103 - outside trio.run: no Cancelled reaches here
-        # a nursery wraps the server's failure in a group: take the one error out
-        failure = _single(exc)
-        if not isinstance(failure, TypeError | ValueError | StoreError | OSError):
-            raise  # Ctrl-C and the unforeseen: `main` reports them
-        print(f"helikon mcp: the server could not run: {failure}", file=sys.stderr)
-        return EXIT_FAILED  # noqa: ASYNC104 - outside trio.run: no Cancelled reaches here
-    return EXIT_COMPLETED
-
-
-def _single(exc: BaseException) -> BaseException:
-    """The one exception inside nested single-member exception groups (`exc` itself otherwise)."""
-    while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
-        exc = exc.exceptions[0]
-    return exc
+    return run_server(serve, "helikon mcp")
 
 
 MCP = Command(

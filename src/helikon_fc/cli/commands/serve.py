@@ -9,7 +9,8 @@ from typing import Any
 
 from .._command import Command
 from ..model_option import add_model_options
-from ..terminal import EXIT_COMPLETED, EXIT_FAILED
+from ..server_run import run_server
+from ..terminal import EXIT_FAILED
 
 TOKEN_ENV = "HELIKON_SERVE_TOKEN"
 """The environment variable a token is read from when ``--token`` is not given."""
@@ -94,7 +95,6 @@ def _run(
 ) -> int:
     import trio
 
-    from ...shell.storage import StoreError
     from ...stores.location import store_at
 
     async def main() -> None:
@@ -105,22 +105,7 @@ def _run(
                 names = ", ".join(sorted(agents))
                 print(f"helikon serve: {names} at {urls[0]} (store {args.store})", file=sys.stderr, flush=True)
 
-    try:
-        trio.run(main)
-    except BaseException as exc:  # noqa: ASYNC103 - outside trio.run: no Cancelled reaches here
-        failure = _single(exc)
-        if not isinstance(failure, TypeError | ValueError | StoreError | OSError):
-            raise  # Ctrl-C and the unforeseen: `main` reports them
-        print(f"helikon serve: the server could not run: {failure}", file=sys.stderr)
-        return EXIT_FAILED  # noqa: ASYNC104 - outside trio.run: no Cancelled reaches here
-    return EXIT_COMPLETED
-
-
-def _single(exc: BaseException) -> BaseException:
-    """The one exception inside nested single-member exception groups (`exc` itself otherwise)."""
-    while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
-        exc = exc.exceptions[0]
-    return exc
+    return run_server(main, "helikon serve")
 
 
 SERVE = Command(
