@@ -1,30 +1,20 @@
 """What the keyed workflows (sequential, loop, parallel, graph) do around each child run: appending
-steps, failing an empty workflow, writing a child's answer under its key, and turning the outcomes of
-concurrent children into the workflow's one terminal event (see `_workflow` for the merge convention)."""
+steps, and performing a pattern machine's `RunChild` (`child_runner`). See `_workflow` for the merge
+convention, `_interpreter` for the machines' trio interpreter."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Sequence
 from typing import Any, Generic, Self, TypeVar, cast
 
 import attrs
-import trio
 
-from ..core import (
-    AgentError,
-    ApprovalRequested,
-    AssistantMessage,
-    BranchFailure,
-    MessageOutput,
-    OtherError,
-    RunFailed,
-    RunPaused,
-    TerminalEvent,
-)
+from ..core.patterns import RunChild
 from ..shell import _checks
 from ..shell.context import RunContext, child_context
 from ..shell.input import AgentInput
-from ._workflow import COMPLETED, ChildFailed, ChildOutcome, ChildPaused, ChildSucceeded, Emit, run_child, write_state
+from ._interpreter import ChildRunner
+from ._workflow import ChildOutcome, Emit, run_child
 from .protocol import Agent
 
 Ctx = TypeVar("Ctx")
@@ -49,69 +39,19 @@ class Steps(Generic[Ctx]):
         return cast("Self", attrs.evolve(cast("Any", self), steps=(*self.steps, (key, agent))))
 
 
-async def nothing_to_run(kind: str, name: str, what: str, how: str) -> RunFailed:
-    """The end of a workflow run with no children (`what`), after a checkpoint so others still run."""
-    await trio.lowlevel.checkpoint()
-    return RunFailed(OtherError(_checks.empty_workflow(kind, name, what, how)))
+def child_runner(
+    ctx: RunContext[Ctx],
+    children: Sequence[tuple[str, Agent[Ctx]]],
+    input: AgentInput,
+    emitter: Callable[[], Emit],
+) -> ChildRunner:
+    """How the keyed workflows perform a `RunChild`: child `index` of `children` runs on `input` (plus the action's
+    context) in ``ctx.subagent_child()`` at the action's segment, its events going to a fresh ``emitter()``."""
 
+    async def run(action: RunChild) -> tuple[ChildOutcome, bool]:
+        child = child_context(ctx.subagent_child(), ctx, action.segment)
+        child_input = AgentInput((*input.items, *action.context)) if action.context else input
+        outcome = await run_child(children[action.index][1], child, child_input, emitter())
+        return outcome, child.actions.escalated
 
-def step_end(ctx: RunContext[Ctx], key: str, outcome: ChildOutcome) -> RunFailed | RunPaused | None:
-    """What one step's `outcome` ends the workflow with (a failure or a pause), or `None` after writing
-    its answer under `key` in the run's state."""
-    match outcome:
-        case ChildFailed(error=error):
-            return RunFailed(error)
-        case ChildPaused(pending=pending):
-            return RunPaused(pending)
-        case ChildSucceeded(text=text):
-            write_state(ctx, key, text)
-            return None
-
-
-async def run_keyed(ctx: RunContext[Ctx], key: str, agent: Agent[Ctx], input: AgentInput, emit: Emit) -> ChildOutcome:
-    """Run the child `key` (recorded under `key`), writing its answer under `key` when it succeeds."""
-    outcome = await run_child(agent, child_context(ctx.subagent_child(), ctx, key), input, emit)
-    if isinstance(outcome, ChildSucceeded):
-        write_state(ctx, key, outcome.text)
-    return outcome
-
-
-@attrs.define
-class Outcomes:
-    """The outcomes of concurrent children by key, and the one terminal event they make."""
-
-    texts: dict[str, str] = attrs.Factory(dict)
-    failures: dict[str, AgentError] = attrs.Factory(dict)
-    paused: dict[str, tuple[ApprovalRequested, ...]] = attrs.Factory(dict)
-
-    def add(self, key: str, outcome: ChildOutcome) -> None:
-        """Record how the child `key` ended."""
-        match outcome:
-            case ChildSucceeded(text=text):
-                self.texts[key] = text
-            case ChildFailed(error=error):
-                self.failures[key] = error
-            case ChildPaused(pending=pending):
-                self.paused[key] = pending
-
-    async def end(
-        self,
-        owner: str,
-        emit: Emit,
-        failed: Callable[[tuple[BranchFailure, ...]], AgentError],
-        merge: Callable[[Mapping[str, str]], str],
-    ) -> TerminalEvent:
-        """The workflow's end, independent of the order the children ended in.
-
-        Any failure fails it with ``failed(failures sorted by key)``; else any pause pauses it with every
-        waiting call (by key); else it emits ``merge(texts)`` as `owner`'s message and completes. Called
-        once the children's nursery has closed (that was the checkpoint of the early returns).
-        """
-        if self.failures:
-            failures = tuple(BranchFailure(key, self.failures[key]) for key in sorted(self.failures))
-            return RunFailed(failed(failures))  # noqa: ASYNC910 - the children's nursery was the checkpoint
-        if self.paused:
-            pending = tuple(request for key in sorted(self.paused) for request in self.paused[key])
-            return RunPaused(pending)  # noqa: ASYNC910 - as above
-        await emit(MessageOutput(AssistantMessage(merge(self.texts), agent=owner)))
-        return COMPLETED
+    return run

@@ -23,18 +23,15 @@ The merge convention, the same for every workflow agent:
 
 from __future__ import annotations
 
-import json
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 from typing import Any, TypeAlias, TypeVar, cast
 
-import attrs
 import trio
 
 from ..core import (
     AgentError,
     AgentEvent,
     AgentUpdated,
-    ApprovalRequested,
     HookFailed,
     JsonValue,
     MaxAgentDepthExceeded,
@@ -45,7 +42,14 @@ from ..core import (
     RunPaused,
     RunStarted,
     TerminalEvent,
-    Usage,
+)
+from ..core.patterns import (
+    COMPLETED as COMPLETED,
+    ChildFailed as ChildFailed,
+    ChildOutcome as ChildOutcome,
+    ChildPaused as ChildPaused,
+    ChildSucceeded as ChildSucceeded,
+    compact_json as compact_json,
 )
 from ..core.records import RecordLogError
 from ..shell.context import RunContext
@@ -60,40 +64,6 @@ Ctx = TypeVar("Ctx")
 
 Emit: TypeAlias = Callable[[AgentEvent], Awaitable[None]]
 """Sends one event to the outer stream (waits while the consumer is behind: backpressure)."""
-
-
-@attrs.frozen
-class ChildSucceeded:
-    """A child run completed with its last answer text (its usage is on the workflow's meter)."""
-
-    text: str
-
-
-@attrs.frozen
-class ChildFailed:
-    """A child run failed (or could not start) with `error`."""
-
-    error: AgentError
-
-
-@attrs.frozen
-class ChildPaused:
-    """A child run paused for approval: `pending` is what its waiting calls ask (the workflow pauses too)."""
-
-    pending: tuple[ApprovalRequested, ...]
-
-
-ChildOutcome: TypeAlias = ChildSucceeded | ChildFailed | ChildPaused
-"""How one child run ended."""
-
-COMPLETED = RunCompleted(Usage())
-"""What a workflow body returns when it succeeds: `open_workflow_stream` replaces it with the meter's totals,
-the one source of a run's usage (every model call below counted as it was made)."""
-
-
-def compact_json(value: Mapping[str, str]) -> str:
-    """`value` as compact JSON with sorted keys: the merge format of parallel branches and graph sinks."""
-    return json.dumps(dict(value), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 def write_state(ctx: RunContext[Ctx], key: str, text: str) -> None:

@@ -2,30 +2,20 @@
 
 from __future__ import annotations
 
-import math
-from collections.abc import Mapping
-from functools import partial
 from typing import Generic
 
 import attrs
-import trio
 from typing_extensions import TypeVar
 
-from ..core import AgentError, BranchFailure, GraphFailed, TerminalEvent, UserMessage
+from ..core import TerminalEvent
+from ..core.patterns import context_message as context_message, graph
 from ..core.wavefront import Wavefront, find_cycle
 from ..shell import _checks
 from ..shell.context import RunContext
 from ..shell.input import AgentInput, as_input
-from ._children import Outcomes, run_keyed
-from ._workflow import (
-    ChildOutcome,
-    ChildSucceeded,
-    Emit,
-    Interleaving,
-    compact_json,
-    open_workflow_stream,
-    workflow_fingerprint,
-)
+from ._children import child_runner
+from ._interpreter import interpret
+from ._workflow import Emit, Interleaving, open_workflow_stream, workflow_fingerprint
 from .protocol import Agent, RunStream
 
 Ctx = TypeVar("Ctx", default=None)
@@ -42,16 +32,6 @@ class GraphBuildError(ValueError):
     def __init__(self, message: str, nodes: tuple[str, ...] = ()) -> None:
         super().__init__(message)
         self.nodes = nodes
-
-
-def _sinks_text(sinks: tuple[str, ...], texts: Mapping[str, str]) -> str:
-    """A graph's final text: its one sink's verbatim, or several sinks' as compact JSON by key."""
-    return texts[sinks[0]] if len(sinks) == 1 else compact_json({key: texts[key] for key in sinks})
-
-
-def context_message(key: str, text: str) -> UserMessage:
-    """How a predecessor's output reaches a successor: ``UserMessage("[<key>]\\n<text>")``."""
-    return UserMessage(f"[{key}]\n{text}")
 
 
 @attrs.frozen
@@ -95,41 +75,11 @@ class GraphAgent(Generic[Ctx]):
     def run(self, ctx: RunContext[Ctx], input: AgentInput | str) -> RunStream:
         """Run the wavefront; see `GraphAgent`."""
         input = as_input("GraphAgent.run", input)
-        agents = dict(self.nodes)
 
         async def body(emit: Emit, ctx: RunContext[Ctx]) -> TerminalEvent:
-            wave = self.wavefront
-            outcomes = Outcomes()
-            reports_in, reports = trio.open_memory_channel[tuple[str, ChildOutcome]](math.inf)
             merged = Interleaving(emit, self.name)
-
-            async def run_node(key: str, node_input: AgentInput) -> None:
-                reports_in.send_nowait((key, await run_keyed(ctx, key, agents[key], node_input, merged.emitter())))
-
-            async with trio.open_nursery() as nursery:
-
-                def launch(key: str) -> None:
-                    nonlocal wave
-                    wave = wave.start(key)
-                    context = tuple(context_message(p, outcomes.texts[p]) for p in wave.predecessors[key])
-                    nursery.start_soon(run_node, key, AgentInput((*input.items, *context)))
-
-                for key in wave.ready_in_order():
-                    launch(key)
-                while not wave.finished:
-                    key, outcome = await reports.receive()
-                    outcomes.add(key, outcome)
-                    if isinstance(outcome, ChildSucceeded):
-                        wave, ready = wave.complete(key)
-                        for successor in ready:
-                            launch(successor)
-                    else:  # a paused node's successors wait too: a resume runs them
-                        wave, _ = wave.fail(key)
-
-            def failed(failures: tuple[BranchFailure, ...]) -> AgentError:
-                return GraphFailed(failures, tuple(sorted(wave.skipped)))
-
-            return await outcomes.end(self.name, merged.emit, failed, partial(_sinks_text, wave.sinks))
+            runner = child_runner(ctx, self.nodes, input, merged.emitter)
+            return await interpret(graph(self.name, self.wavefront), ctx, merged.emit, runner)
 
         return open_workflow_stream(
             self.name, ctx, body, input=input, pattern="graph", fingerprint=self.durable_fingerprint()

@@ -7,12 +7,14 @@ from typing import Generic
 import attrs
 from typing_extensions import TypeVar
 
-from ..core import MaxIterationsExceeded, RunFailed, TerminalEvent
+from ..core import TerminalEvent
+from ..core.patterns import loop
 from ..shell import _checks
-from ..shell.context import RunContext, child_context
+from ..shell.context import RunContext
 from ..shell.input import AgentInput, as_input
-from ._children import Steps, nothing_to_run, step_end
-from ._workflow import COMPLETED, Emit, open_workflow_stream, run_child, workflow_fingerprint
+from ._children import Steps, child_runner
+from ._interpreter import interpret
+from ._workflow import Emit, open_workflow_stream, workflow_fingerprint
 from .protocol import Agent, RunStream
 
 Ctx = TypeVar("Ctx", default=None)
@@ -54,17 +56,8 @@ class LoopAgent(Steps[Ctx], Generic[Ctx]):
         input = as_input("LoopAgent.run", input)
 
         async def body(emit: Emit, ctx: RunContext[Ctx]) -> TerminalEvent:
-            if not self.steps:
-                return await nothing_to_run("LoopAgent", self.name, "steps", ".then(agent)")
-            for iteration in range(self.max_iterations):
-                for index, (key, agent) in enumerate(self.steps):
-                    child = child_context(ctx.subagent_child(), ctx, f"{iteration}.{index}:{key}")
-                    end = step_end(ctx, key, await run_child(agent, child, input, emit))
-                    if end is not None:
-                        return end
-                    if child.actions.escalated:
-                        return COMPLETED  # noqa: ASYNC910 - each child run awaited (or `emit_run` sent RunStarted)
-            return RunFailed(MaxIterationsExceeded(self.max_iterations))  # noqa: ASYNC910 - as `return RunCompleted` above
+            machine = loop(self.name, tuple(key for key, _ in self.steps), self.max_iterations)
+            return await interpret(machine, ctx, emit, child_runner(ctx, self.steps, input, lambda: emit))
 
         return open_workflow_stream(
             self.name, ctx, body, input=input, pattern="loop", fingerprint=self.durable_fingerprint()

@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import Generic
 
 import attrs
-import trio
 from typing_extensions import TypeVar
 
-from ..core import OtherError, ParallelFailed, RunFailed, TerminalEvent
+from ..core import TerminalEvent
+from ..core.patterns import parallel
 from ..shell import _checks
 from ..shell.context import RunContext
 from ..shell.input import AgentInput, as_input
-from ._children import Outcomes, nothing_to_run, run_keyed
-from ._workflow import Emit, Interleaving, compact_json, open_workflow_stream, workflow_fingerprint
+from ._children import child_runner
+from ._interpreter import interpret
+from ._workflow import Emit, Interleaving, open_workflow_stream, workflow_fingerprint
 from .protocol import Agent, RunStream
 
 Ctx = TypeVar("Ctx", default=None)
@@ -68,23 +68,9 @@ class ParallelAgent(Generic[Ctx]):
         input = as_input("ParallelAgent.run", input)
 
         async def body(emit: Emit, ctx: RunContext[Ctx]) -> TerminalEvent:
-            if not self.branches:
-                return await nothing_to_run("ParallelAgent", self.name, "branches", ".add(agent)")
-            counts = Counter(key for key, _ in self.branches)
-            duplicates = sorted(key for key, count in counts.items() if count > 1)
-            if duplicates:
-                message = f"duplicate parallel branch key(s): {', '.join(duplicates)}"
-                return RunFailed(OtherError(message))  # noqa: ASYNC910 - `emit_run` sent RunStarted just before
-            outcomes = Outcomes()
             merged = Interleaving(emit, self.name)
-
-            async def run_branch(key: str, agent: Agent[Ctx]) -> None:
-                outcomes.add(key, await run_keyed(ctx, key, agent, input, merged.emitter()))
-
-            async with trio.open_nursery() as nursery:
-                for key, agent in self.branches:
-                    nursery.start_soon(run_branch, key, agent)
-            return await outcomes.end(self.name, merged.emit, ParallelFailed, compact_json)
+            machine = parallel(self.name, tuple(key for key, _ in self.branches))
+            return await interpret(machine, ctx, merged.emit, child_runner(ctx, self.branches, input, merged.emitter))
 
         return open_workflow_stream(
             self.name, ctx, body, input=input, pattern="parallel", fingerprint=self.durable_fingerprint()

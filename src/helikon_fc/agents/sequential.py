@@ -8,11 +8,13 @@ import attrs
 from typing_extensions import TypeVar
 
 from ..core import TerminalEvent
+from ..core.patterns import sequential
 from ..shell import _checks
-from ..shell.context import RunContext, child_context
+from ..shell.context import RunContext
 from ..shell.input import AgentInput, as_input
-from ._children import Steps, nothing_to_run, step_end
-from ._workflow import COMPLETED, Emit, open_workflow_stream, run_child, workflow_fingerprint
+from ._children import Steps, child_runner
+from ._interpreter import interpret
+from ._workflow import Emit, open_workflow_stream, workflow_fingerprint
 from .protocol import Agent, RunStream
 
 Ctx = TypeVar("Ctx", default=None)
@@ -50,14 +52,8 @@ class SequentialAgent(Steps[Ctx], Generic[Ctx]):
         input = as_input("SequentialAgent.run", input)
 
         async def body(emit: Emit, ctx: RunContext[Ctx]) -> TerminalEvent:
-            if not self.steps:
-                return await nothing_to_run("SequentialAgent", self.name, "steps", ".then(agent)")
-            for index, (key, agent) in enumerate(self.steps):
-                child = child_context(ctx.subagent_child(), ctx, f"{index}:{key}")
-                end = step_end(ctx, key, await run_child(agent, child, input, emit))
-                if end is not None:
-                    return end
-            return COMPLETED  # noqa: ASYNC910 - with no steps: `emit_run` sent RunStarted just before
+            machine = sequential(self.name, tuple(key for key, _ in self.steps))
+            return await interpret(machine, ctx, emit, child_runner(ctx, self.steps, input, lambda: emit))
 
         return open_workflow_stream(
             self.name, ctx, body, input=input, pattern="sequential", fingerprint=self.durable_fingerprint()

@@ -9,21 +9,14 @@ import attrs
 import trio
 from typing_extensions import TypeVar
 
-from ..core import AgentUpdated, MaxHandoffsExceeded, RunFailed, RunPaused, TerminalEvent
+from ..core import AgentUpdated, MaxHandoffsExceeded, RunFailed, TerminalEvent
 from ..core.events import AgentEvent
+from ..core.patterns import ChildOutcome, HandoffSeen, RunChild, swarm
 from ..shell import _checks
 from ..shell.context import RunContext, child_context
 from ..shell.input import AgentInput, as_input
-from ._workflow import (
-    COMPLETED,
-    ChildFailed,
-    ChildPaused,
-    ChildSucceeded,
-    Emit,
-    open_workflow_stream,
-    run_child,
-    workflow_fingerprint,
-)
+from ._interpreter import Interpreter
+from ._workflow import Emit, open_workflow_stream, run_child, workflow_fingerprint
 from .handoff import Handoff, slug
 from .llm_agent import LlmAgent
 from .protocol import Agent, RunStream
@@ -59,32 +52,33 @@ def _mesh(members: tuple[LlmAgent[Any], ...]) -> dict[str, LlmAgent[Any]]:
 class _Budget:
     """One run's handoff budget, taken where each handoff is decided: when its target is resolved.
 
-    `counting` gives an agent whose handoffs take from the budget, and so on down: every target a
-    handoff resolves to (a member or not) is counting too. Past the limit the target is not run: the
+    `counting` gives an agent whose handoffs are fed to the swarm's machine (`HandoffSeen`) as they
+    resolve their targets, and so on down: every target a handoff resolves to (a member or not) is
+    counting too. Once the machine stops the run (`StopChildren`), the target is not run: the
     handoff resolves to an agent that fails at once with `MaxHandoffsExceeded`, so no model or tool
     is called beyond the budget, however far the run is ahead of its consumer (its events wait in
     stream buffers; the handoffs do not).
     """
 
-    __slots__ = ("limit", "taken")
+    __slots__ = ("interpreter", "limit")
 
-    def __init__(self, limit: int) -> None:
+    def __init__(self, limit: int, interpreter: Interpreter[Any]) -> None:
         self.limit = limit
-        self.taken = 0
+        self.interpreter = interpreter
 
     @property
     def spent(self) -> bool:
         """Whether a handoff beyond the limit was taken (the run is failing)."""
-        return self.taken > self.limit
+        return self.interpreter.stopped
 
     def counting(self, agent: LlmAgent[Any]) -> LlmAgent[Any]:
-        """`agent` with each handoff taking one from this budget as it resolves its target."""
+        """`agent` with each handoff fed to the machine as it resolves its target."""
         handoffs = tuple(attrs.evolve(handoff, resolve=partial(self._resolve, handoff)) for handoff in agent.handoffs)
         return attrs.evolve(agent, handoffs=handoffs)
 
     def _resolve(self, handoff: Handoff[Any]) -> Agent[Any]:
-        self.taken += 1
-        if self.taken > self.limit:
+        self.interpreter.feed_now(HandoffSeen())
+        if self.interpreter.stopped:
             return _OverBudget(handoff.agent_name, self.limit)
         target = handoff.resolve()
         return self.counting(target) if isinstance(target, LlmAgent) else target
@@ -163,22 +157,22 @@ class SwarmAgent(Generic[Ctx]):
         limit = self.max_handoffs
 
         async def body(emit: Emit, ctx: RunContext[Ctx]) -> TerminalEvent:
-            budget = _Budget(limit) if limit is not None else None
-            entry = self._meshed[self.entry] if budget is None else budget.counting(self._meshed[self.entry])
-            shown = _Shown(emit, budget)
-            child = child_context(ctx.subagent_child(), ctx, "entry")
-            outcome = await run_child(entry, child, input, shown)
-            match outcome:
-                case ChildSucceeded():
-                    await shown.flush()
-                    return COMPLETED
-                case ChildFailed(error=error):
-                    if not isinstance(error, MaxHandoffsExceeded):
-                        await shown.flush()
-                    return RunFailed(error)
-                case ChildPaused(pending=pending):
-                    await shown.flush()
-                    return RunPaused(pending)
+            shown = _Shown(emit)
+            budget: _Budget | None = None
+
+            async def run_entry(action: RunChild) -> tuple[ChildOutcome, bool]:
+                entry = self._meshed[self.entry]
+                child = child_context(ctx.subagent_child(), ctx, action.segment)
+                return await run_child(entry if budget is None else budget.counting(entry), child, input, shown), False
+
+            machine = swarm(self.name, self.entry, limit)
+            interpreter = Interpreter(machine, ctx, shown, run_entry, stop=_refused_as_resolved)
+            if limit is not None:
+                budget = shown.budget = _Budget(limit, interpreter)
+            terminal = await interpreter.run()
+            if not interpreter.stopped:  # a run over budget ends where its last handoff went: not announced
+                await shown.flush()
+            return terminal
 
         return open_workflow_stream(
             self.name, ctx, body, input=input, pattern="swarm", fingerprint=self.durable_fingerprint()
@@ -190,6 +184,10 @@ class SwarmAgent(Generic[Ctx]):
         return workflow_fingerprint("swarm", self.name, members, entry=self.entry)
 
 
+def _refused_as_resolved() -> None:
+    """How a swarm stops its member on trio: nothing to cancel, the handoff being resolved is refused (`_Budget`)."""
+
+
 class _Shown:
     """Passes the entry member's events on; once the budget is spent, each announcement waits for the next event.
 
@@ -198,18 +196,18 @@ class _Shown:
     when the run fails with `MaxHandoffsExceeded` and flushes it otherwise.
     """
 
-    __slots__ = ("_budget", "_emit", "_held")
+    __slots__ = ("_emit", "_held", "budget")
 
-    def __init__(self, emit: Emit, budget: _Budget | None) -> None:
+    def __init__(self, emit: Emit) -> None:
         self._emit = emit
-        self._budget = budget
+        self.budget: _Budget | None = None
         self._held: AgentUpdated | None = None
 
     async def __call__(self, event: AgentEvent) -> None:
         held, self._held = self._held, None
         if held is not None:
             await self._emit(held)
-        if isinstance(event, AgentUpdated) and self._budget is not None and self._budget.spent:
+        if isinstance(event, AgentUpdated) and self.budget is not None and self.budget.spent:
             self._held = event
             await trio.lowlevel.checkpoint()
             return

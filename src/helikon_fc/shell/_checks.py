@@ -169,11 +169,6 @@ def keyed_agents(owner: str, argument: str, value: tuple[object, ...]) -> None:
         require_agent(owner, f"{argument}[{index}] agent", pair[1])
 
 
-def empty_workflow(kind: str, name: str, what: str, how: str) -> str:
-    """The failure of a workflow run that has nothing to run: ``"SequentialAgent 'x' has no steps; ..."``."""
-    return f"{kind} {name!r} has no {what} to run; add at least one with {how} before running it"
-
-
 def cancelled_before_start(reason: str) -> str:
     """The `Cancelled` reason of a run started on a context that was already cancelled."""
     return (

@@ -21,9 +21,11 @@ its problem answers it there; without them, it is answered here with its problem
 every such call was before the ``helikon-every-call-seen`` patch, so older histories replay).
 
 A child workflow (a graph node, an agent-as-tool sub-run) forwards its events and usage to its
-parent as it runs (``helikon.child_events``). Sequential, parallel and loop agents run their
-children in this workflow by the merge convention of `helikon_fc.agents` (each child's
-`RunStarted` becomes `AgentUpdated`, its terminal is folded in).
+parent as it runs (``helikon.child_events``). Sequential, loop, parallel, swarm and graph agents are
+the pure pattern machines of `helikon_fc.core.patterns`, the same the trio agents run, interpreted
+here by `_patterns.Interpreter`: their children run by the merge convention of `helikon_fc.agents`
+(each child's `RunStarted` becomes `AgentUpdated`, its terminal is folded in), a graph's nodes as
+child workflows, the others' children in this workflow.
 What an agent is comes from the worker (``helikon.describe``), so the workflow holds no agent code.
 Everything here is deterministic: asyncio under Temporal's event loop, no clock, no IO, no trio.
 """
@@ -49,21 +51,16 @@ with workflow.unsafe.imports_passed_through():
         AgentEvent,
         AgentUsage,
         ApprovalRequested,
-        AssistantMessage,
         AwaitApproval,
-        BranchFailure,
         CallModel,
         Cancelled,
         Compacting,
         Conversation,
         ExecuteTools,
-        GraphFailed,
         HandoffItem,
         HookFailed,
         Item,
         MaxAgentDepthExceeded,
-        MaxHandoffsExceeded,
-        MaxIterationsExceeded,
         MessageOutput,
         ModelFailed,
         ModelFailureKind,
@@ -71,7 +68,6 @@ with workflow.unsafe.imports_passed_through():
         ModelResponse,
         ModelShare,
         OtherError,
-        ParallelFailed,
         PerformHandoff,
         RunCompleted,
         RunFailed,
@@ -94,11 +90,24 @@ with workflow.unsafe.imports_passed_through():
         transition,
     )
     from ..core.loop_steps import after_approval, credited_model, decided_split, ending, model_step, problems_by_call
+    from ..core.patterns import (
+        ChildFailed,
+        ChildOutcome,
+        ChildSucceeded,
+        HandoffSeen,
+        RunChild,
+        graph,
+        loop,
+        parallel,
+        sequential,
+        swarm,
+    )
     from ..core.records import ModelAnswered, ToolFinished
     from ..core.usage import one_call
     from ..shell.metering import UsageMeter
     from ._event_flow import ChildForward, Follower, HandoffForward, Interleaving
     from ._loop_controls import LoopControls
+    from ._patterns import Interpreter, interpret
     from ._payloads import (
         AUTHORIZE_TOOL,
         CALL_MODEL,
@@ -357,133 +366,73 @@ class RunWorkflow:
         return forward, actions
 
     async def _run_steps(self, plan: AgentPlan, items: tuple[Item, ...], scope: Scope) -> TerminalEvent:
-        """A sequential agent (one pass, fail fast) or a loop agent (passes until a step escalates)."""
-        passes = plan.max_iterations if plan.kind == "loop" else 1
-        for iteration in range(passes):
-            for index, child in enumerate(plan.children):
-                segment = f"{iteration}.{index}:{child.key}" if plan.kind == "loop" else f"{index}:{child.key}"
-                forward, actions = await self._run_child(child.path, items, scope, segment)
-                if not isinstance(forward.terminal, RunCompleted):
-                    return _failed(forward.terminal, child.path)
-                scope.state[child.key] = forward.text
-                if plan.kind == "loop" and actions.escalated:
-                    return _METERED
-        if plan.kind == "loop":
-            return RunFailed(MaxIterationsExceeded(plan.max_iterations))
-        return _METERED
+        """A sequential agent (one pass, fail fast) or a loop agent (passes until a step escalates): its machine."""
+        keys = tuple(child.key for child in plan.children)
+        machine = loop(plan.name, keys, plan.max_iterations) if plan.kind == "loop" else sequential(plan.name, keys)
+
+        async def run_step(action: RunChild) -> tuple[ChildOutcome, bool]:
+            path = plan.children[action.index].path
+            forward, actions = await self._run_child(path, items, scope, action.segment)
+            return _outcome(forward, path), actions.escalated
+
+        return await interpret(machine, scope.state, scope.emit, run_step)
 
     async def _run_parallel(self, plan: AgentPlan, items: tuple[Item, ...], scope: Scope) -> TerminalEvent:
-        """A parallel agent: every branch at once, answers merged as sorted JSON, failures collected."""
-        keys = [child.key for child in plan.children]
-        duplicates = sorted({key for key in keys if keys.count(key) > 1})
-        if duplicates:
-            return RunFailed(OtherError(f"duplicate parallel branch key(s): {', '.join(duplicates)}"))
+        """A parallel agent: every branch at once, answers merged as sorted JSON, failures collected: its machine."""
         merged = Interleaving(scope.emit, plan.name)
-        outcomes: dict[str, ChildForward] = {}
 
-        async def branch(key: str, path: str) -> None:
-            forward, _ = await self._run_child(path, items, scope.emitting(merged.emitter()), key)
-            if isinstance(forward.terminal, RunCompleted):
-                scope.state[key] = forward.text
-            outcomes[key] = forward
+        async def run_branch(action: RunChild) -> tuple[ChildOutcome, bool]:
+            path = plan.children[action.index].path
+            forward, actions = await self._run_child(path, items, scope.emitting(merged.emitter()), action.segment)
+            return _outcome(forward, action.key), actions.escalated
 
-        await asyncio.gather(*(branch(child.key, child.path) for child in plan.children))
-        texts: dict[str, str] = {}
-        failures: list[BranchFailure] = []
-        for key in sorted(outcomes):
-            terminal = outcomes[key].terminal
-            if isinstance(terminal, RunCompleted):
-                texts[key] = outcomes[key].text
-            else:
-                failures.append(BranchFailure(key, _failed(terminal, key).error))
-        if failures:
-            return RunFailed(ParallelFailed(tuple(failures)))
-        text = _compact(texts)
-        merged.emit(MessageOutput(AssistantMessage(text, agent=plan.name)))
-        return _METERED
+        machine = parallel(plan.name, tuple(child.key for child in plan.children))
+        return await interpret(machine, scope.state, merged.emit, run_branch)
 
     async def _run_swarm(self, plan: AgentPlan, items: tuple[Item, ...], scope: Scope) -> TerminalEvent:
-        """A swarm: the entry member's loop, its mesh of handoffs nesting; over the handoff budget it is cancelled."""
+        """A swarm: the entry member's loop, its mesh of handoffs nesting, each `HandoffItem` fed to its machine;
+        over the handoff budget the member is cancelled and what it says after is dropped."""
+        entry = plan.children[0]
         limit = plan.max_iterations if plan.max_iterations >= 0 else None
-        seen = 0
-        exceeded = False
 
         def counting(event: AgentEvent) -> None:
-            nonlocal seen, exceeded
-            if exceeded:
+            if interpreter.stopped:
                 return
             scope.emit(event)
             if isinstance(event, HandoffItem):
-                seen += 1
-                if limit is not None and seen > limit:
-                    exceeded = True
-                    member.cancel()
+                interpreter.feed(HandoffSeen())
 
-        entry = plan.children[0]
-        member = asyncio.ensure_future(self._run_child(entry.path, items, scope.emitting(counting), "entry"))
-        try:
-            forward, _ = await member
-        except asyncio.CancelledError:
-            if not exceeded:
-                raise
-            return RunFailed(MaxHandoffsExceeded(limit if limit is not None else seen))
-        if exceeded:
-            return RunFailed(MaxHandoffsExceeded(limit if limit is not None else seen))
-        if isinstance(forward.terminal, RunCompleted):
-            return _METERED
-        return _failed(forward.terminal, entry.path)
+        async def run_entry(action: RunChild) -> tuple[ChildOutcome, bool]:
+            forward, _ = await self._run_child(entry.path, items, scope.emitting(counting), action.segment)
+            return _outcome(forward, entry.path), False
+
+        interpreter = Interpreter(swarm(plan.name, entry.key, limit), scope.state, scope.emit, run_entry)
+        return await interpreter.run()
 
     async def _run_graph(self, plan: AgentPlan, items: tuple[Item, ...], scope: Scope) -> TerminalEvent:
-        """A graph: the `Wavefront` as workflow state, each node a child workflow started once its predecessors end.
+        """A graph: its machine (the `Wavefront` as workflow state), each node a child workflow started once its
+        predecessors end.
 
         A node's events reach the stream as the node runs (its child workflow forwards them in batches,
-        `child_events`), each node's run preceded by an `AgentUpdated` naming its agent.
+        `child_events`), each node's run preceded by an `AgentUpdated` naming its agent; a node that completes
+        brings its state back.
         """
         wave = Wavefront.of([node.key for node in plan.children], [(e.before, e.after) for e in plan.edges])
-        paths = {node.key: node.path for node in plan.children}
         merged = Interleaving(scope.emit, plan.name)
-        reports: list[tuple[str, ChildForward]] = []
-        texts: dict[str, str] = {}
-        failures: dict[str, AgentError] = {}
-        running: list[asyncio.Task[None]] = []
 
-        async def node(key: str, node_items: tuple[Item, ...]) -> None:
+        async def run_node(action: RunChild) -> tuple[ChildOutcome, bool]:
             forward = ChildForward(merged.emitter())
-            outcome = await self._child_run(paths[key], node_items, scope.deeper().under(key), follow=forward)
+            path = plan.children[action.index].path
+            node_items = (*items, *action.context)
+            outcome = await self._child_run(path, node_items, scope.deeper().under(action.key), follow=forward)
             if isinstance(outcome, RunOutcome):
                 if isinstance(forward.terminal, RunCompleted):
                     scope.state.update(json.loads(outcome.state_json))
             else:
                 forward.terminal = outcome
-            reports.append((key, forward))
+            return _outcome(forward, action.key), False
 
-        def launch(key: str) -> None:
-            nonlocal wave
-            wave = wave.start(key)
-            context = tuple(UserMessage(f"[{p}]\n{texts[p]}") for p in wave.predecessors[key])
-            running.append(asyncio.ensure_future(node(key, (*items, *context))))
-
-        for key in wave.ready_in_order():
-            launch(key)
-        while not wave.finished:
-            await workflow.wait_condition(lambda: bool(reports))
-            key, forward = reports.pop(0)
-            if isinstance(forward.terminal, RunCompleted):
-                texts[key] = forward.text
-                scope.state[key] = forward.text
-                wave, ready = wave.complete(key)
-                for successor in ready:
-                    launch(successor)
-            else:
-                failures[key] = _failed(forward.terminal, key).error
-                wave, _ = wave.fail(key)
-        if failures:
-            failed = tuple(BranchFailure(key, failures[key]) for key in sorted(failures))
-            return RunFailed(GraphFailed(failed, tuple(sorted(wave.skipped))))
-        sinks = wave.sinks
-        final = texts[sinks[0]] if len(sinks) == 1 else _compact({key: texts[key] for key in sinks})
-        merged.emit(MessageOutput(AssistantMessage(final, agent=plan.name)))
-        return _METERED
+        return await interpret(graph(plan.name, wave), scope.state, merged.emit, run_node)
 
     async def _child_run(
         self, path: str, items: tuple[Item, ...], scope: Scope, *, follow: Emit | None = None
@@ -895,9 +844,11 @@ def _count(meter: UsageMeter, usage_json: str) -> None:
         meter.add(share.agent, share.usage, share.model)
 
 
-def _compact(value: dict[str, str]) -> str:
-    """The merge format of parallel branches and graph sinks: compact JSON, sorted keys."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+def _outcome(forward: ChildForward, who: str) -> ChildOutcome:
+    """How a child run whose events went through `forward` ended, for a pattern machine."""
+    if isinstance(forward.terminal, RunCompleted):
+        return ChildSucceeded(forward.text)
+    return ChildFailed(_failed(forward.terminal, who).error)
 
 
 def _failed(terminal: TerminalEvent | None, who: str) -> RunFailed:

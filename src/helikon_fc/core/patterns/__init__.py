@@ -1,0 +1,80 @@
+"""The multi-agent patterns as pure machines of the shape of `transition`: (state, input) -> (state, events,
+actions). `advance` steps any of them; the trio agents and the Temporal workflow are two interpreters of
+the same machines (see docs/architecture.md)."""
+
+from __future__ import annotations
+
+from typing import TypeAlias
+
+from .fanout import FanOutState, advance_fanout, compact_json, parallel
+from .graph import GraphState, advance_graph, context_message, graph, sinks_text
+from .steps import StepsState, advance_steps, loop, sequential
+from .swarm import SwarmState, advance_swarm, swarm
+from .vocabulary import (
+    COMPLETED,
+    Begin,
+    ChildEnded,
+    ChildFailed,
+    ChildOutcome,
+    ChildPaused,
+    ChildSucceeded,
+    Finish,
+    HandoffSeen,
+    PatternAction,
+    PatternInput,
+    PatternOutcome,
+    RunChild,
+    StopChildren,
+    WriteState,
+)
+
+PatternState: TypeAlias = StepsState | FanOutState | SwarmState | GraphState
+"""The state of any pattern machine."""
+
+
+def advance(state: PatternState, input: PatternInput) -> PatternOutcome[PatternState]:
+    """One step of whichever machine `state` belongs to."""
+    if isinstance(state, StepsState):
+        return advance_steps(state, input)
+    if isinstance(state, SwarmState):
+        return advance_swarm(state, input)
+    if isinstance(state, GraphState):
+        return advance_graph(state, input)
+    return advance_fanout(state, input)
+
+
+__all__ = [
+    "COMPLETED",
+    "Begin",
+    "ChildEnded",
+    "ChildFailed",
+    "ChildOutcome",
+    "ChildPaused",
+    "ChildSucceeded",
+    "FanOutState",
+    "Finish",
+    "GraphState",
+    "HandoffSeen",
+    "PatternAction",
+    "PatternInput",
+    "PatternOutcome",
+    "PatternState",
+    "RunChild",
+    "StepsState",
+    "StopChildren",
+    "SwarmState",
+    "WriteState",
+    "advance",
+    "advance_fanout",
+    "advance_graph",
+    "advance_steps",
+    "advance_swarm",
+    "compact_json",
+    "context_message",
+    "graph",
+    "loop",
+    "parallel",
+    "sequential",
+    "sinks_text",
+    "swarm",
+]
