@@ -14,10 +14,12 @@
 
 from __future__ import annotations
 
+import attrs
 from hypothesis import given, strategies as st
 from properties.strategies import (
     agent_errors,
     agent_events,
+    conversations,
     items,
     loop_states,
     model_responses,
@@ -33,6 +35,7 @@ from helikon_fc.core import (
     AgentEvent,
     CallModel,
     Compacting,
+    Conversation,
     Done,
     Failed,
     GuardrailTriggered,
@@ -99,6 +102,17 @@ def test_review_asks_what_the_run_configures_and_the_step_calls_for(
         turns = [(i, e) for i, e in enumerate(outcome.events) if isinstance(e, TurnStarted)]
         expected.extend(AskTurnStart(event.turn, index) for index, event in turns)
     assert points == tuple(expected)
+
+
+@given(outcome=OUTCOMES, target=names(), transcript=conversations(), guarded=st.booleans())
+def test_a_hooked_handoff_is_asked_once_for_its_target(
+    outcome: TransitionOutcome, target: str, transcript: Conversation, guarded: bool
+) -> None:
+    """A step that hands off asks `OnHandoff` for its target exactly once when hooked, never when not."""
+    handing = attrs.evolve(outcome, next_action=PerformHandoff(target, transcript))
+    asked = [p for p in review_points(handing, output_guarded=guarded, hooked=True) if isinstance(p, AskHandoff)]
+    assert asked == [AskHandoff(target)]
+    assert not any(isinstance(p, AskHandoff) for p in review_points(handing, output_guarded=guarded, hooked=False))
 
 
 @given(outcome=OUTCOMES)
