@@ -56,11 +56,11 @@ async def test_one_open_server_serves_many_runs_and_list_changed_refreshes_the_t
     assert json.loads(data.output) == {"a": 1, "b": [2, 3]} and not data.is_error
     assert media.output.splitlines() == [
         "see attached",
-        "[image image/png, 3 bytes not shown]",
-        "[audio audio/wav, 3 bytes not shown]",
+        "[image image/png, 2 bytes not shown]",  # "aGk=" is "hi"
+        "[audio audio/wav, 2 bytes not shown]",
         "[resource file:///notes.txt (text/plain)]",
         "a note",
-        "[resource file:///x.bin (application/x), 3 bytes not shown]",
+        "[resource file:///x.bin (application/x), 2 bytes not shown]",
         "[resource link big.csv file:///big.csv (text/csv)]",
     ]
     assert (fail.output, fail.is_error) == ("disk is full", True)

@@ -28,10 +28,14 @@ class Server:
 
 
 @asynccontextmanager
-async def helikon_serve(db: Path, log: Path, *extra: str) -> AsyncIterator[Server]:
-    """Start ``helikon serve`` on `db` (stderr to `log`), wait until it listens; kill it on the way out."""
+async def helikon_serve(
+    db: Path, log: Path, *extra: str, environ: dict[str, str] | None = None
+) -> AsyncIterator[Server]:
+    """Start ``helikon serve`` on `db` (stderr to `log`, `environ` added to its environment), wait until it
+    listens; kill it on the way out."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT)])}
     env.pop("HELIKON_SERVE_TOKEN", None)
+    env.update(environ or {})
     command = [sys.executable, "-m", "helikon_fc", "serve", TARGET, "--store", str(db), "--port", "0"]
     command += ["--permissions", PERMISSIONS, *extra]
     with log.open("wb") as err:

@@ -70,7 +70,7 @@ async def test_bad_bodies_unknown_names_conflicts_and_big_bodies(tmp_path: Path)
     }
     assert all(isinstance(body["error"], str) and body["error"] for _, body in answers.values())
     assert answers["bad fields"][1]["problems"] == [
-        "$.colour: unknown field (allowed: ['agent', 'input', 'run_id', 'session_id'])"
+        "$.colour: unknown field (allowed: ['agent', 'config', 'input', 'run_id', 'session_id'])"
     ]
     assert answers["no input"][1]["problems"] == [
         "$.input: required (the user's message, a string)",

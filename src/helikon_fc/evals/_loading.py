@@ -61,7 +61,7 @@ def load_dataset(
     """
     file = Path(path)
     try:
-        text = file.read_text(encoding="utf-8")
+        text = file.read_text(encoding="utf-8-sig")  # a byte order mark, as some editors write, is not a case
     except (OSError, UnicodeDecodeError) as exc:
         raise DatasetError(f"cannot read the dataset {str(file)!r}: {exc}") from None
     cases: list[Case] = []

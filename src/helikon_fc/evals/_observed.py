@@ -73,16 +73,14 @@ def trajectory(events: Iterable[AgentEvent]) -> tuple[tuple[ObservedCall, ...], 
                     agents.append(agent)
             case ToolCallItem(item=call):
                 calls.append(
-                    ObservedCall(
-                        agent=agents[-1] if agents else "?", name=call.name, arguments=_decoded(call.arguments)
-                    )
+                    ObservedCall(agent=agents[-1] if agents else "?", name=call.name, arguments=decoded(call.arguments))
                 )
             case _:
                 pass
     return tuple(calls), tuple(agents)
 
 
-def _decoded(arguments: str) -> JsonValue:
+def decoded(arguments: str) -> JsonValue:
     try:
         value: JsonValue = json.loads(arguments) if arguments.strip() else {}
     except ValueError:

@@ -14,8 +14,10 @@ from ..shell.protocol import Agent
 from ..shell.results import RunError, RunResultStreaming
 from ..shell.runner import Runner
 from ..shell.storage import RunStore
+from ..stores import MemoryStore
 from ._case import Case
 from ._observed import CaseRun, trajectory
+from ._sub_runs import with_sub_run_calls
 
 AgentSource: TypeAlias = "Agent[Any] | Callable[[Case], Agent[Any]]"
 """What an eval runs: one agent for every case, or a function building the agent for a case."""
@@ -43,16 +45,19 @@ async def run_case(
     """
     await trio.lowlevel.checkpoint()  # a run that cannot start returns at once: still a cancellation point
     started = trio.current_time()
+    # Recorded in any case: the calls of agents called as tools are read from their sub-runs' logs.
+    recorder, recorded_as = (store, run_id) if store is not None and run_id is not None else (MemoryStore(), "case")
     try:
         agent = _agent_for(source, case)
         own = getattr(agent, "run_config", None)
         config = (own if isinstance(own, RunConfig) else RunConfig()).with_timeout(timeout)
-        runner = Runner(config, store=store)
+        runner = Runner(config, store=recorder)
         user = context(case) if context is not None else None
         ctx: RunContext[Any] = user if isinstance(user, RunContext) else RunContext.ephemeral(user)
-        result = await RunResultStreaming(runner.run(agent, ctx, case.input, run_id=run_id)).collect()
+        result = await RunResultStreaming(runner.run(agent, ctx, case.input, run_id=recorded_as)).collect()
     except RunError as exc:
         calls, agents = trajectory(exc.events)
+        calls = await with_sub_run_calls(exc.events, calls, recorder, recorded_as)
         elapsed = trio.current_time() - started
         return CaseRun(
             output=None,
@@ -67,6 +72,7 @@ async def run_case(
         elapsed = trio.current_time() - started
         return CaseRun(output=None, error=f"{type(exc).__name__}: {exc}", run_id=run_id, elapsed=elapsed)
     calls, agents = trajectory(result.events)
+    calls = await with_sub_run_calls(result.events, calls, recorder, recorded_as)
     paused = f"the run paused for approval of {', '.join(p.tool for p in result.pending)}" if result.paused else None
     return CaseRun(
         output=result.final_output if not paused else None,

@@ -102,6 +102,8 @@ class Connection:
                 with self.heard.calling(current_span()) as span:  # progress is asked for only when traced
                     progress = None if span is None else partial(self.heard.progress, span, name)
                     result = await self._session().call_tool(name, dict(arguments), progress_callback=progress)
+                    if span is not None:  # a log message the server sent before its answer lands on the span
+                        await trio.lowlevel.checkpoint()
             except MCPError as exc:
                 failure = exc
             else:

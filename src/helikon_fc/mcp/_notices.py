@@ -78,8 +78,15 @@ class Heard:
         span_event(span, "mcp.progress", attributes)
 
     async def log(self, params: types.LoggingMessageNotificationParams) -> None:
-        """A ``notifications/message``: on every traced call in flight, and to the ``helikon_fc.mcp`` logger."""
+        """A ``notifications/message``: on every traced call in flight, and to the ``helikon_fc.mcp`` logger.
+
+        Recorded before its first checkpoint: the SDK runs this in a task of its own, spawned before the
+        call's response is read, and `Connection.call` gives it one checkpoint to land on the call's span.
+        """
+        self._log(params)
         await trio.lowlevel.checkpoint()
+
+    def _log(self, params: types.LoggingMessageNotificationParams) -> None:
         if _RANKS.get(params.level, 0) < _RANKS[LOG_LEVEL]:
             return
         data = params.data if isinstance(params.data, str) else json.dumps(params.data, sort_keys=True, default=str)

@@ -20,15 +20,20 @@ def tool_output(result: types.CallToolResult) -> ToolOutput:
     structured value, when present, follows as JSON.
     """
     structured: Any = result.structured_content
-    if result.is_error:
-        raise ToolError(render_blocks(result.content) or "the MCP tool reported an error without a message")
+    if result.is_error:  # the blocks, else the structured value: a server may tell its error in either
+        told = render_blocks(result.content) or (_json(structured) if structured is not None else "")
+        raise ToolError(told or "the MCP tool reported an error without a message")
     if structured is not None and all(isinstance(block, types.TextContent) for block in result.content):
         value: JsonValue = structured
         return ToolOutput(value)
     parts = [render_block(block) for block in result.content]
     if structured is not None:
-        parts.append(json.dumps(structured, sort_keys=True, separators=(",", ":"), ensure_ascii=False))
+        parts.append(_json(structured))
     return ToolOutput("\n".join(parts))
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 def render_blocks(blocks: list[types.ContentBlock]) -> str:
@@ -55,7 +60,9 @@ def render_block(block: types.ContentBlock) -> str:
 
 
 def _size(base64_text: str) -> str:
-    return f"{len(base64_text) * 3 // 4} bytes"
+    """The decoded size of `base64_text` (its ``=`` padding stands for no bytes)."""
+    text = base64_text.strip()
+    return f"{len(text) * 3 // 4 - (len(text) - len(text.rstrip('=')))} bytes"
 
 
 def _mime(mime_type: str | None) -> str:

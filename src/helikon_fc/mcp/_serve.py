@@ -28,6 +28,7 @@ from ..shell.context import RunContext
 from ..shell.results import final_text
 from ..shell.runner import Runner
 from ..shell.storage import RunStore, require_run_store
+from ._draining import draining
 
 INPUT_SCHEMA: JsonObject = {"type": "object", "properties": {"input": {"type": "string"}}, "required": ["input"]}
 """The agent tool's input: one string, the user's message."""
@@ -197,7 +198,7 @@ async def serve_mcp(
     if transport == "stdio":
         from mcp.server.stdio import stdio_server
 
-        async with stdio_server() as (read, write):
+        async with stdio_server() as streams, draining(*streams) as (read, write):
             task_status.started(None)
             await server.run(read, write, server.create_initialization_options())
         return

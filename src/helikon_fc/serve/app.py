@@ -13,6 +13,7 @@ from typing import Any
 
 import trio
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
@@ -42,6 +43,10 @@ DEFAULT_STORE = "runs.db"
 """The SQLite file a server records its runs in when no store is given."""
 STATIC = Path(__file__).parent / "static"
 """The inspector page's files, served at ``/`` and ``/static``."""
+STATUSES = frozenset({"running", "paused", "completed", "failed", "cancelled", "interrupted"})
+"""A run summary's statuses (``GET /runs?status=`` takes one of them)."""
+MAX_POSITION = 2**63 - 1
+"""The largest position a Last-Event-ID may name (the event log's SQLite integers stop there)."""
 DEFAULT_MAX_BODY_BYTES = 1_000_000
 """The largest request body taken by default (413 above it)."""
 
@@ -114,12 +119,12 @@ def create_app(
     ag_ui = ag_ui_endpoint(
         served,
         runner=Runner(store=run_store),
-        context=lambda _request: context(None),
+        context=lambda _request: hub.own(context(None)),  # cancelled at shutdown: its stream ends properly
         sessions=run_store.session,
         max_body_bytes=max_body_bytes,
     )
     routes = [*_routes(hub, max_body_bytes), *_ag_ui_routes(ag_ui), *_page_routes()]
-    app = Starlette(routes=routes, lifespan=lifespan)
+    app = Starlette(routes=routes, lifespan=lifespan, exception_handlers={404: _refused, 405: _refused})
     app.state.hub = hub
     app.state.token_required = token is not None
     if token is not None:
@@ -181,13 +186,18 @@ def _routes(hub: RunHub, max_body_bytes: int) -> list[Route]:
 
     async def start(request: Request) -> Response:
         asked = bodies.start_run(await bodies.read_json(request, max_body_bytes))
-        run_id = await hub.start(asked.agent, asked.input, asked.session_id, asked.run_id)
+        run_id = await hub.start(asked.agent, asked.input, asked.session_id, asked.run_id, asked.config)
         if "text/event-stream" in request.headers.get("accept", ""):
             return EventStream(follow(hub, run_id, 0))
         return JSONResponse({"run_id": run_id}, status_code=202)
 
     async def listing(request: Request) -> Response:
-        wanted = {key: request.query_params.get(key) for key in ("status", "agent")}
+        wanted = {key: request.query_params.get(key) or None for key in ("status", "agent")}  # (empty: any)
+        if wanted["status"] is not None and wanted["status"] not in STATUSES:
+            listed = ", ".join(sorted(STATUSES))
+            raise bad_request(
+                "no such run status", [f"status: {wanted['status']!r} is no run status (one of: {listed})"]
+            )
         lines = [
             line
             for line in await hub.lines()
@@ -273,10 +283,21 @@ def _answering_errors(endpoint: Any) -> Any:
     return answer
 
 
+async def _refused(request: Request, exc: Exception) -> Response:
+    """The router's own refusals (no such path, a method it does not take) in the error shape of the rest."""
+    await trio.lowlevel.checkpoint()
+    status = exc.status_code if isinstance(exc, HTTPException) else 500
+    where = f"{request.method} {request.url.path}"
+    error = f"no such endpoint: {where}" if status == 404 else f"{where}: method not allowed"
+    return JSONResponse({"error": error, "problems": []}, status_code=status, headers=getattr(exc, "headers", None))
+
+
 def _last_event_id(request: Request) -> int:
     text = request.headers.get("last-event-id") or request.query_params.get("last_event_id") or "0"
-    if not text.isdigit():
-        raise bad_request("Last-Event-ID must be a position (an integer >= 0)", [f"Last-Event-ID: got {text!r}"])
+    # ("²".isdigit() holds and int() refuses it; int() also refuses over 4,300 digits)
+    if not (text.isascii() and text.isdigit() and len(text) <= 19) or int(text) > MAX_POSITION:
+        message = f"Last-Event-ID must be a position (an integer from 0 to {MAX_POSITION})"
+        raise bad_request(message, [f"Last-Event-ID: got {text!r}"])
     return int(text)
 
 

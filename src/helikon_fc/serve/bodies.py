@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+from contextlib import aclosing
 from typing import Any
 
 import attrs
 from starlette.requests import Request
 
+from ..shell.config import RunConfig
 from ..shell.permissions import Approve, Reject
 from .errors import ServeError, bad_request
 
@@ -22,18 +24,20 @@ class StartRun:
     input: str
     session_id: str | None
     run_id: str | None
+    config: RunConfig | None = None
 
 
 async def read_json(request: Request, max_bytes: int) -> object:
     """The request's body as JSON. Raises 413 over `max_bytes`, 400 when it is not JSON."""
     declared = request.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > max_bytes:
+    if declared is not None and declared.isascii() and declared.isdigit() and int(declared) > max_bytes:
         raise ServeError(413, f"the body is {declared} bytes; this server takes at most {max_bytes}")
     body = bytearray()
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > max_bytes:
-            raise ServeError(413, f"the body is over {max_bytes} bytes, the most this server takes")
+    async with aclosing(request.stream()) as chunks:  # closed at once when the body is cut short (413)
+        async for chunk in chunks:
+            body += chunk
+            if len(body) > max_bytes:
+                raise ServeError(413, f"the body is over {max_bytes} bytes, the most this server takes")
     try:
         return json.loads(body)
     except (ValueError, UnicodeDecodeError) as exc:
@@ -42,9 +46,9 @@ async def read_json(request: Request, max_bytes: int) -> object:
 
 def start_run(body: object) -> StartRun:
     """A ``POST /runs`` body, checked. Raises 400 with one problem per bad field."""
-    fields = _object(body, {"agent", "input", "session_id", "run_id"})
+    fields = _object(body, {"agent", "input", "session_id", "run_id", "config"})
     problems: list[str] = []
-    if "input" not in fields:
+    if fields.get("input") is None:  # absent or null: a run needs the user's message
         problems.append("$.input: required (the user's message, a string)")
     values = {key: _optional_str(fields, key, problems) for key in ("agent", "input", "session_id", "run_id")}
     for key in ("run_id", "session_id", "agent"):
@@ -52,9 +56,36 @@ def start_run(body: object) -> StartRun:
             problems.append(f"$.{key}: must not be empty")
     if values["run_id"] and "/" in values["run_id"]:  # '/' separates a run's id from its sub-runs' segments
         problems.append(f"$.run_id: must not contain '/', got {values['run_id']!r}")
+    config = _config(fields.get("config"), problems)
     if problems:
         raise bad_request("the run request does not decode", problems)
-    return StartRun(values["agent"], values["input"] or "", values["session_id"], values["run_id"])
+    return StartRun(values["agent"], values["input"] or "", values["session_id"], values["run_id"], config)
+
+
+CONFIG_FIELDS = ("max_turns", "parallel_tool_call_limit", "max_agent_depth", "timeout")
+"""The `RunConfig` fields a ``POST /runs`` body may set under ``config``."""
+
+
+def _config(value: object, problems: list[str]) -> RunConfig | None:
+    """``$.config`` as a `RunConfig` (`None` when absent); each bad field is a problem naming it."""
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        problems.append(f"$.config: expected an object ({', '.join(CONFIG_FIELDS)}), got {_kind(value)}")
+        return None
+    problems.extend(
+        f"$.config.{key}: unknown field (allowed: {list(CONFIG_FIELDS)})" for key in value if key not in CONFIG_FIELDS
+    )
+    good: dict[str, Any] = {}
+    for key in CONFIG_FIELDS:
+        if key in value:
+            try:
+                RunConfig(**{key: value[key]})
+            except (TypeError, ValueError) as exc:
+                problems.append(f"$.config.{key}: {exc}")
+            else:
+                good[key] = value[key]
+    return RunConfig(**good)
 
 
 def decisions(body: object) -> dict[str, Decision]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import time
 import uuid
+import weakref
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
@@ -15,7 +16,8 @@ import trio
 
 from ..core import AgentEvent, RunCompleted, RunFailed, RunPaused, ToolCallItem, ToolOutputItem
 from ..pricing import PriceTable
-from ..shell.context import RunContext
+from ..shell.config import RunConfig
+from ..shell.context import CancelToken, RunContext
 from ..shell.permissions import Approve, Reject
 from ..shell.protocol import Agent, RunStream
 from ..shell.runner import Runner
@@ -28,6 +30,8 @@ from .paths import PathTracker, agent_paths, children
 from .subruns import agent_tools, sub_run_events
 
 Decision = Approve | Reject
+SHUTTING_DOWN = "the server is shutting down"
+"""Why a request's own run (AG-UI) is cancelled at shutdown."""
 ContextFactory = Callable[[str | None], RunContext[Any]]
 """Builds the run context of a served run from its session id (`None`: no session)."""
 
@@ -64,6 +68,7 @@ class RunHub:
         self._claimed: set[str] = set()  # runs being started or resumed: between the check and the launch
         self.closing = False
         self.nursery: trio.Nursery | None = None
+        self._request_runs: weakref.WeakSet[CancelToken] = weakref.WeakSet()  # the AG-UI runs' (held by their runs)
 
     def agent(self, name: str | None) -> Agent[Any]:
         """The served agent called `name` (the only one when `name` is `None` and one is served)."""
@@ -78,16 +83,26 @@ class RunHub:
             raise not_found(f"no agent {name!r}: this server serves {sorted(self.agents)}")
         return agent
 
-    async def start(self, agent_name: str | None, text: str, session_id: str | None, run_id: str | None) -> str:
-        """Start a run of the named agent on `text`; its id. Raises 404/409/503 `ServeError`s."""
+    async def start(
+        self,
+        agent_name: str | None,
+        text: str,
+        session_id: str | None,
+        run_id: str | None,
+        config: RunConfig | None = None,
+    ) -> str:
+        """Start a run of the named agent on `text` (under `config`: the runner's default when `None`); its id.
+        Raises 404/409/503 `ServeError`s."""
         self._check_open()
         agent = self.agent(agent_name)
         run_id = run_id or str(uuid.uuid4())
         with self._claim(run_id, f"a run with id {run_id!r} exists already"):
             if await self._recorded(run_id):
                 raise conflict(f"a run with id {run_id!r} exists already")
+            self._check_open()  # shutdown began while the store was asked: refused, not left unresumable
             ctx = self._context(session_id)
-            stream = Runner(store=self.store).run(agent, ctx, text, run_id=run_id)
+            runner = Runner(store=self.store) if config is None else Runner(config, store=self.store)
+            stream = runner.run(agent, ctx, text, run_id=run_id)
             line = RunLine(run_id, agent.name, "running", time.time())
             await self.log.put_line(line)
             self._launch(run_id, agent, ctx, line, stream, base=0)
@@ -112,6 +127,11 @@ class RunHub:
         line = await self._line(run_id)
         if line.status != "interrupted":
             raise conflict(f"run {run_id!r} is {line.status}: only an interrupted run is resumed")
+        try:
+            await self.store.run_summary(run_id)
+        except RunNotFound:
+            message = f"run {run_id!r} was interrupted before it recorded anything: nothing to resume; start it again"
+            raise conflict(message) from None
         await self._resume(run_id, line, None)
 
     async def cancel(self, run_id: str) -> None:
@@ -126,9 +146,19 @@ class RunHub:
             raise conflict(f"run {run_id!r} is {line.status}: there is nothing to cancel")
         await self.log.put_line(attrs.evolve(line, status="cancelled", ended_at=time.time(), pending="[]"))
 
+    def own(self, ctx: RunContext[Any]) -> RunContext[Any]:
+        """`ctx`, of a run that belongs to its request (AG-UI), cancelled at shutdown (at once when closing)."""
+        self._request_runs.add(ctx.cancel_token)  # (not `ctx`: the endpoint runs a copy, which shares the token)
+        if self.closing:
+            ctx.cancel(SHUTTING_DOWN)
+        return ctx
+
     async def shutdown(self) -> None:
-        """Refuse new runs and interrupt the running ones (their records stay resumable); return once all ended."""
+        """Refuse new runs and interrupt the running ones (their records stay resumable), cancel the runs that
+        belong to their requests (AG-UI: their streams end with the cancelled outcome); return once all ended."""
         self.closing = True
+        for token in list(self._request_runs):
+            token.cancel(SHUTTING_DOWN)
         for active in list(self.active.values()):
             active.scope.cancel()
         while self.active:
@@ -210,6 +240,8 @@ class RunHub:
             raise unavailable("the server is not running (its lifespan has not started)")
         active = _Active(Feed(base), ctx, line)
         self.active[run_id] = active
+        if self.closing:  # started as shutdown began (past the door, writing its records): interrupted with the rest
+            active.scope.cancel()
         self.nursery.start_soon(self._drive, run_id, agent.name, active, stream)
 
     async def _drive(self, run_id: str, agent_name: str, active: _Active, stream: RunStream) -> None:

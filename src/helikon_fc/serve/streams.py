@@ -49,20 +49,25 @@ async def follow(hub: RunHub, run_id: str, after: int) -> AsyncGenerator[Chunk, 
     """Every envelope of `run_id` after position `after` (the log's, then the live ones) until the run ends,
     pauses or is interrupted; then its status. The caller has checked that the run exists. (ASYNC911: the
     consumer, `EventStream`, sends each chunk it is given, and a send is a checkpoint.)"""
-    active = hub.active.get(run_id)
-    feed = active.feed if active is not None else None
-    upto = feed.base if feed is not None else None
-    while upto is None or after < upto:
-        batch = await hub.log.read(run_id, after, REPLAY_BATCH)
-        wanted = [logged for logged in batch if upto is None or logged.position <= upto]
-        if wanted:
-            yield Chunk(wanted)
-            after = wanted[-1].position
-        if len(batch) < REPLAY_BATCH:
+    while True:
+        active = hub.active.get(run_id)
+        feed = active.feed if active is not None else None
+        upto = feed.base if feed is not None else None
+        while upto is None or after < upto:
+            batch = await hub.log.read(run_id, after, REPLAY_BATCH)
+            wanted = [logged for logged in batch if upto is None or logged.position <= upto]
+            if wanted:
+                yield Chunk(wanted)
+                after = wanted[-1].position
+            if len(batch) < REPLAY_BATCH:
+                break
+        if feed is not None:
             break
-    if feed is None:
-        yield Chunk(end=(await hub.status(run_id)).status)
-        return  # noqa: ASYNC911
+        status = (await hub.status(run_id)).status
+        if run_id not in hub.active and not await hub.log.read(run_id, after, 1):
+            yield Chunk(end=status)
+            return  # noqa: ASYNC911
+        # resumed (decided) while the log was read: read on, then follow the resumed stretch
     after = max(after, feed.base)
     while True:
         ready = feed.since(after)

@@ -48,6 +48,9 @@ class RecordingDiverged(ModelError):
         recorded: the request recorded there (`None` without one).
         requested: what the replay asked.
         diff: the unified diff from `recorded` to `requested` (empty without a recorded request).
+
+    A recording read from an event file has no requests: its divergence (an answer calling a tool the
+    request does not offer, or more model calls than recorded) names the agent and turn and says why.
     """
 
     def __init__(
@@ -60,8 +63,15 @@ class RecordingDiverged(ModelError):
         requested: ModelRequest,
         diff: str,
         answered: int,
+        reason: str | None = None,
     ) -> None:
-        if agent is None:
+        if reason is not None:
+            message = (
+                f"the replay diverged from the recording at agent {agent!r}, turn {turn}: {reason}; a recording read "
+                "from an event file (`helikon run --json`) keeps no requests, so it cannot show how they differ: "
+                "write the recording with `helikon record` to get that diff"
+            )
+        elif agent is None:
             shown = "\n".join(request_lines(requested))
             message = (
                 f"the replay diverged from the recording: it asked for a model call the recording does not have "
@@ -268,7 +278,7 @@ def replayed_events(call: RecordedCall) -> tuple[ModelEvent, ...]:
     (or, when the deltas do not add up to the response, the response streamed whole)."""
     events: list[ModelEvent] = []
     for delta in call.deltas:
-        event = _model_event(delta)
+        event = model_event(delta)
         if event is not None:
             events.append(event)
     events.extend(_ending(call))
@@ -278,7 +288,7 @@ def replayed_events(call: RecordedCall) -> tuple[ModelEvent, ...]:
     return _whole(call)
 
 
-def _model_event(delta: AgentEvent) -> ModelEvent | None:
+def model_event(delta: AgentEvent) -> ModelEvent | None:
     match delta:
         case TokenDelta(text=text):
             return ModelTextDelta(text)

@@ -30,13 +30,16 @@ from ..core import (
     AgentEvent,
     Item,
     RunCompleted,
+    RunStarted,
     WireFormatError,
     from_json,
     to_json,
 )
 from ..core.records import RecordLogError, RunOpened, RunRecordBody, record_kind
 from ..shell.durable import decode_records
+from ..shell.input import AgentInput, as_input
 from ..shell.storage import RunRecord, RunStore
+from ._from_events import EventReplayModel, run_from_events
 from ._recorded import RecordedCall, RecordedRun, recorded_run
 from ._replay_model import ReplayModel
 
@@ -56,7 +59,9 @@ class Recording:
     """A recorded run: every agent run of it, with their model calls; see the module docstring.
 
     Build one with `Recording.load` (from a store), `Recording.read` / `Recording.from_json` (from a
-    file or its text), or `record` (run an agent and record it). Replay it with `model()` or `replay`.
+    file or its text), `Recording.from_event_stream` (from a run's events; `Recording.read` reads the
+    events file of ``helikon run --json`` too), or `record` (run an agent and record it). Replay it with
+    `model()` or `replay`.
 
     Attributes:
         run_id: the id of the run that was started (the root).
@@ -67,6 +72,8 @@ class Recording:
     run_id: str
     runs: tuple[RecordedRun, ...]
     events: tuple[AgentEvent, ...] = ()
+    from_events: bool = False
+    """Whether it was rebuilt from events alone (`Recording.from_event_stream`): its calls have no request."""
 
     @property
     def root(self) -> RecordedRun:
@@ -107,7 +114,36 @@ class Recording:
         failures = tuple(
             run.failed_call for run in self.runs if run.failed_call is not None and agent in (None, run.agent)
         )
-        return ReplayModel(calls, name=name if name is not None else self.model_name or "recording", failures=failures)
+        name = name if name is not None else self.model_name or "recording"
+        if self.from_events:
+            return EventReplayModel(calls, name=name)
+        return ReplayModel(calls, name=name, failures=failures)
+
+    @classmethod
+    def from_event_stream(cls, events: Sequence[AgentEvent], *, input: str | AgentInput) -> Recording:
+        """The recording of the run that streamed `events` (what ``helikon run --json`` prints), started on `input`.
+
+        Events do not hold the run's input (pass what the run was started with), nor the requests, usage
+        and latency of each model call, nor the sub-runs of agents called as tools: each call's answer is
+        rebuilt from the deltas it streamed, each agent's usage (`RunCompleted.usage_by_agent`) is reported
+        on its first call (so the replay's `RunCompleted` is the recorded one), calls take no virtual time,
+        and a replay answers in order, naming the agent and turn where it diverges (without a diff). An
+        agent called as a tool (its sub-run is not in the events) is answered with one reply of the tool's
+        recorded output: its own tool calls are not run again, and it counts one request. For requests,
+        latencies and sub-runs as they were, record with `helikon record`.
+
+        Raises:
+            TypeError: `input` is not a string or an `AgentInput`.
+            RecordingFileError: `events` do not start with `RunStarted`.
+        """
+        items = as_input("Recording.from_event_stream", input).items
+        started = events[0] if events else None
+        run_id = (started.run_id if isinstance(started, RunStarted) else None) or "events"
+        try:
+            run = run_from_events(run_id, events, tuple(items))
+        except ValueError as exc:
+            raise RecordingFileError(f"not the events of a run: {exc}") from None
+        return cls(run_id=run_id, runs=(run,), events=tuple(events), from_events=True)
 
     @classmethod
     async def load(cls, store: RunStore, run_id: str, *, events: Sequence[AgentEvent] = ()) -> Recording:
@@ -163,6 +199,8 @@ class Recording:
         try:
             document = json.loads(text)
         except ValueError as exc:
+            if _is_event_lines(text):
+                raise RecordingFileError(_EVENTS_NOT_A_RECORDING) from None
             raise RecordingFileError(f"not JSON: {exc}") from None
         if not is_recording_document(document):
             raise RecordingFileError(
@@ -180,18 +218,36 @@ class Recording:
             raise RecordingFileError(f"not a valid recording: {exc}") from None
 
     @classmethod
-    def read(cls, path: str | Path) -> Recording:
-        """The recording in the file at `path`.
+    def read(cls, path: str | Path, *, input: str | AgentInput | None = None) -> Recording:
+        """The recording in the file at `path`: a recording file, or the events of ``helikon run --json``
+        (see `from_event_stream`: such a file does not hold the run's input, so `input` must give it).
 
         Raises:
             OSError: the file cannot be read.
-            RecordingFileError: it is not a recording.
+            RecordingFileError: it is not a recording, or it is an event file and `input` is `None`.
+            TypeError: `input` is not a string or an `AgentInput`.
         """
         text = Path(path).read_text(encoding="utf-8")
         try:
+            if _is_event_lines(text, first=RunStarted):
+                return cls._from_event_lines(text, input)
             return cls.from_json(text)
         except RecordingFileError as exc:
             raise RecordingFileError(f"{path}: {exc}") from None
+
+    @classmethod
+    def _from_event_lines(cls, text: str, input: str | AgentInput | None) -> Recording:
+        if input is None:
+            raise RecordingFileError(_EVENTS_NEED_INPUT)
+        agent_input = as_input("Recording.read", input)
+        events: list[AgentEvent] = []
+        for number, line in enumerate(text.splitlines(), start=1):
+            if line.strip():
+                try:
+                    events.append(from_json(AgentEvent, line))
+                except WireFormatError as exc:
+                    raise RecordingFileError(f"line {number} is not an event: {exc}") from None
+        return cls.from_event_stream(events, input=agent_input)
 
     async def store_into(self, store: RunStore) -> None:
         """Write every run of the recording into `store` under its recorded id (to show it with
@@ -207,6 +263,34 @@ class Recording:
             status = _status(run.terminal)
             if status != "running":
                 await store.append_run_records(run.run_id, (), status)
+
+
+_EVENTS_LEAVE_OUT = (
+    "events leave out the run's input, each model call's request and the sub-runs of agents called as tools; "
+    "for a replay that shows how requests differ, write a recording with `helikon record`, or run with "
+    "`helikon run --store PATH` and read it with Recording.load"
+)
+
+_EVENTS_NEED_INPUT = (
+    "a file of events (`helikon run --json`): pass the input the run was given, "
+    f'Recording.read(path, input="...") ({_EVENTS_LEAVE_OUT})'
+)
+
+_EVENTS_NOT_A_RECORDING = (
+    "a file of events (`helikon run --json`), not a recording file: read it with Recording.read(path, input=...) "
+    f"or Recording.from_event_stream ({_EVENTS_LEAVE_OUT})"
+)
+
+
+def _is_event_lines(text: str, *, first: type[AgentEvent] | None = None) -> bool:
+    """Whether `text` is lines of wire-format events (what ``helikon run --json`` prints), the first of them
+    a `first` when given."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    try:
+        event = from_json(AgentEvent, lines[0])
+    except (WireFormatError, IndexError):
+        return False
+    return first is None or isinstance(event, first)
 
 
 def is_recording_document(document: object) -> bool:

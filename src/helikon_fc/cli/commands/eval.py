@@ -96,6 +96,10 @@ def _execute(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     from ..loading import TargetError, load_agent
     from ..model_option import ModelOptionError, model_from_options
 
+    for option, path in (("--json", args.json), ("--html", args.html)):
+        folder = os.path.dirname(path) if path is not None else ""
+        if folder and not os.path.isdir(folder):  # found now, not after the whole eval has run
+            parser.error(f"{option} {path}: the folder {folder!r} does not exist")
     try:
         dataset = _dataset(args.dataset)
     except (DatasetError, TargetError) as exc:
