@@ -9,7 +9,8 @@ nor the run context configures a hook or a guardrail, and then the driver does n
   `TurnStarted` goes out (a `Deny` stops the run there), `OnHandoff` before a handoff is observed
   (a `Deny` keeps the events before the `HandoffItem` and fails), and the output guardrails on a
   final answer (a trip replaces the step's events with `GuardrailTriggered`, `RunFailed`). A changed
-  step is a `Failed` boundary, so a recorded run keeps what was delivered;
+  step is a `Failed` boundary, so a recorded run keeps what was delivered. What is asked and what a
+  refusal makes of the step is decided in `core.loop_steps` (the Temporal workflow's decisions too);
 - `request` appends the injections of `OnRunStart` / `OnTurnStart` to the next model request as
   system messages, then forgets them: they are never in the conversation, the session or the log;
 - `InputGate` checks the input guardrails beside the first model call: the model's deltas are held
@@ -34,39 +35,23 @@ import trio
 from ..core import (
     AgentError,
     AgentEvent,
-    CallModel,
-    Done,
-    Failed,
-    HandoffItem,
     HookFailed,
     Item,
-    LoopState,
     ModelRequest,
-    PerformHandoff,
     RunFailed,
-    Terminate,
     TransitionOutcome,
-    TurnStarted,
-    Usage,
 )
+from ..core.loop_steps import AskHandoff, AskTurnStart, CheckOutput, ReviewPoint, refused, review_points
 from .context import RunContext
 from .definition import LoopDefinition
 from .guardrails import Guardrail, Tripped, run_input_guardrails, run_output_guardrails
 from .hooks import HookFailure, Hooks, fire_on_handoff, fire_on_run_complete, fire_on_run_start, fire_on_turn_start
-from .injections import with_injections
+from .injections import PendingInjections
 from .run_stream import Send
 
-__all__ = ["InputGate", "LoopControls", "failing_on_hook", "failed_step"]
+__all__ = ["InputGate", "LoopControls", "failing_on_hook"]
 
 T = TypeVar("T")
-
-
-def failed_step(state: LoopState, events: tuple[AgentEvent, ...]) -> TransitionOutcome:
-    """The step that ends a run in `state` with `events` (the last a `RunFailed`): state `Failed`, no appends."""
-    last = events[-1]
-    assert isinstance(last, RunFailed)
-    usage = getattr(state, "usage", Usage())
-    return TransitionOutcome(next_state=Failed(last.error, usage), events=events, next_action=Terminate())
 
 
 class LoopControls:
@@ -80,7 +65,7 @@ class LoopControls:
         self.agent_hooks: Hooks[Any] = definition.hooks
         self.input_guardrails: tuple[Guardrail[Any], ...] = (*definition.input_guardrails, *ctx.input_guardrails)
         self.output_guardrails: tuple[Guardrail[Any], ...] = (*definition.output_guardrails, *ctx.output_guardrails)
-        self._injections: list[str] = []
+        self._injections = PendingInjections()
         self._due = False
 
     @classmethod
@@ -110,7 +95,7 @@ class LoopControls:
         effect = await fire_on_run_start(self.ctx, self.agent_hooks, self.ctx.hooks, self.name)
         if effect.error is not None:
             return effect.error
-        self._injections.extend(effect.injections)
+        self._injections.add(effect.injections)
         self._due = True
         return None
 
@@ -131,44 +116,32 @@ class LoopControls:
         return InputGate(self.input_guardrails, self.ctx, tuple(items)) if self.input_guardrails else None
 
     def request(self, request: ModelRequest) -> ModelRequest:
-        """`request` with the pending injections appended as system messages (`with_injections`); they are used up."""
-        if not self._injections:
-            return request
-        request = with_injections(request, self._injections)
-        self._injections.clear()
-        return request
+        """`request` with the pending injections appended as system messages (`PendingInjections.onto`)."""
+        return self._injections.onto(request)
 
     async def review(self, outcome: TransitionOutcome) -> TransitionOutcome:
-        """The step as the run may go on with it: unchanged, or a `Failed` step (module docstring)."""
-        state = outcome.next_state
-        if type(state) is Done and self.output_guardrails:
-            tripped = await run_output_guardrails(self.output_guardrails, self.ctx, state.output.text)
-            if tripped is not None:
-                return failed_step(state, tripped.events)
-        if not self.hooked:
-            return outcome  # noqa: ASYNC910 - the driver's step began with a cancel point
-        action = outcome.next_action
-        events = outcome.events
-        if type(action) is PerformHandoff:
-            error = await fire_on_handoff(self.ctx, self.agent_hooks, self.ctx.hooks, self.name, action.target)
-            if error is not None:
-                kept = tuple(e for e in _before(events, HandoffItem))
-                return failed_step(state, (*kept, RunFailed(error)))
-        elif type(action) is CallModel:
-            for index, event in enumerate(events):
-                if type(event) is TurnStarted:
-                    effect = await fire_on_turn_start(self.ctx, self.agent_hooks, self.ctx.hooks, event.turn)
-                    if effect.error is not None:
-                        return failed_step(state, (*events[:index], RunFailed(effect.error)))
-                    self._injections.extend(effect.injections)
+        """The step as the run may go on with it: unchanged, or a `Failed` step (`core.loop_steps.refused`)."""
+        points = review_points(outcome, output_guarded=bool(self.output_guardrails), hooked=self.hooked)
+        for point in points:
+            end = await self._ask(point)
+            if end is not None:
+                return refused(outcome, point, end)
         return outcome  # noqa: ASYNC910 - the driver's step began with a cancel point
 
-
-def _before(events: tuple[AgentEvent, ...], kind: type) -> Iterable[AgentEvent]:
-    for event in events:
-        if type(event) is kind:
-            return
-        yield event
+    async def _ask(self, point: ReviewPoint) -> tuple[AgentEvent, ...] | None:
+        """Ask `point` (fire its hook, run the guardrails): the events a refusal ends the run with, or `None`."""
+        if type(point) is CheckOutput:
+            tripped = await run_output_guardrails(self.output_guardrails, self.ctx, point.text)
+            return tripped.events if tripped is not None else None
+        if type(point) is AskHandoff:
+            error = await fire_on_handoff(self.ctx, self.agent_hooks, self.ctx.hooks, self.name, point.target)
+            return (RunFailed(error),) if error is not None else None
+        assert type(point) is AskTurnStart
+        effect = await fire_on_turn_start(self.ctx, self.agent_hooks, self.ctx.hooks, point.turn)
+        if effect.error is not None:
+            return (RunFailed(effect.error),)
+        self._injections.add(effect.injections)
+        return None
 
 
 class InputGate:

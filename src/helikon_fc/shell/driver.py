@@ -65,7 +65,6 @@ from ..core import (
     RunPaused,
     RunStarted,
     Start,
-    SummaryFailed,
     TerminalEvent,
     Terminate,
     TokenDelta,
@@ -82,13 +81,14 @@ from ..core import (
     transition,
     usage_problem,
 )
+from ..core.loop_steps import credited_model, ending, failed_step, model_step, problems_by_call
 from ..core.records import RecordLogError
 from ..core.usage import one_call
 from ..models.protocol import Model, ModelError
 from .compaction import discard
 from .config import RunConfig
 from .context import RunContext, child_context
-from .controls import InputGate, LoopControls, failed_step, failing_on_hook
+from .controls import InputGate, LoopControls, failing_on_hook
 from .definition import LoopDefinition
 from .durable import IncompatibleRunError
 from .durable_llm import LlmRecording, handoff_segment
@@ -372,7 +372,7 @@ class _Steps:
         if recording is not None:
             point = await recording.start(self.send)
             for answered in recording.point.answers:  # the recorded model calls count as if made now
-                self.meter.add(name, one_call(answered.usage), answered.model or self.definition.model.name)
+                self.meter.add(name, one_call(answered.usage), credited_model(answered, self.definition.model.name))
             if recording.finished_terminal is not None and not isinstance(point.state, ApplyingHandoff):
                 return cast("TerminalEvent", recording.finished_terminal)
             # (a finished run that handed off goes on into the handoff: the target replays its own events)
@@ -394,7 +394,7 @@ class _Steps:
             summary_model = self.summary_model or definition.model
             answer = await _ask_model(tracer, summary_model, request, discard)
             if type(answer) is RunFailed:
-                return SummaryFailed(answer.error)
+                return model_step(state, answer)  # skipped: the run goes on
             if type(answer) is ModelResponse and answer.model is None and summary_model is not definition.model:
                 answer = _answered_by(answer, summary_model.name)  # counted and recorded as its model's answer
         else:
@@ -418,7 +418,7 @@ class _Steps:
                 await recording.finish(answer)
             return answer
         assert type(answer) is ModelResponse
-        self.meter.add(definition.name, one_call(answer.usage), answer.model or agent_model)
+        self.meter.add(definition.name, one_call(answer.usage), credited_model(answer, agent_model))
         if recording is not None:
             recording.answered(answer)
         return answer
@@ -452,7 +452,7 @@ class _Steps:
         definition, recording = self.definition, self.recording
         phase = self.phase = self.phase or ApprovalPhase()
         tools = definition.tools_by_name
-        found = {call.call_id: problem for call, problem in zip(pending, problems, strict=False) if problem is not None}
+        found = problems_by_call(pending, problems)
         decided = partial(_execute_answered, tools, self.ctx, self.limiter, recording, definition.hooks, found)
         settled = await failing_on_hook(phase.settle(pending, tools, self.ctx, decided))
         if type(settled) is HookFailed:
@@ -494,7 +494,7 @@ async def _ask_beside_guardrails(
         assert answer is not None
         return answer
     if type(answer) is ModelResponse:
-        meter.add(name, one_call(answer.usage), answer.model or model)
+        meter.add(name, one_call(answer.usage), credited_model(answer, model))
     return tripped
 
 
@@ -529,13 +529,11 @@ async def _finish_recorded(events: tuple[AgentEvent, ...], send: Send, recording
 
 
 async def _finish(events: tuple[AgentEvent, ...], send: Send) -> TerminalEvent:
-    """Send all but the last event of the final step and return the last, the terminal."""
-    for event in events[:-1]:
+    """Send the final step's events before its end (`core.loop_steps.ending`) and return its terminal."""
+    delivered, terminal = ending(events)
+    for event in delivered:
         await send(event)
-    last = events[-1] if events else None
-    if type(last) is RunCompleted or type(last) is RunFailed:
-        return last  # noqa: ASYNC910 - only `drive` calls this, at a step that began with a cancel point
-    return RunFailed(OtherError("internal error: the loop terminated without a terminal event"))  # noqa: ASYNC910
+    return terminal  # noqa: ASYNC910 - only `drive` calls this, at a step that began with a cancel point
 
 
 def _ask_model(

@@ -1,7 +1,8 @@
 """The injections of `OnRunStart` / `OnTurnStart` hooks, as the next model request carries them.
 
-One pure function, shared by the trio shell's `LoopControls` and the Temporal workflow's (whose sandbox
-imports this module: it needs nothing but the core).
+A pure function and the small holder of a run's pending injections, shared by the trio shell's
+`LoopControls` and the Temporal workflow's (whose sandbox imports this module: it needs nothing but
+the core).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import attrs
 
 from ..core import ModelRequest, SystemMessage
 
-__all__ = ["with_injections"]
+__all__ = ["PendingInjections", "with_injections"]
 
 
 def with_injections(request: ModelRequest, injections: Sequence[str]) -> ModelRequest:
@@ -22,3 +23,24 @@ def with_injections(request: ModelRequest, injections: Sequence[str]) -> ModelRe
         return request
     extra = tuple(SystemMessage(text) for text in injections)
     return attrs.evolve(request, items=request.items.extend(extra))
+
+
+class PendingInjections:
+    """The injections a run's hooks gave that its next model request has not carried yet."""
+
+    __slots__ = ("_texts",)
+
+    def __init__(self) -> None:
+        self._texts: list[str] = []
+
+    def add(self, texts: Sequence[str]) -> None:
+        """Keep `texts` for the next model request, after those already waiting."""
+        self._texts.extend(texts)
+
+    def onto(self, request: ModelRequest) -> ModelRequest:
+        """`request` with the waiting injections appended (`with_injections`); they are used up."""
+        if not self._texts:
+            return request
+        request = with_injections(request, self._texts)
+        self._texts.clear()
+        return request

@@ -7,7 +7,7 @@ from typing import Generic, Protocol, TypeVar, runtime_checkable
 
 import attrs
 
-from ..core import JsonObject, JsonValue, ToolDef, ToolEffect
+from ..core import JsonObject, JsonValue, ToolCall, ToolDef, ToolEffect, ToolInfo
 from .context import ActionsHandle, RunContext, WorkerGate
 
 Ctx = TypeVar("Ctx")
@@ -96,6 +96,14 @@ def tool_effect(tool: Tool[Ctx]) -> ToolEffect:
     if isinstance(effect, str):
         return next((one for one in ToolEffect if one.value == effect), ToolEffect.SIDE_EFFECT)
     return effect if isinstance(effect, ToolEffect) else ToolEffect.SIDE_EFFECT
+
+
+def tool_info(call: ToolCall, tool: Tool[Ctx] | None) -> ToolInfo:
+    """What the permission layer knows of the tool `call` names: `tool` (its effect and parameters), or an
+    unknown tool when there is none by that name."""
+    if tool is None:
+        return ToolInfo(call.name, known=False)
+    return ToolInfo(call.name, tool_effect(tool), known=True, parameters=tool.parameters)
 
 
 def tool_def(tool: Tool[Ctx]) -> ToolDef:

@@ -33,10 +33,10 @@ from ..core import (
     Deny,
     JsonObject,
     ToolCall,
-    ToolInfo,
     ToolResult,
     ToolResults,
 )
+from ..core.loop_steps import after_approval, decided_split
 from .context import RunContext
 from .permissions import (
     MAX_APPROVAL_ROUNDS,
@@ -50,7 +50,7 @@ from .permissions import (
     resolve_permission,
 )
 from .redaction import redact_result
-from .tool import Tool, tool_effect
+from .tool import Tool, tool_info
 
 __all__ = [
     "ApprovalPhase",
@@ -85,12 +85,6 @@ class CallHeld:
 
 CallOutcome: TypeAlias = CallDone | CallHeld
 """How one call of a round went."""
-
-
-def _info(call: ToolCall, tool: Tool[Any] | None) -> ToolInfo:
-    if tool is None:
-        return ToolInfo(call.name, known=False)
-    return ToolInfo(call.name, tool_effect(tool), known=True, parameters=tool.parameters)
 
 
 def approval_key(ctx: RunContext[Any], call_id: str) -> str:
@@ -133,7 +127,7 @@ async def run_call(
         return await invoke_call(tool, call, ctx, run, arguments, checked=True, problem=problem)
     try:
         resolution = await resolve_permission(
-            permissions, call, _info(call, tool), hold=True, answer=answer, given=given
+            permissions, call, tool_info(call, tool), hold=True, answer=answer, given=given
         )
     except Held as held:  # it waits as the call the question is about (an approver's replacement, maybe)
         return CallHeld(held.call, (_waiting(ctx, held.call),))  # noqa: ASYNC910 - raised out of `resolve_permission`'s await
@@ -212,7 +206,7 @@ async def _decision_for(
     await trio.lowlevel.checkpoint()  # every path below may answer without waiting
     approvals = ctx.approvals
     permissions = ctx.permissions
-    question = await held_question(permissions, call, _info(call, tool)) if permissions is not None else None
+    question = await held_question(permissions, call, tool_info(call, tool)) if permissions is not None else None
     if question is None:
         # It waited on its sub-run: run it again, unless that sub-run paused in this process and
         # no decision for it has come since (it would only pause again).
@@ -226,7 +220,7 @@ async def _decision_for(
     handler = permissions.approval_handler
     if handler is None:
         return (_waiting(ctx, call),)
-    request = ApprovalRequest(call, _info(call, tool), question.reason, question.prompt, question.guard)
+    request = ApprovalRequest(call, tool_info(call, tool), question.reason, question.prompt, question.guard)
     try:
         return _Decided(await handler(request))
     except Exception as exc:
@@ -288,8 +282,7 @@ class ApprovalPhase:
                 waiting.extend(decided)
         if not answers:
             return tuple(waiting)
-        outcomes = await execute(tuple(call for call in pending if call.call_id in answers), answers)
+        ready, undecided = decided_split(pending, answers)
+        outcomes = await execute(ready, answers)
         self.note(outcomes)
-        undecided = tuple(call for call in pending if call.call_id not in answers)
-        results = round_results(outcomes)
-        return ToolResults(results.results, undecided + results.pending, results.events)
+        return after_approval(undecided, round_results(outcomes))

@@ -7,7 +7,8 @@ the workflow sandbox loads (no trio), decides from its answers deterministically
 - `run_started`: `OnRunStart`; a `Deny` or a raising hook fails the run before any model call;
 - `review`: the output guardrails on a final answer (a trip ends the run with `GuardrailTriggered`,
   `RunFailed`), `OnHandoff` before a handoff is observed and `OnTurnStart` before a `TurnStarted`
-  goes out (a `Deny` fails the run there, keeping the events before it);
+  goes out (a `Deny` fails the run there, keeping the events before it): what is asked and what a
+  refusal makes of the step is `core.loop_steps`' decision, the trio shell's too;
 - `request`: the injections of `OnRunStart` / `OnTurnStart` appended to the next model request as
   system messages only (never in the conversation);
 - `beside_input_guardrails`: the input guardrails run beside the first model call, whose deltas are
@@ -30,28 +31,20 @@ with workflow.unsafe.imports_passed_through():
     from ..core import (
         AgentError,
         AgentEvent,
-        CallModel,
-        Done,
-        Failed,
         GuardrailTriggered,
         GuardrailTripped,
-        HandoffItem,
         HookFailed,
         Item,
         JsonValue,
-        LoopState,
         ModelRequest,
         ModelResponse,
-        PerformHandoff,
         RunFailed,
-        Terminate,
         TransitionOutcome,
-        TurnStarted,
-        Usage,
         from_json,
         to_json,
     )
-    from ..shell.injections import with_injections
+    from ..core.loop_steps import AskHandoff, AskTurnStart, CheckOutput, ReviewPoint, refused, review_points
+    from ..shell.injections import PendingInjections
     from ._payloads import CONTROL, ActivityPolicy, ControlInput, ControlOutput
 
 Emit = Callable[[AgentEvent], None]
@@ -82,7 +75,7 @@ class LoopControls:
         self.hooked = hooked
         self.input_guarded = input_guarded
         self.output_guarded = output_guarded
-        self._injections: list[str] = []
+        self._injections = PendingInjections()
         self._due = False
 
     async def _fire(self, point: str, **fields: object) -> ControlOutput | AgentError:
@@ -113,7 +106,7 @@ class LoopControls:
         if output.error_json:
             error: AgentError = from_json(AgentError, output.error_json)
             return error
-        self._injections.extend(output.injections)
+        self._injections.add(output.injections)
         return None
 
     async def _guardrails(self, point: str, **fields: object) -> tuple[AgentEvent, ...] | None:
@@ -151,35 +144,27 @@ class LoopControls:
             await self._fire("run_complete")
 
     def request(self, request: ModelRequest) -> ModelRequest:
-        """`request` with the pending injections appended as system messages (`with_injections`); they are used up."""
-        if not self._injections:
-            return request
-        request = with_injections(request, self._injections)
-        self._injections.clear()
-        return request
+        """`request` with the pending injections appended as system messages (`PendingInjections.onto`)."""
+        return self._injections.onto(request)
 
     async def review(self, outcome: TransitionOutcome) -> TransitionOutcome:
-        """The step as the run may go on with it: unchanged, or a failed step (module docstring)."""
-        state = outcome.next_state
-        if type(state) is Done and self.output_guarded:
-            tripped = await self._guardrails("output_guardrails", text=state.output.text)
-            if tripped is not None:
-                return _failed_step(state, tripped)
-        if not self.hooked:
-            return outcome  # noqa: ASYNC910 - asyncio workflow code: trio checkpoint rules do not apply
-        action, events = outcome.next_action, outcome.events
-        if type(action) is PerformHandoff:
-            error = await self._hook("handoff", target=action.target)
-            if error is not None:
-                kept = _before_handoff(events)
-                return _failed_step(state, (*kept, RunFailed(error)))
-        elif type(action) is CallModel:
-            for index, event in enumerate(events):
-                if type(event) is TurnStarted:
-                    error = await self._hook("turn_start", turn=event.turn)
-                    if error is not None:
-                        return _failed_step(state, (*events[:index], RunFailed(error)))
+        """The step as the run may go on with it: unchanged, or a failed step (`core.loop_steps.refused`)."""
+        for point in review_points(outcome, output_guarded=self.output_guarded, hooked=self.hooked):
+            end = await self._ask(point)
+            if end is not None:
+                return refused(outcome, point, end)
         return outcome  # noqa: ASYNC910 - asyncio workflow code: trio checkpoint rules do not apply
+
+    async def _ask(self, point: ReviewPoint) -> tuple[AgentEvent, ...] | None:
+        """Ask `point` in the control activity: the events a refusal ends the run with, or `None`."""
+        if type(point) is CheckOutput:
+            return await self._guardrails("output_guardrails", text=point.text)
+        if type(point) is AskHandoff:
+            error = await self._hook("handoff", target=point.target)
+        else:
+            assert type(point) is AskTurnStart
+            error = await self._hook("turn_start", turn=point.turn)
+        return (RunFailed(error),) if error is not None else None
 
     async def beside_input_guardrails(
         self, call: Callable[[Emit], Awaitable[ModelResponse | RunFailed]], emit: Emit, items: tuple[Item, ...]
@@ -215,20 +200,3 @@ class LoopControls:
 
     answered_before_trip: ModelResponse | RunFailed | None = None
     """What the first model call answered before the input guardrails tripped (`None`: it was cancelled)."""
-
-
-def _before_handoff(events: tuple[AgentEvent, ...]) -> tuple[AgentEvent, ...]:
-    kept: list[AgentEvent] = []
-    for event in events:
-        if type(event) is HandoffItem:
-            break
-        kept.append(event)
-    return tuple(kept)
-
-
-def _failed_step(state: LoopState, events: tuple[AgentEvent, ...]) -> TransitionOutcome:
-    """The step that ends a run in `state` with `events` (the last a `RunFailed`), as `shell.controls.failed_step`."""
-    last = events[-1]
-    assert isinstance(last, RunFailed)
-    usage = getattr(state, "usage", Usage())
-    return TransitionOutcome(next_state=Failed(last.error, usage), events=events, next_action=Terminate())

@@ -24,7 +24,6 @@ from ..core import (
     Deny,
     Item,
     ToolCall,
-    ToolInfo,
     ToolResult,
     from_json,
     to_json,
@@ -42,7 +41,7 @@ from ..shell.hooks import (
 )
 from ..shell.permissions import ApprovalAnswer, Held, denial_text, resolve_permission
 from ..shell.redaction import redact_result
-from ..shell.tool import Tool, tool_effect
+from ..shell.tool import Tool, tool_info
 from ..shell.tool_round import CallDone, CallHeld
 from ._payloads import ControlInput, ControlOutput
 
@@ -92,12 +91,6 @@ def _tripped(ctx: RunContext[Any], tripped: Tripped | None) -> ControlOutput:
     return ControlOutput("", [], to_json(tripped.events) if tripped is not None else "", state)
 
 
-def _info(call: ToolCall, tool: Tool[Any] | None) -> ToolInfo:
-    if tool is None:
-        return ToolInfo(call.name, known=False)
-    return ToolInfo(call.name, tool_effect(tool), known=True, parameters=tool.parameters)
-
-
 async def authorize(
     definition: LoopDefinition,
     tool: Tool[Any] | None,
@@ -118,7 +111,7 @@ async def authorize(
         return Allowed(before)
     try:
         resolution = await resolve_permission(
-            permissions, before, _info(before, tool), hold=True, answer=answer, given=call
+            permissions, before, tool_info(before, tool), hold=True, answer=answer, given=call
         )
     except Held as held:  # it waits as the call the question is about (an approver's replacement, maybe)
         return CallHeld(held.call, ())  # noqa: ASYNC910 - raised out of `resolve_permission`, which checkpoints first

@@ -73,7 +73,6 @@ with workflow.unsafe.imports_passed_through():
         RunFailed,
         RunStarted,
         Start,
-        SummaryFailed,
         TerminalEvent,
         Terminate,
         TimedOut,
@@ -90,6 +89,7 @@ with workflow.unsafe.imports_passed_through():
         to_json,
         transition,
     )
+    from ..core.loop_steps import after_approval, credited_model, decided_split, ending, model_step, problems_by_call
     from ..core.patterns import (
         ChildFailed,
         ChildOutcome,
@@ -505,12 +505,10 @@ class RunWorkflow:
             action = outcome.next_action
             events = outcome.events
             if isinstance(action, Terminate):
-                for event in events[:-1]:
+                delivered, terminal = ending(events)
+                for event in delivered:
                     emit(event)
-                last = events[-1] if events else None
-                if isinstance(last, RunCompleted | RunFailed):
-                    return last
-                return RunFailed(OtherError("internal error: the loop terminated without a terminal event"))
+                return terminal
             for event in events:
                 emit(event)
             if outcome.conversation_appends:
@@ -531,7 +529,7 @@ class RunWorkflow:
                         if isinstance(asked, tuple):  # tripped: nothing of the call is delivered, no tool of it runs
                             first = controls.answered_before_trip
                             if isinstance(first, ModelResponse):
-                                scope.meter.add(plan.name, one_call(first.usage), first.model or plan.model or None)
+                                scope.meter.add(plan.name, one_call(first.usage), credited_model(first, plan.model))
                             for event in asked[:-1]:
                                 emit(event)
                             last = asked[-1]
@@ -539,15 +537,14 @@ class RunWorkflow:
                         answer = asked
                     else:
                         answer = await self._call_model(path, request, emit)
-                if isinstance(answer, RunFailed) and summarising:
-                    step = SummaryFailed(answer.error)  # skipped with a warning; the run goes on
-                    continue
-                if isinstance(answer, RunFailed):
-                    return answer
-                scope.meter.add(plan.name, one_call(answer.usage), answer.model or plan.model or None)
-                step = answer
+                fed = model_step(loop_state, answer)
+                if isinstance(fed, RunFailed):
+                    return fed
+                if isinstance(answer, ModelResponse):
+                    scope.meter.add(plan.name, one_call(answer.usage), credited_model(answer, plan.model))
+                step = fed
             elif isinstance(action, ExecuteTools):
-                problems = _problems(action.calls, action.problems)
+                problems = problems_by_call(action.calls, action.problems)
                 results = await self._execute_tools(path, plan, action.calls, scope, actions, problems=problems)
                 if isinstance(results, HookFailed):
                     return RunFailed(results)
@@ -564,7 +561,7 @@ class RunWorkflow:
                     OtherError(f"handoff target {action.target!r} ended its stream without a terminal event")
                 )
             elif isinstance(action, AwaitApproval):
-                problems = _problems(action.pending, action.problems)
+                problems = problems_by_call(action.pending, action.problems)
                 results = await self._await_approval(path, plan, action.pending, scope, actions, problems)
                 if isinstance(results, HookFailed):
                     return RunFailed(results)
@@ -691,12 +688,11 @@ class RunWorkflow:
         for cid in answers:
             del self._pending[keys[cid]]
         self._asked += 1
-        decided = tuple(call for call in pending if call.call_id in answers)
+        decided, undecided = decided_split(pending, answers)
         results = await self._execute_tools(path, plan, decided, scope, actions, answers, problems)
         if isinstance(results, HookFailed):
             return results
-        undecided = tuple(call for call in pending if call.call_id not in answers)
-        return ToolResults(results.results, undecided + results.pending, results.events)
+        return after_approval(undecided, results)
 
     def _ask(self, prefix: str, call: ToolCall) -> str:
         """List `call` (of the run at `prefix`) as waiting for a human; the id it is decided by."""
@@ -816,11 +812,6 @@ class _HookRaised(Exception):
     def __init__(self, error: HookFailed) -> None:
         super().__init__(str(error))
         self.error = error
-
-
-def _problems(calls: tuple[ToolCall, ...], problems: tuple[str | None, ...]) -> dict[str, str]:
-    """The problems of `calls` (`ExecuteTools.problems`), by call id; none for the calls that can run."""
-    return {call.call_id: problem for call, problem in zip(calls, problems, strict=False) if problem is not None}
 
 
 def _qualifying(emit: Emit, prefix: str) -> Emit:
