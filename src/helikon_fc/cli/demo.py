@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import signal
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager, AsyncExitStack
 from typing import TextIO
 
@@ -16,6 +15,7 @@ from ..pricing import default_prices
 from ..shell.context import RunContext
 from ..shell.function_tool import sync_tools_inline
 from ..shell.input import AgentInput
+from .interrupts import until_interrupted
 from .render import EventRenderer
 from .resumed import play_resumed
 from .scenarios import SCENARIOS, Scenario
@@ -115,32 +115,7 @@ def run_demo(
         status = trio.run(until_interrupted, main)
     if status is None:
         raise KeyboardInterrupt  # outside trio: the CLI says "interrupted (Ctrl-C)" and exits 130
-    return status
-
-
-async def until_interrupted(main: Callable[[], Awaitable[int]]) -> int | None:
-    """``await main()``, or `None` when Ctrl-C stopped it.
-
-    The signal is received by a task, which cancels `main` at its next checkpoint: a `KeyboardInterrupt` raised
-    wherever the interpreter happened to be could land in trio's own bookkeeping (seen: a `TrioInternalError`
-    while async generators were finalized) or in a scenario's run, which then counted as a failed scenario.
-    """
-    status: list[int] = []
-    async with trio.open_nursery() as nursery:
-
-        async def play_all() -> None:
-            status.append(await main())
-            nursery.cancel_scope.cancel()
-
-        async def watch() -> None:
-            with trio.open_signal_receiver(signal.SIGINT) as signals:
-                async for _ in signals:
-                    nursery.cancel_scope.cancel()
-                    return
-
-        nursery.start_soon(watch)
-        nursery.start_soon(play_all)
-    return status[0] if status else None
+    return status[0]
 
 
 __all__ = ["run_demo", "scenario_keys"]

@@ -17,15 +17,18 @@ def run_server(main: Callable[[], Awaitable[None]], command: str) -> int:
     import trio  # the library loads when a command runs, not for --help
 
     from ..shell.storage import StoreError
+    from .interrupts import until_interrupted
 
     try:
-        trio.run(main)
+        stopped = trio.run(until_interrupted, main)
     except BaseException as exc:  # noqa: ASYNC103 - outside trio.run: no Cancelled reaches here
         failure = _single(exc)  # a nursery wraps the server's failure in a group: take the one error out
         if not isinstance(failure, TypeError | ValueError | StoreError | OSError):
             raise
         print(f"{command}: the server could not run: {failure}", file=sys.stderr)
         return EXIT_FAILED  # noqa: ASYNC104 - outside trio.run: no Cancelled reaches here
+    if stopped is None:
+        raise KeyboardInterrupt  # outside trio: the CLI says "interrupted (Ctrl-C)" and exits 130
     return EXIT_COMPLETED
 
 
