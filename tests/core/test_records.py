@@ -30,6 +30,7 @@ from helikon_fc.core.records import (
     RunOpened,
     RunRecordBody,
     ToolFinished,
+    ToolsOffered,
     fingerprint,
     record_kind,
     restore,
@@ -101,6 +102,7 @@ def test_a_finished_log_reports_its_terminal() -> None:
         ([FIRST], "must start with a run_opened"),
         ([OPENED, OPENED], "second run_opened"),
         ([OPENED, RunFinished(terminal=RunCompleted(Usage())), FIRST], "after the run_finished"),
+        ([OPENED, FIRST, ToolsOffered(sources=("s",))], "record 2 is a tools_offered record; only record 1"),
     ],
 )
 def test_a_malformed_log_is_refused(records: list[RunRecordBody], message: str) -> None:
@@ -121,3 +123,10 @@ def test_fingerprints_differ_when_definitions_differ() -> None:
     """Equal definitions hash alike, whatever their key order; any change changes the hash."""
     assert fingerprint({"a": 1, "b": [1, 2]}) == fingerprint({"b": [1, 2], "a": 1})
     assert fingerprint({"a": 1}) != fingerprint({"a": 2})
+
+
+def test_the_tools_a_run_was_offered_are_restored_from_its_second_record() -> None:
+    """A `ToolsOffered` right after `RunOpened` is the run's offer; a log without one offers nothing recorded."""
+    offered = ToolsOffered(sources=("time",))
+    assert restore([OPENED, offered, FIRST]).offered == offered
+    assert restore([OPENED, FIRST]).offered is None
