@@ -139,7 +139,7 @@ def test_create_app_refuses_bad_arguments() -> None:
     """Bad arguments are named when the app is built, not by the first request."""
     with pytest.raises(ValueError, match="agents is empty"):
         create_app([])
-    with pytest.raises(TypeError, match="agents must be agents"):
+    with pytest.raises(TypeError, match=r"agents\[0\] must be an agent"):
         create_app(["echo"])  # type: ignore[list-item]
     with pytest.raises(ValueError, match="two agents are named 'echo'"):
         create_app([served_agents.echo, served_agents.echo])

@@ -58,6 +58,7 @@ from ._ag_ui_asgi import (
 )
 from ._ag_ui_input import AgUiInputError, conversation, decisions, initial_state, new_turn, read_run_input
 from ._ag_ui_translate import AgUiTranslator
+from ._served import agents_by_name
 
 __all__ = ["AgUiEndpoint", "AgUiInputError", "AgUiTranslator", "ag_ui_endpoint"]
 
@@ -104,7 +105,7 @@ def ag_ui_endpoint(
         TypeError: an argument is not of the kind described above.
         ValueError: no agent, two agents with one name, or `max_body_bytes` below 1.
     """
-    served = _agents_by_name(agents)
+    served = agents_by_name(agents, "ag_ui_endpoint")
     if runner is not None and not isinstance(runner, Runner):
         raise TypeError(f"ag_ui_endpoint: runner must be a Runner or None, got {runner!r}")
     for name, value in (("context", context), ("sessions", sessions)):
@@ -113,33 +114,6 @@ def ag_ui_endpoint(
     if isinstance(max_body_bytes, bool) or not isinstance(max_body_bytes, int) or max_body_bytes < 1:
         raise ValueError(f"ag_ui_endpoint: max_body_bytes must be a positive int, got {max_body_bytes!r}")
     return AgUiEndpoint(served, runner or Runner(), context, sessions, max_body_bytes)
-
-
-def _agents_by_name(agents: object) -> dict[str, Agent[Any]]:
-    if isinstance(agents, Mapping):
-        served = dict(agents)
-    elif _is_agent(agents):
-        served = {agents.name: agents}  # type: ignore[attr-defined]
-    elif isinstance(agents, Iterable) and not isinstance(agents, str | bytes):
-        served = {}
-        for agent in agents:
-            if _is_agent(agent) and agent.name in served:
-                raise ValueError(f"ag_ui_endpoint: two agents are named {agent.name!r}; give a mapping to rename one")
-            served[getattr(agent, "name", repr(agent))] = agent
-    else:
-        raise TypeError(f"ag_ui_endpoint: agents must be an agent, agents or a mapping of them, got {agents!r}")
-    if not served:
-        raise ValueError("ag_ui_endpoint: agents is empty: give at least one agent to serve")
-    for name, agent in served.items():
-        if not isinstance(name, str) or not _is_agent(agent):
-            raise TypeError(
-                f"ag_ui_endpoint: agents[{name!r}] must be an agent (LlmAgent, a workflow, ...), got {agent!r}"
-            )
-    return served
-
-
-def _is_agent(value: object) -> bool:
-    return isinstance(getattr(value, "name", None), str) and callable(getattr(value, "run", None))
 
 
 @attrs.frozen

@@ -29,6 +29,7 @@ from ..shell.runner import Runner
 from ..shell.storage import Store
 from ..stores import SQLiteStore
 from . import bodies
+from ._served import agents_by_name
 from .ag_ui import AgUiEndpoint, ag_ui_endpoint
 from .auth import BearerAuth
 from .envelopes import CachedPrices
@@ -81,7 +82,7 @@ def create_app(
     Raises:
         TypeError, ValueError: a bad argument (named in the message).
     """
-    served = _by_name(agents)
+    served = agents_by_name(agents, "create_app")
     if isinstance(max_body_bytes, bool) or not isinstance(max_body_bytes, int) or max_body_bytes < 1:
         raise ValueError(f"create_app: max_body_bytes must be a positive int, got {max_body_bytes!r}")
     if token is not None and (not isinstance(token, str) or not token):
@@ -140,20 +141,6 @@ class _Wrap:
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         await self._inner(scope, receive, send)
-
-
-def _by_name(agents: Sequence[Agent[Any]] | Mapping[str, Agent[Any]]) -> dict[str, Agent[Any]]:
-    pairs = list(agents.items()) if isinstance(agents, Mapping) else [(getattr(a, "name", None), a) for a in agents]
-    if not pairs:
-        raise ValueError("create_app: agents is empty; serve at least one agent")
-    served: dict[str, Agent[Any]] = {}
-    for name, agent in pairs:
-        if not callable(getattr(agent, "run", None)) or not isinstance(name, str):
-            raise TypeError(f"create_app: agents must be agents (with a name and run()), got {agent!r}")
-        if name in served:
-            raise ValueError(f"create_app: two agents are named {name!r}; pass a mapping to name them apart")
-        served[name] = agent
-    return served
 
 
 def _default_log(store: Store) -> EventLog:
