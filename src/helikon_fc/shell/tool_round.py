@@ -173,6 +173,11 @@ def round_results(outcomes: tuple[CallOutcome, ...]) -> ToolResults:
     pending: list[ToolCall] = []
     events: list[AgentEvent] = []
     for outcome in outcomes:
+        if type(outcome) is CallDone:  # the common case first (an exact `CallDone` can match no other case)
+            results.append(outcome.result)
+            if outcome.events:
+                events.extend(outcome.events)
+            continue
         match outcome:
             case CallDone(result=result, events=more):
                 results.append(result)
