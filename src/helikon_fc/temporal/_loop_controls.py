@@ -44,7 +44,7 @@ with workflow.unsafe.imports_passed_through():
         to_json,
     )
     from ..core.loop_steps import AskHandoff, AskTurnStart, CheckOutput, ReviewPoint, refused, review_points
-    from ..shell.injections import PendingInjections
+    from ..engine import PendingInjections
     from ._payloads import CONTROL, ActivityPolicy, ControlInput, ControlOutput
 
 Emit = Callable[[AgentEvent], None]
