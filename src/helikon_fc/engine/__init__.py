@@ -6,7 +6,7 @@ workflow are two performers of the same loop (docs/architecture.md draws them).
 
 from .controls import Controls as Controls, Held as Held
 from .injections import PendingInjections as PendingInjections, with_injections as with_injections
-from .loop import Begin as Begin, run_loop as run_loop, with_conversation as with_conversation
+from .loop import Begin as Begin, contexts as contexts, run_loop as run_loop
 from .performer import Meter as Meter, Performer as Performer
 
 __all__ = [
@@ -16,7 +16,7 @@ __all__ = [
     "Meter",
     "PendingInjections",
     "Performer",
+    "contexts",
     "run_loop",
-    "with_conversation",
     "with_injections",
 ]

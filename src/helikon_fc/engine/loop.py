@@ -56,7 +56,7 @@ from ..core.usage import one_call
 from .controls import Controls, Held
 from .performer import Performer
 
-__all__ = ["Begin", "run_loop", "with_conversation"]
+__all__ = ["Begin", "contexts", "run_loop"]
 
 
 @attrs.frozen
@@ -73,21 +73,14 @@ class Begin:
     fresh: bool = attrs.field(default=True, kw_only=True)
 
 
-def with_conversation(base: TransitionCtx, conversation: Conversation) -> TransitionCtx:
-    """`base` over `conversation` (the class itself: about twice as fast as `attrs.evolve`)."""
-    return TransitionCtx(
-        agent_name=base.agent_name,
-        instructions=base.instructions,
-        conversation=conversation,
-        tools=base.tools,
-        handoffs=base.handoffs,
-        settings=base.settings,
-        max_turns=base.max_turns,
-        output_schema=base.output_schema,
-        agent_depth=base.agent_depth,
-        max_agent_depth=base.max_agent_depth,
-        compaction=base.compaction,
-    )
+_FIXED = tuple(field.name for field in attrs.fields(TransitionCtx) if field.name != "conversation")
+"""What a run's `TransitionCtx` keeps from step to step: everything but the conversation."""
+
+
+def contexts(base: TransitionCtx) -> partial[TransitionCtx]:
+    """`base` over any conversation: ``contexts(base)(conversation=c)``, built once per run (a partial of the
+    class is about twice as fast per step as `attrs.evolve`, and needs no list of the fields)."""
+    return partial(TransitionCtx, **{name: getattr(base, name) for name in _FIXED})
 
 
 async def run_loop(p: Performer, controls: Controls | None, base: TransitionCtx, begin: Begin) -> TerminalEvent:
@@ -102,7 +95,8 @@ async def run_loop(p: Performer, controls: Controls | None, base: TransitionCtx,
         if controls.input_guarded and begin.fresh:
             gated = tuple(conversation)
     del begin
-    tctx = with_conversation(base, conversation)
+    over = contexts(base)
+    tctx = over(conversation=conversation)
     checkpoint, send, records = p.checkpoint, p.send, p.records
     while True:
         await checkpoint()
@@ -124,7 +118,7 @@ async def run_loop(p: Performer, controls: Controls | None, base: TransitionCtx,
         appends = outcome.conversation_appends
         if appends:
             conversation = conversation.extend(appends)
-            tctx = with_conversation(base, conversation)
+            tctx = over(conversation=conversation)
         state = outcome.next_state
         del step, outcome, events, appends  # fed, sent and applied: not held while the action runs
         done: TransitionInput | TerminalEvent

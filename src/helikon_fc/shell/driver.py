@@ -212,19 +212,41 @@ async def _loop(
 def _transition_ctx(
     definition: LoopDefinition, config: RunConfig, ctx: RunContext[Any], instructions: str | None
 ) -> TransitionCtx:
-    """The run's transition context over an empty conversation (`engine.with_conversation` puts the run's in)."""
-    return TransitionCtx(
-        agent_name=definition.name,
-        instructions=instructions,
-        conversation=_EMPTY,
-        tools=definition.tool_defs,
-        handoffs=definition.handoff_targets,
-        settings=definition.settings,
-        max_turns=config.max_turns,
-        output_schema=definition.output_schema,
-        agent_depth=ctx.agent_depth,
-        max_agent_depth=ctx.max_agent_depth,
-        compaction=config.compaction.policy() if config.compaction is not None else None,
+    """The run's transition context over an empty conversation (`engine.contexts` puts the run's in)."""
+    fixed = zip(_FIXED_FIELDS, _fixed_context(definition, config, ctx, instructions), strict=True)
+    return TransitionCtx(conversation=_EMPTY, **dict(fixed))
+
+
+_FIXED_FIELDS = (
+    "agent_name",
+    "instructions",
+    "tools",
+    "handoffs",
+    "settings",
+    "max_turns",
+    "output_schema",
+    "agent_depth",
+    "max_agent_depth",
+    "compaction",
+)
+"""The fields of the run's `TransitionCtx` that `_fixed_context` gives, in its order."""
+
+
+def _fixed_context(
+    definition: LoopDefinition, config: RunConfig, ctx: RunContext[Any], instructions: str | None
+) -> tuple[Any, ...]:
+    """Everything of the run's transition context but the conversation (fixed for the run)."""
+    return (
+        definition.name,
+        instructions,
+        definition.tool_defs,
+        definition.handoff_targets,
+        definition.settings,
+        config.max_turns,
+        definition.output_schema,
+        ctx.agent_depth,
+        ctx.max_agent_depth,
+        config.compaction.policy() if config.compaction is not None else None,
     )
 
 
