@@ -190,3 +190,38 @@ async def test_a_handoff_returns_the_targets_terminal() -> None:
     terminal = await run_loop(p, None, ctx, fresh())
     assert terminal is p.handoff_terminal
     assert ("hand_off", "b") in p.log
+
+
+class InputTripping(Controls):
+    """Controls whose input guardrails trip, and nothing else."""
+
+    def __init__(self) -> None:
+        super().__init__(hooked=False, input_guarded=True, output_guarded=False)
+
+    async def check_input(self, items: tuple[Item, ...]) -> tuple[AgentEvent, ...] | None:
+        return (GuardrailTriggered("input_policy"), RunFailed(GuardrailTripped("input_policy")))
+
+    async def idle(self) -> None:
+        pass
+
+
+class AnswerFirst(Performer):
+    """`beside` that lets the model answer before the guardrails trip."""
+
+    async def beside(
+        self, call: Callable[[], Awaitable[A]], check: Callable[[], Awaitable[B | None]]
+    ) -> tuple[A | None, B | None]:
+        answer = await call()
+        return answer, await check()
+
+
+async def test_an_input_trip_after_the_answer_counts_it_and_fails_the_run() -> None:
+    """The first call runs beside the input guardrails: a trip fails the run with its events, none of the
+    answer's, and an answer that came first is still counted (the model served it) but never recorded."""
+    p = AnswerFirst([ModelResponse(text="too late", usage=Usage(output_tokens=2))])
+    terminal = await run_loop(p, InputTripping(), CTX, fresh())
+    assert terminal == RunFailed(GuardrailTripped("input_policy"))
+    assert ("send", GuardrailTriggered("input_policy")) in p.log
+    assert not any(kind == "send" and isinstance(what, MessageOutput) for kind, what in p.log)
+    assert p.meter.counted == [("a", Usage(output_tokens=2, requests=1), "m")]
+    assert "answered" not in [kind for kind, _ in p.log]
