@@ -51,7 +51,7 @@ def child_runner(
     async def run(action: RunChild) -> tuple[ChildOutcome, bool]:
         child = child_context(ctx.subagent_child(), ctx, action.segment)
         child_input = AgentInput((*input.items, *action.context)) if action.context else input
-        outcome = await run_child(children[action.index][1], child, child_input, emitter())
+        outcome = await run_child(children[action.index][1], child, child_input, emitter(), action.segment)
         return outcome, child.actions.escalated
 
     return run
