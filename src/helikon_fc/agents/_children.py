@@ -9,11 +9,10 @@ from typing import Any, Generic, Self, TypeVar, cast
 
 import attrs
 
-from ..core.patterns import RunChild
+from ..core.patterns import ChildRunner, RunChild
 from ..shell import _checks
 from ..shell.context import RunContext, child_context
 from ..shell.input import AgentInput
-from ._interpreter import ChildRunner
 from ._workflow import ChildOutcome, Emit, run_child
 from .protocol import Agent
 
