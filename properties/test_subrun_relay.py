@@ -9,19 +9,8 @@ from __future__ import annotations
 from hypothesis import given, strategies as st
 from properties.strategies import agent_errors, agent_events, names, texts
 
-from helikon_fc.core import (
-    AgentEvent,
-    AgentUpdated,
-    ApprovalRequested,
-    MaxAgentDepthExceeded,
-    MessageOutput,
-    OtherError,
-    RunCompleted,
-    RunFailed,
-    RunPaused,
-    RunStarted,
-    TerminalEvent,
-)
+from helikon_fc.core import events as ev
+from helikon_fc.core.errors import MaxAgentDepthExceeded, OtherError
 from helikon_fc.core.patterns import ChildFailed, ChildPaused, ChildSucceeded
 from helikon_fc.core.patterns.subrun import (
     Relay,
@@ -37,38 +26,38 @@ from helikon_fc.core.patterns.subrun import (
     tool_segment,
 )
 
-TERMINALS = (RunCompleted, RunFailed, RunPaused)
+TERMINALS = (ev.RunCompleted, ev.RunFailed, ev.RunPaused)
 kinds = st.sampled_from(list(SubRun))
 segments = st.one_of(st.just(""), names().map(handoff_segment), names().map(tool_segment))
-questions = st.builds(ApprovalRequested, names(), names(), texts())
+questions = st.builds(ev.ApprovalRequested, names(), names(), texts())
 streams = st.lists(
-    st.one_of(agent_events(), questions, st.builds(RunPaused, st.lists(questions, max_size=2).map(tuple))),
+    st.one_of(agent_events(), questions, st.builds(ev.RunPaused, st.lists(questions, max_size=2).map(tuple))),
     max_size=12,
 )
 
 
-def _read(state: Relay, events: list[AgentEvent]) -> tuple[Relay, list[AgentEvent]]:
-    passed: list[AgentEvent] = []
+def _read(state: Relay, events: list[ev.AgentEvent]) -> tuple[Relay, list[ev.AgentEvent]]:
+    passed: list[ev.AgentEvent] = []
     for event in events:
         state, out = relay(state, event)
         passed.extend(out)
     return state, passed
 
 
-def _first_terminal(events: list[AgentEvent]) -> TerminalEvent | None:
+def _first_terminal(events: list[ev.AgentEvent]) -> ev.TerminalEvent | None:
     return next((e for e in events if isinstance(e, TERMINALS)), None)
 
 
 @given(kinds, names(), segments, streams)
 def test_the_parent_sees_no_start_and_no_terminal_of_the_child(
-    kind: SubRun, who: str, segment: str, events: list[AgentEvent]
+    kind: SubRun, who: str, segment: str, events: list[ev.AgentEvent]
 ) -> None:
     """One start and one terminal: the parent's own. A workflow child's start is an announcement instead."""
     _, passed = _read(relay_of(kind, who, segment), events)
-    assert not any(isinstance(e, RunStarted | RunCompleted | RunFailed | RunPaused) for e in passed)
+    assert not any(isinstance(e, ev.RunStarted | ev.RunCompleted | ev.RunFailed | ev.RunPaused) for e in passed)
 
 
-def _before_terminal(events: list[AgentEvent]) -> list[AgentEvent]:
+def _before_terminal(events: list[ev.AgentEvent]) -> list[ev.AgentEvent]:
     for index, event in enumerate(events):
         if isinstance(event, TERMINALS):
             return events[:index]
@@ -77,7 +66,7 @@ def _before_terminal(events: list[AgentEvent]) -> list[AgentEvent]:
 
 @given(kinds, names(), segments, streams)
 def test_what_passes_is_the_childs_events_before_its_terminal_in_order(
-    kind: SubRun, who: str, segment: str, events: list[AgentEvent]
+    kind: SubRun, who: str, segment: str, events: list[ev.AgentEvent]
 ) -> None:
     """Nothing after the child's first terminal; a tool's sub-run passes nothing; a question is qualified."""
     prefix = f"{segment}/" if segment else ""
@@ -85,20 +74,20 @@ def test_what_passes_is_the_childs_events_before_its_terminal_in_order(
     if kind is SubRun.TOOL:
         assert passed == []
         return
-    expected: list[AgentEvent] = []
+    expected: list[ev.AgentEvent] = []
     for event in _before_terminal(events):
-        if isinstance(event, RunStarted):
-            expected.extend([AgentUpdated(event.agent)] if kind is SubRun.CHILD else [])
+        if isinstance(event, ev.RunStarted):
+            expected.extend([ev.AgentUpdated(event.agent)] if kind is SubRun.CHILD else [])
         else:
             expected.append(qualified(event, prefix))
     assert passed == expected
-    asked = [e for e in passed if isinstance(e, ApprovalRequested)]
+    asked = [e for e in passed if isinstance(e, ev.ApprovalRequested)]
     assert all(e.call_id.startswith(prefix) for e in asked)
 
 
 @given(names(), segments, streams)
 def test_a_handoff_ends_once_with_its_targets_first_terminal_or_a_failure_naming_it(
-    who: str, segment: str, events: list[AgentEvent]
+    who: str, segment: str, events: list[ev.AgentEvent]
 ) -> None:
     state, _ = _read(relay_of(SubRun.HANDOFF, who, segment), events)
     first = _first_terminal(events)
@@ -106,23 +95,23 @@ def test_a_handoff_ends_once_with_its_targets_first_terminal_or_a_failure_naming
     if first is not None:
         assert end == first
     else:
-        assert end == RunFailed(OtherError(f"handoff target {who!r} ended its stream without a terminal event"))
+        assert end == ev.RunFailed(OtherError(f"handoff target {who!r} ended its stream without a terminal event"))
 
 
 @given(st.sampled_from([SubRun.CHILD, SubRun.TOOL]), names(), streams)
 def test_a_child_ends_as_its_first_terminal_says_with_its_last_answer(
-    kind: SubRun, who: str, events: list[AgentEvent]
+    kind: SubRun, who: str, events: list[ev.AgentEvent]
 ) -> None:
     state, _ = _read(relay_of(kind, who), events)
     first = _first_terminal(events)
     outcome = child_end(state)
-    answers = [e.item.text for e in _before_terminal(events) if isinstance(e, MessageOutput)]
+    answers = [e.item.text for e in _before_terminal(events) if isinstance(e, ev.MessageOutput)]
     match first:
-        case RunCompleted():
+        case ev.RunCompleted():
             assert outcome == ChildSucceeded(answers[-1] if answers else "")
-        case RunFailed(error=error):
+        case ev.RunFailed(error=error):
             assert outcome == ChildFailed(error)
-        case RunPaused(pending=pending):
+        case ev.RunPaused(pending=pending):
             assert outcome == ChildPaused(pending)
         case None:
             assert outcome == ChildFailed(OtherError(f"agent {who!r} ended its stream without a terminal event"))
