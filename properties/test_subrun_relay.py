@@ -6,29 +6,17 @@ result its caller's model reads."""
 
 from __future__ import annotations
 
+import attrs
 from hypothesis import given, strategies as st
 from properties.strategies import agent_errors, agent_events, names, texts
 
 from helikon_fc.core import events as ev
 from helikon_fc.core.errors import MaxAgentDepthExceeded, OtherError
-from helikon_fc.core.patterns import ChildFailed, ChildPaused, ChildSucceeded
-from helikon_fc.core.patterns.subrun import (
-    Relay,
-    SubRun,
-    child_end,
-    depth_error,
-    handoff_end,
-    handoff_segment,
-    qualified,
-    relay,
-    relay_of,
-    tool_answer,
-    tool_segment,
-)
+from helikon_fc.core.patterns import ChildFailed, ChildPaused, ChildSucceeded, subrun
 
 TERMINALS = (ev.RunCompleted, ev.RunFailed, ev.RunPaused)
-kinds = st.sampled_from(list(SubRun))
-segments = st.one_of(st.just(""), names().map(handoff_segment), names().map(tool_segment))
+kinds = st.sampled_from(list(subrun.SubRun))
+segments = st.one_of(st.just(""), names().map(subrun.handoff_segment), names().map(subrun.tool_segment))
 questions = st.builds(ev.ApprovalRequested, names(), names(), texts())
 streams = st.lists(
     st.one_of(agent_events(), questions, st.builds(ev.RunPaused, st.lists(questions, max_size=2).map(tuple))),
@@ -36,10 +24,10 @@ streams = st.lists(
 )
 
 
-def _read(state: Relay, events: list[ev.AgentEvent]) -> tuple[Relay, list[ev.AgentEvent]]:
+def _read(state: subrun.Relay, events: list[ev.AgentEvent]) -> tuple[subrun.Relay, list[ev.AgentEvent]]:
     passed: list[ev.AgentEvent] = []
     for event in events:
-        state, out = relay(state, event)
+        state, out = subrun.relay(state, event)
         passed.extend(out)
     return state, passed
 
@@ -50,10 +38,10 @@ def _first_terminal(events: list[ev.AgentEvent]) -> ev.TerminalEvent | None:
 
 @given(kinds, names(), segments, streams)
 def test_the_parent_sees_no_start_and_no_terminal_of_the_child(
-    kind: SubRun, who: str, segment: str, events: list[ev.AgentEvent]
+    kind: subrun.SubRun, who: str, segment: str, events: list[ev.AgentEvent]
 ) -> None:
     """One start and one terminal: the parent's own. A workflow child's start is an announcement instead."""
-    _, passed = _read(relay_of(kind, who, segment), events)
+    _, passed = _read(subrun.relay_of(kind, who, segment), events)
     assert not any(isinstance(e, ev.RunStarted | ev.RunCompleted | ev.RunFailed | ev.RunPaused) for e in passed)
 
 
@@ -66,20 +54,22 @@ def _before_terminal(events: list[ev.AgentEvent]) -> list[ev.AgentEvent]:
 
 @given(kinds, names(), segments, streams)
 def test_what_passes_is_the_childs_events_before_its_terminal_in_order(
-    kind: SubRun, who: str, segment: str, events: list[ev.AgentEvent]
+    kind: subrun.SubRun, who: str, segment: str, events: list[ev.AgentEvent]
 ) -> None:
     """Nothing after the child's first terminal; a tool's sub-run passes nothing; a question is qualified."""
     prefix = f"{segment}/" if segment else ""
-    _, passed = _read(relay_of(kind, who, segment), events)
-    if kind is SubRun.TOOL:
+    _, passed = _read(subrun.relay_of(kind, who, segment), events)
+    if kind is subrun.SubRun.TOOL:
         assert passed == []
         return
     expected: list[ev.AgentEvent] = []
     for event in _before_terminal(events):
         if isinstance(event, ev.RunStarted):
-            expected.extend([ev.AgentUpdated(event.agent)] if kind is SubRun.CHILD else [])
+            expected.extend([ev.AgentUpdated(event.agent)] if kind is subrun.SubRun.CHILD else [])
+        elif isinstance(event, ev.ApprovalRequested):
+            expected.append(attrs.evolve(event, call_id=prefix + event.call_id))
         else:
-            expected.append(qualified(event, prefix))
+            expected.append(event)
     assert passed == expected
     asked = [e for e in passed if isinstance(e, ev.ApprovalRequested)]
     assert all(e.call_id.startswith(prefix) for e in asked)
@@ -89,22 +79,22 @@ def test_what_passes_is_the_childs_events_before_its_terminal_in_order(
 def test_a_handoff_ends_once_with_its_targets_first_terminal_or_a_failure_naming_it(
     who: str, segment: str, events: list[ev.AgentEvent]
 ) -> None:
-    state, _ = _read(relay_of(SubRun.HANDOFF, who, segment), events)
+    state, _ = _read(subrun.relay_of(subrun.SubRun.HANDOFF, who, segment), events)
     first = _first_terminal(events)
-    end = handoff_end(state)
+    end = subrun.handoff_end(state)
     if first is not None:
         assert end == first
     else:
         assert end == ev.RunFailed(OtherError(f"handoff target {who!r} ended its stream without a terminal event"))
 
 
-@given(st.sampled_from([SubRun.CHILD, SubRun.TOOL]), names(), streams)
+@given(st.sampled_from([subrun.SubRun.CHILD, subrun.SubRun.TOOL]), names(), streams)
 def test_a_child_ends_as_its_first_terminal_says_with_its_last_answer(
-    kind: SubRun, who: str, events: list[ev.AgentEvent]
+    kind: subrun.SubRun, who: str, events: list[ev.AgentEvent]
 ) -> None:
-    state, _ = _read(relay_of(kind, who), events)
+    state, _ = _read(subrun.relay_of(kind, who), events)
     first = _first_terminal(events)
-    outcome = child_end(state)
+    outcome = subrun.child_end(state)
     answers = [e.item.text for e in _before_terminal(events) if isinstance(e, ev.MessageOutput)]
     match first:
         case ev.RunCompleted():
@@ -119,7 +109,7 @@ def test_a_child_ends_as_its_first_terminal_says_with_its_last_answer(
 
 @given(st.integers(0, 20), st.integers(0, 20))
 def test_a_sub_run_starts_no_deeper_than_the_limit(depth: int, limit: int) -> None:
-    error = depth_error(depth, limit)
+    error = subrun.depth_error(depth, limit)
     assert (error is None) == (depth + 1 <= limit)
     if error is not None:
         assert error == MaxAgentDepthExceeded(depth + 1, limit)
@@ -129,8 +119,8 @@ def test_a_sub_run_starts_no_deeper_than_the_limit(depth: int, limit: int) -> No
 def test_an_agent_as_tool_failure_is_an_error_result_the_caller_reads(
     call_id: str, agent: str, error: object, text: str
 ) -> None:
-    failed = tool_answer(call_id, agent, ChildFailed(error))  # type: ignore[arg-type]
+    failed = subrun.tool_answer(call_id, agent, ChildFailed(error))  # type: ignore[arg-type]
     assert failed.is_error and failed.call_id == call_id
     assert failed.output == f"agent {agent} failed: {error}"
-    answered = tool_answer(call_id, agent, ChildSucceeded(text))
+    answered = subrun.tool_answer(call_id, agent, ChildSucceeded(text))
     assert not answered.is_error and answered.output == text and answered.call_id == call_id
