@@ -131,6 +131,7 @@ from helikon_fc.core import (
 )
 from helikon_fc.core.records import (
     ActionKind,
+    AskedRequest,
     Boundary,
     ModelAnswered,
     OfferedTool,
@@ -570,6 +571,22 @@ def boundaries() -> st.SearchStrategy[Boundary]:
 
 
 @functools.cache
+def asked_requests() -> st.SearchStrategy[AskedRequest]:
+    """The request a recorded model call answered: every field of a `ModelRequest` but its conversation,
+    which the log holds (how many of its items are kept, and what follows them)."""
+    return st.builds(
+        AskedRequest,
+        instructions=st.none() | texts(),
+        tools=st.lists(tool_defs(), max_size=2).map(tuple),
+        settings=model_settings(),
+        output_schema=st.none() | output_schemas(),
+        kept=counts(),
+        items=st.lists(items(), max_size=2).map(tuple),
+        injected=counts(),
+    )
+
+
+@functools.cache
 def run_records() -> st.SearchStrategy[RunRecordBody]:
     """Any durable run record."""
     return st.one_of(
@@ -582,9 +599,15 @@ def run_records() -> st.SearchStrategy[RunRecordBody]:
             version=counts(),
         ),
         boundaries(),
-        st.builds(ModelAnswered, response=model_responses(), deltas=st.lists(agent_events(), max_size=3).map(tuple)),
+        st.builds(
+            ModelAnswered,
+            response=model_responses(),
+            deltas=st.lists(agent_events(), max_size=3).map(tuple),
+            asked=st.none() | asked_requests(),
+            latency=st.none() | finite_floats(),
+        ),
         st.builds(ToolFinished, result=tool_results(), escalated=st.booleans()),
-        st.builds(RunFinished, terminal=agent_events(), escalated=st.booleans()),
+        st.builds(RunFinished, terminal=agent_events(), escalated=st.booleans(), latency=st.none() | finite_floats()),
         st.builds(
             ToolsOffered,
             sources=st.lists(names(), max_size=2).map(tuple),

@@ -22,6 +22,7 @@ from properties.strategies import (
     conversations,
     items,
     loop_states,
+    model_requests,
     model_responses,
     names,
     next_actions,
@@ -113,6 +114,23 @@ def test_a_hooked_handoff_is_asked_once_for_its_target(
     asked = [p for p in review_points(handing, output_guarded=guarded, hooked=True) if isinstance(p, AskHandoff)]
     assert asked == [AskHandoff(target)]
     assert not any(isinstance(p, AskHandoff) for p in review_points(handing, output_guarded=guarded, hooked=False))
+
+
+@given(outcome=OUTCOMES, turns=st.lists(st.integers(1, 9), min_size=1, max_size=3), data=st.data())
+def test_a_hooked_model_call_asks_on_turn_start_once_per_turn_started_at_its_index(
+    outcome: TransitionOutcome, turns: list[int], data: st.DataObject
+) -> None:
+    """A hooked step that calls the model asks `OnTurnStart` for each of its `TurnStarted` events, with
+    that event's turn and position, in event order, whatever else the step carries."""
+    events = list(outcome.events)
+    for turn in turns:
+        events.insert(data.draw(st.integers(0, len(events))), TurnStarted(turn))
+    request = data.draw(model_requests())
+    calling = attrs.evolve(outcome, events=tuple(events), next_action=CallModel(request))
+    asked = [p for p in review_points(calling, output_guarded=False, hooked=True) if isinstance(p, AskTurnStart)]
+    expected = [AskTurnStart(e.turn, i) for i, e in enumerate(events) if isinstance(e, TurnStarted)]
+    assert asked == expected
+    assert len(asked) >= len(turns)
 
 
 @given(outcome=OUTCOMES)

@@ -8,7 +8,7 @@ from hypothesis import given, strategies as st
 from properties.strategies import model_requests, texts
 
 from helikon_fc.core import ModelRequest, SystemMessage
-from helikon_fc.shell.injections import PendingInjections
+from helikon_fc.engine import PendingInjections
 
 BATCHES = st.lists(st.lists(texts(), max_size=3), max_size=3)
 

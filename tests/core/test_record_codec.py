@@ -27,6 +27,7 @@ from helikon_fc.core.record_codec import UnresolvedReference, decode_log, decode
 from helikon_fc.core.records import (
     RECORD_FORMAT_VERSION,
     ActionKind,
+    AskedRequest,
     Boundary,
     ModelAnswered,
     RecordLogError,
@@ -121,3 +122,16 @@ def test_a_log_of_a_newer_record_format_is_refused() -> None:
     opened = RunOpened(agent="a", pattern="llm", fingerprint="f", version=RECORD_FORMAT_VERSION + 1)
     with pytest.raises(RecordLogError, match=f"record format {RECORD_FORMAT_VERSION + 1}, newer"):
         restore([opened])
+
+
+def test_a_model_answer_keeps_what_was_asked_and_its_latency_and_leaves_them_off_when_unknown() -> None:
+    """The lean form of a model answer carries `asked` and `latency` when set (so a recording can show
+    what was asked, and how long the answer took), and leaves both keys out when `None`."""
+    asked = AskedRequest(instructions="be brief", kept=1, items=(UserMessage("summary"),), injected=2)
+    answered = ModelAnswered(response=ModelResponse(text="hi"), asked=asked, latency=0.25)
+    (text,), _ = encode_log([answered])
+    assert json.loads(text)["asked"]["instructions"] == "be brief"
+    assert json.loads(text)["latency"] == 0.25
+    assert decode_log([text]) == [answered]
+    (bare,), _ = encode_log([ModelAnswered(response=ModelResponse(text="hi"))])
+    assert "asked" not in json.loads(bare) and "latency" not in json.loads(bare)

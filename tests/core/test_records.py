@@ -10,6 +10,7 @@ from helikon_fc.core import (
     ExecutingTools,
     MessageOutput,
     ModelResponse,
+    ModelSettings,
     RunCompleted,
     TokenDelta,
     ToolCall,
@@ -23,6 +24,7 @@ from helikon_fc.core import (
 )
 from helikon_fc.core.records import (
     ActionKind,
+    AskedRequest,
     Boundary,
     ModelAnswered,
     RecordLogError,
@@ -130,3 +132,14 @@ def test_the_tools_a_run_was_offered_are_restored_from_its_second_record() -> No
     offered = ToolsOffered(sources=("time",))
     assert restore([OPENED, offered, FIRST]).offered == offered
     assert restore([OPENED, FIRST]).offered is None
+
+
+def test_an_asked_request_given_only_its_instructions_starts_from_nothing_of_the_log_and_had_nothing_injected() -> None:
+    """The defaults of `AskedRequest`: no tools, default settings, no output schema, none of the log's
+    conversation kept, no items of its own, no system message injected (also when read from the wire)."""
+    asked = AskedRequest(instructions=None)
+    assert (asked.tools, asked.settings, asked.output_schema) == ((), ModelSettings(), None)
+    assert (asked.kept, asked.items, asked.injected) == (0, (), 0)
+    stored = '{"type":"model_answered","response":{"type":"model_response"},"asked":{"instructions":"x"}}'
+    expected = ModelAnswered(response=ModelResponse(), asked=AskedRequest(instructions="x"))
+    assert from_json(RunRecordBody, stored) == expected

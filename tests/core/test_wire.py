@@ -227,3 +227,11 @@ def test_an_exception_without_a_message_is_named_by_its_type() -> None:
 
     assert _flatten(KeyError(), ".a") == [(".a", "KeyError")]
     assert _flatten(ValueError("bad"), "[0]") == [("[0]", "bad")]
+
+
+def test_a_value_json_cannot_hold_is_named_by_its_path_from_the_root_of_what_is_written() -> None:
+    """`to_json` locates a fault inside a `JsonValue` field from the root of the value written
+    (``$.info.bad[1]``), not from the field (``$value...``): the message says where to look."""
+    with pytest.raises(WireFormatError) as caught:
+        to_json(GuardrailTriggered("x", {"bad": [1, {2}]}))  # type: ignore[list-item]
+    assert caught.value.problems == ("$.info.bad[1]: expected a JSON value, got set",)

@@ -96,3 +96,10 @@ def test_no_tag_is_the_class_name_rewritten_when_a_name_changes() -> None:
     """The table is keyed by class, not by name: a class renamed at run time keeps its tag in the check."""
     with renamed(Red, "Crimson"):
         assert check_tags({"Colour": Red | Green}, {Red: "red", Green: "green"})[Red] == "red"
+
+
+def test_members_without_a_tag_are_named_once_each_and_never_as_sharing_one() -> None:
+    """Two untagged members of one union are two missing tags, not two members sharing the tag `None`."""
+    with pytest.raises(TypeError) as caught:
+        check_tags({"Colour": Red | Green | Blue}, {Red: "red"})
+    assert str(caught.value) == "wire tags: Green has no declared tag; Blue has no declared tag"

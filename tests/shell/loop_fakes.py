@@ -19,7 +19,7 @@ from helikon_fc.core import (
     TransitionOutcome,
     transition,
 )
-from helikon_fc.shell import driver
+from helikon_fc.engine import loop
 from helikon_fc.shell.context import RunContext
 from helikon_fc.shell.tool import ToolContext, ToolError, ToolOutput
 
@@ -143,7 +143,7 @@ class TransitionLog:
 
 
 def record_transitions(monkeypatch: pytest.MonkeyPatch) -> TransitionLog:
-    """Make the driver's `transition` record every step it takes."""
+    """Make the loop's `transition` (`helikon_fc.engine.loop`) record every step it takes."""
     log = TransitionLog()
 
     def recording(state: LoopState, input: TransitionInput, ctx: TransitionCtx) -> TransitionOutcome:
@@ -151,5 +151,5 @@ def record_transitions(monkeypatch: pytest.MonkeyPatch) -> TransitionLog:
         log.steps.append((state, input, outcome))
         return outcome
 
-    monkeypatch.setattr(driver, "transition", recording)
+    monkeypatch.setattr(loop, "transition", recording)
     return log

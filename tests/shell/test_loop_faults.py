@@ -252,13 +252,13 @@ async def test_instructions_that_raise_fail_the_run() -> None:
 
 
 async def test_an_internal_error_is_a_run_failed_event(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A bug inside the driver surfaces as `RunFailed(OtherError("internal error: ..."))`, never as an exception."""
-    from helikon_fc.shell import driver
+    """A bug inside the loop surfaces as `RunFailed(OtherError("internal error: ..."))`, never as an exception."""
+    from helikon_fc.engine import loop
 
     def broken_transition(*args: object) -> Any:
         raise ZeroDivisionError("oops")
 
-    monkeypatch.setattr(driver, "transition", broken_transition)
+    monkeypatch.setattr(loop, "transition", broken_transition)
     events = await drain(agent_with(ScriptedModel([reply("x")])).run(ephemeral(), QUESTION))
     assert events[-1] == RunFailed(OtherError("internal error: ZeroDivisionError: oops"))
 

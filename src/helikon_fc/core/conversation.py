@@ -59,7 +59,8 @@ class Conversation(Sequence[Item]):
         end = self._len + len(items)
         mark = _last_mark(items, self._len, self._mark)
         if len(log) != self._len:
-            if len(log) >= end and all(a is b or a == b for a, b in zip(log[self._len : end], items, strict=True)):
+            # (List equality compares item by item, each first by identity: `a is b or a == b`.)
+            if len(log) >= end and log[self._len : end] == (items if type(items) is list else list(items)):
                 # The log already continues with these very items (the view was extended the same way
                 # before, e.g. by `transition` building its request): share it, nothing to copy.
                 return Conversation._view(log, end, mark)
@@ -105,7 +106,9 @@ class Conversation(Sequence[Item]):
 
 def _last_mark(items: Iterable[Item], offset: int, mark: int) -> int:
     """The index (counted from `offset`) of the last `Compacted` among `items`, else `mark`."""
-    for index, item in enumerate(items):
+    index = offset
+    for item in items:
         if type(item) is Compacted:
-            mark = offset + index
+            mark = index
+        index += 1
     return mark

@@ -211,40 +211,63 @@ def assemble_response(events: Iterable[ModelEvent]) -> ModelResponse:
     """
     text: list[str] = []
     reasoning: list[str] = []
-    blocks = _ReasoningBlocks()
+    blocks: _ReasoningBlocks | None = None
     names: dict[str, str] = {}
     arguments: dict[str, list[str]] = {}
-    usage = Usage()
+    usage = _NO_USAGE
     model: str | None = None
     finish = FinishReason.STOP
     for event in events:
+        # The exact classes first (an event of one of them can match no other case), then the cases by class.
+        kind = type(event)
+        if kind is ModelToolCallDelta:
+            _add_call_delta(event, arguments, names)  # type: ignore[arg-type]
+            continue
+        if kind is ModelTextDelta:
+            text.append(event.text)  # type: ignore[union-attr]
+            continue
         match event:
             case ModelTextDelta(text=fragment):
                 text.append(fragment)
             case ModelReasoningDelta(text=fragment):
                 reasoning.append(fragment)
+                if blocks is None:
+                    blocks = _ReasoningBlocks()
                 blocks.add(event)
-            case ModelToolCallDelta(call_id=call_id, name=name, args_delta=delta):
-                parts = arguments.setdefault(call_id, [])
-                parts.append(delta)
-                if name and call_id not in names:
-                    names[call_id] = name
+            case ModelToolCallDelta():
+                _add_call_delta(event, arguments, names)
             case ModelUsage(usage=snapshot, model=answered_by):
                 usage, model = snapshot, answered_by
             case ModelFinish(reason=reason):
                 finish = reason
             case _:
                 assert_never(event)
-    calls = tuple(ToolCall(call_id, names.get(call_id, ""), "".join(parts)) for call_id, parts in arguments.items())
+    calls = tuple([ToolCall(call_id, names.get(call_id, ""), "".join(parts)) for call_id, parts in arguments.items()])
     return ModelResponse(
         text="".join(text),
         reasoning="".join(reasoning),
         tool_calls=calls,
         usage=usage,
         finish_reason=finish,
-        reasoning_blocks=blocks.finish(),
+        reasoning_blocks=blocks.finish() if blocks is not None else (),
         model=model,
     )
+
+
+_NO_USAGE = Usage()
+"""What a turn that reported no usage is assembled with (a `Usage` is immutable: one value serves every turn)."""
+
+
+def _add_call_delta(event: ModelToolCallDelta, arguments: dict[str, list[str]], names: dict[str, str]) -> None:
+    """Fold one tool-call fragment in: its argument text appended, the call named by the first name seen."""
+    call_id, name = event.call_id, event.name
+    parts = arguments.get(call_id)
+    if parts is None:
+        arguments[call_id] = [event.args_delta]
+    else:
+        parts.append(event.args_delta)
+    if name and call_id not in names:
+        names[call_id] = name
 
 
 class _ReasoningBlocks:

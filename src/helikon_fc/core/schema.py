@@ -13,6 +13,7 @@ a model (or a person) can fix it: ``$.city: missing required field``.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import cast
 
 from .compiled_schema import MAX_DEPTH, CompiledSchema, SchemaError, compile_schema
@@ -51,8 +52,23 @@ def validate(value: JsonValue, schema: JsonValue | CompiledSchema, path: str = "
     return compiled.errors(value, path)
 
 
+_scan_once: Callable[[str, int], tuple[object, int]] = json.decoder.JSONDecoder().scan_once  # type: ignore[attr-defined]
+"""The C scanner `json.loads` runs (a decoder with its defaults, as ``json.loads(text)`` uses)."""
+
+
 def parse_arguments(text: str) -> JsonObject:
     """Decode a tool call's argument text: blank means ``{}``; anything but a JSON object raises `ValueError`."""
+    if text[:1] == "{" and text[-1:] == "}":
+        # Text that opens and closes an object, with no whitespace around it (what models send): the scanner
+        # `json.loads` ends in, called directly. Whatever it would refuse (a fault, or more after the object)
+        # goes the way below, so the error is `json.loads`'s own.
+        try:
+            value, end = _scan_once(text, 0)
+        except (StopIteration, ValueError):
+            pass
+        else:
+            if end == len(text):
+                return cast(JsonObject, value)
     if not text.strip():
         return {}
     value = json.loads(text)

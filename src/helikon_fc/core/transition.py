@@ -80,7 +80,7 @@ from .states import (
     TransitionInput,
     TransitionOutcome,
 )
-from .usage import Usage, one_call
+from .usage import Usage
 
 
 def _no_arguments() -> dict[str, JsonValue]:
@@ -267,8 +267,19 @@ def _with_unique_call_ids(response: ModelResponse) -> ModelResponse:
 
 
 def _counted(usage: Usage, response: ModelResponse) -> Usage:
-    """Add one model call's usage; the loop counts the request itself, whatever the provider said."""
-    return usage + one_call(response.usage)
+    """Add one model call's usage; the loop counts the request itself, whatever the provider said.
+
+    ``usage + one_call(response.usage)``, written out: one `Usage` built instead of two.
+    """
+    reported = response.usage
+    return Usage(
+        input_tokens=usage.input_tokens + reported.input_tokens,
+        output_tokens=usage.output_tokens + reported.output_tokens,
+        cached_input_tokens=usage.cached_input_tokens + reported.cached_input_tokens,
+        reasoning_tokens=usage.reasoning_tokens + reported.reasoning_tokens,
+        requests=usage.requests + 1,
+        unreported_requests=usage.unreported_requests + reported.unreported_requests,
+    )
 
 
 def _on_tool_loop_response(state: CallingModel, response: ModelResponse, ctx: TransitionCtx) -> TransitionOutcome:
@@ -279,11 +290,12 @@ def _on_tool_loop_response(state: CallingModel, response: ModelResponse, ctx: Tr
     conversation = ctx.conversation.extend(items)
 
     if calls:
-        handoffs = {h.tool_name: h for h in ctx.handoffs}
-        winner = next((call for call in calls if call.name in handoffs), None)
-        events.extend(ToolCallItem(call) for call in calls)
-        if winner is not None:
-            return _hand_off(winner, handoffs[winner.name], calls, usage, events, items, conversation, ctx)
+        events += [ToolCallItem(call) for call in calls]
+        if ctx.handoffs:
+            handoffs = {h.tool_name: h for h in ctx.handoffs}
+            winner = next((call for call in calls if call.name in handoffs), None)
+            if winner is not None:
+                return _hand_off(winner, handoffs[winner.name], calls, usage, events, items, conversation, ctx)
         return TransitionOutcome(
             ExecutingTools(calls, (), state.turn, usage), tuple(events), _execute(calls, ctx), items
         )
@@ -319,11 +331,10 @@ def _check_calls(
     """Per call in order: its parsed and checked arguments (`None` if it cannot run), and why it cannot run
     (unknown tool, arguments not JSON or off the schema; `None` if it can)."""
     tools = {tool.name: tool for tool in ctx.tools}
-    offered = ", ".join(sorted([*tools, *(handoff.tool_name for handoff in ctx.handoffs)])) or "none"
     arguments: list[JsonObject | None] = []
     problems: list[str | None] = []
     for call in calls:
-        checked = _checked_arguments(call, tools, offered)
+        checked = _checked_arguments(call, tools, ctx)
         if isinstance(checked, str):
             arguments.append(None)
             problems.append(checked)
@@ -333,20 +344,26 @@ def _check_calls(
     return tuple(arguments), tuple(problems)
 
 
+def _offered(tools: dict[str, ToolDef], ctx: TransitionCtx) -> str:
+    """Every tool name the model was offered, its handoffs' transfer tools included (for an unknown tool's answer)."""
+    return ", ".join(sorted([*tools, *(handoff.tool_name for handoff in ctx.handoffs)])) or "none"
+
+
 def _runnable(calls: tuple[ToolCall, ...], rejected: tuple[ToolResult, ...]) -> tuple[ToolCall, ...]:
     """The calls the driver must run: those not already answered by a rejection (only records of older versions,
     whose transition answered calls that cannot run itself, have any)."""
+    if not rejected:
+        return calls
     rejected_ids = {result.call_id for result in rejected}
     return tuple(call for call in calls if call.call_id not in rejected_ids)
 
 
-def _checked_arguments(call: ToolCall, tools: dict[str, ToolDef], offered: str) -> JsonObject | str:
+def _checked_arguments(call: ToolCall, tools: dict[str, ToolDef], ctx: TransitionCtx) -> JsonObject | str:
     """The arguments of `call`, parsed and checked against its tool's schema; or why it cannot run, in
-    words the model can act on (an unknown tool's answer lists `offered`: every tool name the model was
-    offered, its handoffs' transfer tools included)."""
+    words the model can act on (an unknown tool's answer lists every tool name the model was offered)."""
     tool = tools.get(call.name)
     if tool is None:
-        return f"unknown tool: {call.name!r} (available tools: {offered})"
+        return f"unknown tool: {call.name!r} (available tools: {_offered(tools, ctx)})"
     try:
         arguments = parse_arguments(call.arguments)
     except json.JSONDecodeError as exc:
@@ -387,8 +404,8 @@ def _answers_problem(input: ToolResults, expected: list[str]) -> str | None:
     """Why `input` does not answer exactly the calls `expected` (each by a result or as pending), or `None`."""
     given = [result.call_id for result in input.results]
     waiting = [call.call_id for call in input.pending]
-    if sorted(given + waiting) == sorted(expected):
-        return None
+    if (given == expected and not waiting) or sorted(given + waiting) == sorted(expected):
+        return None  # (equal lists sort equal: the first test only spares the sorting in the common case)
     pending = f" (pending {waiting})" if waiting else ""
     return f"tool results answer {given}{pending}, expected exactly {expected}"
 
@@ -427,8 +444,8 @@ def _after_tools(
 ) -> TransitionOutcome:
     """Settle a tool round: results in call order, then the next turn, or `MaxTurnsExceeded` at the budget."""
     by_id = {result.call_id: result for result in results}
-    ordered = tuple(by_id[call.call_id] for call in calls)
-    events.extend(ToolOutputItem(result) for result in ordered)
+    ordered = tuple([by_id[call.call_id] for call in calls])
+    events += [ToolOutputItem(result) for result in ordered]
     appends = appends + ordered
     conversation = conversation.extend(ordered)
     next_turn = turn + 1

@@ -102,7 +102,7 @@ class IntCodec(Codec):
         return {"type": "integer"}
 
     def decode(self, value: JsonValue, path: str, errors: list[str]) -> Any:
-        if isinstance(value, int) and not isinstance(value, bool):
+        if type(value) is int or (isinstance(value, int) and not isinstance(value, bool)):
             return value
         if isinstance(value, float) and value.is_integer():
             return int(value)
@@ -452,6 +452,8 @@ class FieldsCodec(Codec):
         super().__init__()
         self._fields = fields
         self._by_key = {f.key: f for f in fields}
+        # Each field with what `child_path` appends to its object's path, worked out once, not per value.
+        self._steps = tuple((f, child_path("", f.key)) for f in fields)
         self._build = build
         self._title = title
 
@@ -483,15 +485,15 @@ class FieldsCodec(Codec):
             return _expected(errors, path, "object", value)
         before = len(errors)
         kwargs: dict[str, Any] = {}
-        for field in self._fields:
+        for field, step in self._steps:
             raw = value.get(field.key, FAIL)
             if raw is None and field.default is not FAIL and not field.codec.accepts_none:
                 raw = FAIL  # null spells "omitted" in the strict schema form
             if raw is FAIL:
                 if field.default is FAIL:
-                    errors.append(f"{child_path(path, field.key)}: missing required field")
+                    errors.append(f"{path}{step}: missing required field")
                 continue
-            kwargs[field.arg] = field.codec.decode(raw, child_path(path, field.key), errors)
+            kwargs[field.arg] = field.codec.decode(raw, path + step, errors)
         if len(value) > len(kwargs):
             errors.extend(f"{child_path(path, key)}: unexpected field" for key in value if key not in self._by_key)
         if len(errors) > before:

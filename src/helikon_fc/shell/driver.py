@@ -1,23 +1,23 @@
-"""The driver: runs the side effects between the pure `transition` steps of one model loop.
+"""The trio driver: the trio performer of the shared model loop (`helikon_fc.engine.run_loop`).
 
-It runs a `LoopDefinition` (an `LlmAgent` builds one) and reads nothing else of the agent.
+It runs a `LoopDefinition` (an `LlmAgent` builds one) and reads nothing else of the agent. The loop
+decides (which step, what its events and appends are, when the run ends, what usage counts); the
+run's `_Steps` performs each action it asks for, on trio:
 
-One loop: feed the machine, emit the outcome's events, extend the conversation with its appends,
-then perform its `NextAction` —
-
-- `CallModel`: stream the model; forward its deltas live (`TokenDelta`, `ReasoningDelta`,
-  `ToolCallDelta`) and fold the stream into a `ModelResponse` for the next step. A model failure
-  ends the run with `RunFailed(ModelFailed)`; a stream that ends without `ModelFinish` was cut
-  short (rule 2 of the `Model` protocol) and fails with kind ``TRANSPORT``.
-- `ExecuteTools`: run every call of the turn at once in one nursery, at most
-  ``parallel_tool_call_limit`` at a time (a `trio.CapacityLimiter`); each call writes its result
-  into its own slot, so results keep call order. Tool failures are results the model reads.
-- `CallModel` from `Compacting`: the summary call, made with the compaction's model and without
-  forwarding its deltas; a failure is fed back as `SummaryFailed` and the run goes on uncompacted.
-- `PerformHandoff`: run the target agent on the transcript in a child context and continue this
-  stream with its events (its `RunStarted` dropped, its `RunCompleted` carrying both usages),
-  through `forward_run` like any other consumer of a run.
-- `Terminate`: return the terminal event; `emit_run` sends it.
+- `call_model`: stream the model; forward its deltas live (`TokenDelta`, `ReasoningDelta`,
+  `ToolCallDelta`) and fold the stream into a `ModelResponse`. A model failure is a
+  `RunFailed(ModelFailed)`; a stream that ends without `ModelFinish` was cut short (rule 2 of the
+  `Model` protocol) and fails with kind ``TRANSPORT``;
+- `summarise`: the summary call of a compaction, with the compaction's model, its deltas dropped;
+- `run_tools`: every call of the turn at once in one nursery, at most ``parallel_tool_call_limit``
+  at a time (a `trio.CapacityLimiter`); each call writes its result into its own slot, so results
+  keep call order. Tool failures are results the model reads;
+- `await_approval`: the approval phase (`shell.tool_round.ApprovalPhase`);
+- `hand_off`: run the target agent on the transcript in a child context and continue this stream
+  with its events (its `RunStarted` dropped, its `RunCompleted` carrying both usages), through
+  `forward_run` like any other consumer of a run;
+- `beside`: one nursery, the check cancelling the call; `boundary` / `answered` / `ended`: the
+  run's durable log (`LlmRecording`), when it has one.
 
 Nothing here logs, and everything a run needs that does not change per turn (tool definitions,
 the transition context, the limiter) is built once per run.
@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
 from functools import partial
-from typing import Any, TypeAlias, assert_never, cast
+from typing import Any, TypeAlias, TypeVar, cast
 
 import trio
 
@@ -35,16 +35,9 @@ from ..core import (
     AgentEvent,
     ApplyingHandoff,
     ApprovalRequested,
-    AwaitApproval,
-    CallModel,
-    Compacting,
-    CompactionPolicy,
     Conversation,
-    ExecuteTools,
-    HandoffTarget,
     HookFailed,
     JsonObject,
-    LoopState,
     ModelEvent,
     ModelFailed,
     ModelFailureKind,
@@ -52,47 +45,40 @@ from ..core import (
     ModelReasoningDelta,
     ModelRequest,
     ModelResponse,
-    ModelSettings,
     ModelTextDelta,
     ModelToolCallDelta,
     ModelUsage,
     OtherError,
-    OutputSchema,
-    PerformHandoff,
     ReasoningDelta,
     RunCompleted,
     RunFailed,
-    RunPaused,
     Start,
     TerminalEvent,
-    Terminate,
     TokenDelta,
     ToolCall,
     ToolCallDelta,
-    ToolDef,
     ToolResult,
     ToolResults,
     TransitionCtx,
-    TransitionInput,
+    TransitionOutcome,
     UnknownHandoffTarget,
     assemble_response,
     initial_state,
-    transition,
     usage_problem,
 )
-from ..core.loop_steps import credited_model, ending, failed_step, model_step, problems_by_call
+from ..core.loop_steps import credited_model, problems_by_call
 from ..core.patterns.subrun import Relay, SubRun, handoff_end, handoff_segment, relay, relay_of
 from ..core.records import RecordLogError
 from ..core.usage import one_call
+from ..engine import Begin, Held, run_loop
 from ..models.protocol import Model, ModelError
 from .compaction import discard
 from .config import RunConfig
 from .context import RunContext, child_context
-from .controls import InputGate, LoopControls, failing_on_hook
+from .controls import LoopControls, failing_on_hook
 from .definition import LoopDefinition
 from .durable import IncompatibleRunError
 from .durable_llm import LlmRecording
-from .guardrails import Tripped
 from .hooks import HookFailure, Hooks, after_tool_call, before_tool_call, subagent_stopped
 from .input import AgentInput
 from .listed_tools import with_listed_tools
@@ -104,6 +90,9 @@ from .tool import Tool
 from .tool_exec import execute_tool_call, traced_tool_call
 from .tool_round import ApprovalPhase, CallDone, CallOutcome, invoke_call, round_results, run_call
 from .tracing import Tracer, trace_model_call
+
+A = TypeVar("A")
+B = TypeVar("B")
 
 _DEFAULT_CONFIG = RunConfig()
 _NO_HOOKS: Hooks[Any] = Hooks()
@@ -190,44 +179,6 @@ class _LoopRun:
         return await run.drive(send)
 
 
-_FixedContext: TypeAlias = tuple[
-    str,
-    str | None,
-    tuple[ToolDef, ...],
-    tuple[HandoffTarget, ...],
-    ModelSettings,
-    int,
-    OutputSchema | None,
-    int,
-    int,
-    CompactionPolicy | None,
-]
-"""What a run's `TransitionCtx` keeps from step to step: everything but the conversation."""
-
-
-def _context_with(fixed: _FixedContext, conversation: Conversation) -> TransitionCtx:
-    """The run's transition context over `conversation`.
-
-    A module-level function over a tuple rather than a closure in `drive`: a closure would turn the
-    variables it captures into cells and cost a function object per run, both tracked by the garbage
-    collector for as long as the run lives (which shows with thousands of concurrent runs).
-    """
-    name, rendered, tool_defs, handoffs, settings, max_turns, schema, depth, max_depth, compaction = fixed
-    return TransitionCtx(
-        agent_name=name,
-        instructions=rendered,
-        conversation=conversation,
-        tools=tool_defs,
-        handoffs=handoffs,
-        settings=settings,
-        max_turns=max_turns,
-        output_schema=schema,
-        agent_depth=depth,
-        max_agent_depth=max_depth,
-        compaction=compaction,
-    )
-
-
 async def _loop(
     definition: LoopDefinition,
     config: RunConfig,
@@ -236,7 +187,8 @@ async def _loop(
     send: Send,
     controls: LoopControls | None = None,
 ) -> TerminalEvent:
-    """The loop of `_LoopRun.drive`; a `RunCompleted` it returns is completed with the run's meter."""
+    """The loop of `_LoopRun.drive` (`engine.run_loop` with this run's `_Steps`); a `RunCompleted` it
+    returns is completed with the run's meter."""
     instructions = definition.instructions
     if callable(instructions):
         try:
@@ -244,68 +196,45 @@ async def _loop(
         except Exception as exc:
             message = f"instructions of agent {definition.name!r} failed: {type(exc).__name__}: {exc}"
             return RunFailed(OtherError(message))  # noqa: ASYNC910 - `drive` passed a schedule point just before
-    fixed = _fixed_context(definition, config, ctx, instructions or None)
+    base = _transition_ctx(definition, config, ctx, instructions or None)
     try:
         recording = await LlmRecording.open(definition, ctx, ctx.durable, input) if ctx.durable is not None else None
     except (IncompatibleRunError, RecordLogError) as exc:
         return RunFailed(OtherError(str(exc)))  # noqa: ASYNC910 - `drive` passed a schedule point just before
-    steps = _Steps(definition, config, ctx, send, controls, recording)
-    start = await steps.start(Conversation(input.items))
-    if not isinstance(start, tuple):
-        return start
-    state, step, resumed, redeliver, conversation = start
-    del start  # not held while the run waits
-    tctx = _context_with(fixed, conversation)
-    while True:
-        await trio.lowlevel.checkpoint_if_cancelled()
-        outcome = transition(state, step, tctx)
-        if controls is not None and not resumed:
-            outcome = await controls.review(outcome)
-        events = outcome.events
-        action = outcome.next_action
-        if resumed:  # `Start` re-asked a recorded boundary's action: it is recorded (and reviewed), its events went out
-            events, resumed = redeliver, False
-        elif recording is not None:
-            await recording.boundary(outcome)
-        if type(action) is Terminate:
-            return await _finish_recorded(events, send, recording)
-        for event in events:
-            await send(event)
-        appends = outcome.conversation_appends
-        if appends:
-            conversation = conversation.extend(appends)
-            tctx = _context_with(fixed, conversation)
-        state = outcome.next_state
-        del step, outcome, events, appends  # fed, sent and applied: not held while the action runs
-        match action:
-            case CallModel(request=request):
-                done = await steps.call_model(state, request)
-                del request
-            case ExecuteTools(calls=calls, arguments=arguments, problems=problems):
-                done = await steps.run_tools(state, calls, arguments, problems)
-                del calls, arguments, problems
-            case AwaitApproval(pending=pending, problems=problems):
-                done = await steps.await_approval(state, pending, problems)
-                del pending, problems
-            case PerformHandoff(target=target, transcript=transcript):
-                return await steps.hand_off(target, transcript)
-            case Terminate():
-                raise AssertionError("unreachable: a Terminate action returns before its events are sent")
-            case _:
-                assert_never(action)
-        if isinstance(done, RunCompleted | RunFailed | RunPaused):
-            return done
-        step = done
-        del done
+    steps = _Steps(definition, config, ctx, send, recording)
+    begin = await steps.start(Conversation(input.items))
+    if type(begin) is not Begin:
+        return cast("TerminalEvent", begin)
+    return await run_loop(steps, controls, base, begin)
+
+
+def _transition_ctx(
+    definition: LoopDefinition, config: RunConfig, ctx: RunContext[Any], instructions: str | None
+) -> TransitionCtx:
+    """The run's transition context over an empty conversation (`engine.contexts` puts the run's in)."""
+    fixed = zip(_FIXED_FIELDS, _fixed_context(definition, config, ctx, instructions), strict=True)
+    return TransitionCtx(conversation=_EMPTY, **dict(fixed))
+
+
+_FIXED_FIELDS = (
+    "agent_name",
+    "instructions",
+    "tools",
+    "handoffs",
+    "settings",
+    "max_turns",
+    "output_schema",
+    "agent_depth",
+    "max_agent_depth",
+    "compaction",
+)
+"""The fields of the run's `TransitionCtx` that `_fixed_context` gives, in its order."""
 
 
 def _fixed_context(
     definition: LoopDefinition, config: RunConfig, ctx: RunContext[Any], instructions: str | None
-) -> _FixedContext:
-    """Everything of the run's transition context but the conversation (fixed for the run).
-
-    Rebuilding the context from this tuple with the class itself is about twice as fast as `attrs.evolve`.
-    """
+) -> tuple[Any, ...]:
+    """Everything of the run's transition context but the conversation (fixed for the run)."""
     return (
         definition.name,
         instructions,
@@ -320,27 +249,30 @@ def _fixed_context(
     )
 
 
-_Resumed: TypeAlias = tuple[LoopState, TransitionInput, bool, tuple[AgentEvent, ...], Conversation]
-"""Where the loop starts: the state, its input, whether it re-asks a recorded action, the events to
-deliver for it, and the conversation."""
+_EMPTY = Conversation()
 
 
 class _Steps:
-    """What one model loop run does for each action `transition` asks for (one object per run, slotted:
-    no closures, so a suspended run holds as few tracked objects as it can)."""
+    """The trio performer of one model loop run (`engine.Performer`): what it does for each action the
+    loop asks for (one object per run, slotted: no closures, so a suspended run holds as few tracked
+    objects as it can)."""
 
     __slots__ = (
-        "controls",
+        "agent",
         "ctx",
         "definition",
-        "gate",
         "limiter",
         "meter",
+        "model",
         "phase",
         "recording",
+        "records",
         "send",
         "summary_model",
     )
+
+    checkpoint = staticmethod(trio.lowlevel.checkpoint_if_cancelled)
+    """Where a cancelled run stops: every step, whatever its model does."""
 
     def __init__(
         self,
@@ -348,14 +280,15 @@ class _Steps:
         config: RunConfig,
         ctx: RunContext[Any],
         send: Send,
-        controls: LoopControls | None,
         recording: LlmRecording | None,
     ) -> None:
         self.definition = definition
+        self.agent = definition.name
+        self.model: str | None = definition.model.name
         self.ctx = ctx
         self.send = send
-        self.controls = controls
         self.recording = recording
+        self.records = recording is not None
         limit = config.parallel_tool_call_limit
         self.limiter = trio.CapacityLimiter(limit) if limit is not None else None
         self.summary_model = config.compaction.model if config.compaction is not None else None
@@ -363,73 +296,50 @@ class _Steps:
         assert meter is not None
         self.meter: UsageMeter = meter
         self.phase = ApprovalPhase() if ctx.permissions is not None else None
-        self.gate: InputGate | None = None
 
-    async def start(self, conversation: Conversation) -> _Resumed | TerminalEvent:
-        """Where the loop starts (a recorded run: its last boundary), or the terminal it ends with at once."""
-        recording, name = self.recording, self.definition.name
-        resumed: _Resumed = (initial_state(), Start(), False, (), conversation)
-        if recording is not None:
-            point = await recording.start(self.send)
-            for answered in recording.point.answers:  # the recorded model calls count as if made now
-                self.meter.add(name, one_call(answered.usage), credited_model(answered, self.definition.model.name))
-            if recording.finished_terminal is not None and not isinstance(point.state, ApplyingHandoff):
-                return cast("TerminalEvent", recording.finished_terminal)
-            # (a finished run that handed off goes on into the handoff: the target replays its own events)
-            resumed = (point.state, point.step, point.resumed, point.redeliver, point.conversation)
-        controls = self.controls
-        if controls is not None:
-            refused = await controls.run_started()
-            if refused is not None:
-                return await _stop(resumed[0], (RunFailed(refused),), self.send, recording)
-            if recording is None or not recording.point.answers:  # a recorded answer means the gate had passed
-                self.gate = controls.input_gate(resumed[4])
-        return resumed  # noqa: ASYNC910 - `drive` passed a schedule point just before
+    async def start(self, conversation: Conversation) -> Begin | TerminalEvent:
+        """Where the loop begins (a recorded run: its last boundary), or the terminal a finished run ended with."""
+        recording = self.recording
+        if recording is None:
+            return Begin(initial_state(), Start(), conversation)  # noqa: ASYNC910 - `drive` passed a schedule point
+        point = await recording.start(self.send)
+        for answered in recording.point.answers:  # the recorded model calls count as if made now
+            self.meter.add(self.agent, one_call(answered.usage), credited_model(answered, self.model))
+        if recording.finished_terminal is not None and not isinstance(point.state, ApplyingHandoff):
+            return cast("TerminalEvent", recording.finished_terminal)
+        # (a finished run that handed off goes on into the handoff: the target replays its own events)
+        fresh = not recording.point.answers  # a recorded answer means the input guardrails had passed
+        return Begin(
+            point.state, point.step, point.conversation, resumed=point.resumed, redeliver=point.redeliver, fresh=fresh
+        )
 
-    async def call_model(self, state: LoopState, request: ModelRequest) -> TransitionInput | TerminalEvent:
-        """`CallModel`: the model's answer for the next step (from `Compacting`: the summary's)."""
-        definition, recording, tracer = self.definition, self.recording, self.ctx.tracer
-        agent_model = definition.model.name
-        if type(state) is Compacting:  # the summary: its model, no hooks or guardrails, deltas not the answer's
-            summary_model = self.summary_model or definition.model
-            answer = await _ask_model(tracer, summary_model, request, discard)
-            if type(answer) is RunFailed:
-                return model_step(state, answer)  # skipped: the run goes on
-            if type(answer) is ModelResponse and answer.model is None and summary_model is not definition.model:
-                answer = _answered_by(answer, summary_model.name)  # counted and recorded as its model's answer
-        else:
-            own = request  # what the log may keep: the hooks' injections are never recorded, only counted
-            if self.controls is not None:
-                request = self.controls.request(request)
-            sink = recording.collecting(self.send, own, len(request.items) - len(own.items)) if recording else self.send
-            gate, self.gate = self.gate, None
-            if gate is None:
-                answer = await _ask_model(tracer, definition.model, request, sink)
-            else:
-                asking: Callable[[Send], Awaitable[ModelResponse | RunFailed]] = partial(
-                    _ask_model, tracer, definition.model, request
-                )
-                gated = await _ask_beside_guardrails(gate, asking, sink, self.meter, definition.name, agent_model)
-                if type(gated) is Tripped:  # nothing of this call is delivered, no tool of it runs
-                    return await _stop(state, gated.events, self.send, recording)
-                answer = cast("ModelResponse | RunFailed", gated)
-        if type(answer) is RunFailed:
-            if recording is not None:
-                await recording.finish(answer)
-            return answer
-        assert type(answer) is ModelResponse
-        self.meter.add(definition.name, one_call(answer.usage), credited_model(answer, agent_model))
-        if recording is not None:
-            recording.answered(answer)
+    def call_model(
+        self, own: ModelRequest, request: ModelRequest, held: Held | None
+    ) -> Awaitable[ModelResponse | RunFailed]:
+        """The agent's model on `request` (`own` plus the hooks' injections, which the log never keeps)."""
+        recording, send = self.recording, self.send
+        sink = recording.collecting(send, own, len(request.items) - len(own.items)) if recording is not None else send
+        if held is not None:
+            held.send = sink
+            sink = _HeldSend(sink, held)
+        return _ask_model(self.ctx.tracer, self.definition.model, request, sink)
+
+    async def summarise(self, request: ModelRequest) -> ModelResponse | RunFailed:
+        """The summary call: the compaction's model, its deltas dropped; an answer is marked as that model's."""
+        definition = self.definition
+        summary_model = self.summary_model or definition.model
+        answer = await _ask_model(self.ctx.tracer, summary_model, request, discard)
+        if type(answer) is ModelResponse and answer.model is None and summary_model is not definition.model:
+            return _answered_by(answer, summary_model.name)  # counted and recorded as its model's answer
         return answer
 
+    def answered(self, answer: ModelResponse) -> None:
+        if self.recording is not None:
+            self.recording.answered(answer)
+
     async def run_tools(
-        self,
-        state: LoopState,
-        calls: tuple[ToolCall, ...],
-        arguments: tuple[JsonObject | None, ...],
-        problems: tuple[str | None, ...],
-    ) -> TransitionInput | TerminalEvent:
+        self, calls: tuple[ToolCall, ...], arguments: tuple[JsonObject | None, ...], problems: tuple[str | None, ...]
+    ) -> ToolResults | HookFailed:
         """`ExecuteTools`: the round's results (held calls pending), or the failure a tool hook caused."""
         definition = self.definition
         tools, hooks = definition.tools_by_name, definition.hooks
@@ -439,35 +349,26 @@ class _Steps:
             )
         )
         if type(outcomes) is HookFailed:
-            return await _stop(state, (RunFailed(outcomes),), self.send, self.recording)
+            return outcomes
         outcomes = cast("tuple[CallOutcome, ...]", outcomes)
         if self.phase is not None:
             self.phase.note(outcomes)
         return round_results(outcomes)
 
     async def await_approval(
-        self, state: LoopState, pending: tuple[ToolCall, ...], problems: tuple[str | None, ...]
-    ) -> TransitionInput | TerminalEvent:
-        """`AwaitApproval`: the decided calls' results, or the pause (no decision for some)."""
-        definition, recording = self.definition, self.recording
+        self, pending: tuple[ToolCall, ...], problems: tuple[str | None, ...]
+    ) -> ToolResults | HookFailed | tuple[ApprovalRequested, ...]:
+        """`AwaitApproval`: the decided calls' results, or what the run pauses asking (no decision for some)."""
+        definition = self.definition
         phase = self.phase = self.phase or ApprovalPhase()
         tools = definition.tools_by_name
         found = problems_by_call(pending, problems)
-        decided = partial(_execute_answered, tools, self.ctx, self.limiter, recording, definition.hooks, found)
+        decided = partial(_execute_answered, tools, self.ctx, self.limiter, self.recording, definition.hooks, found)
         settled = await failing_on_hook(phase.settle(pending, tools, self.ctx, decided))
-        if type(settled) is HookFailed:
-            return await _stop(state, (RunFailed(settled),), self.send, recording)
-        if type(settled) is ToolResults:
-            return settled
-        paused = RunPaused(cast("tuple[ApprovalRequested, ...]", settled), state.usage)
-        if recording is not None:
-            await recording.finish(paused)
-        return paused
+        return settled
 
     async def hand_off(self, target: str, transcript: Conversation) -> TerminalEvent:
         """`PerformHandoff`: the target's run, continuing this stream; its terminal ends this run."""
-        if self.controls is not None:
-            self.controls.handed_off()
         terminal = await hand_off(self.definition, target, transcript, self.ctx, self.send)
         recording = self.recording
         if recording is not None:
@@ -476,26 +377,48 @@ class _Steps:
                 return cast("TerminalEvent", recording.finished_terminal)
         return terminal
 
+    async def beside(
+        self, call: Callable[[], Awaitable[A]], check: Callable[[], Awaitable[B | None]]
+    ) -> tuple[A | None, B | None]:
+        """`call` and `check` in one nursery; an answer of `check` cancels `call` (`engine.Performer.beside`)."""
+        answers: list[A] = []
+        checked: list[B] = []
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(_checking, check, checked, nursery.cancel_scope)
+            answers.append(await call())
+        return (answers[0] if answers else None), (checked[0] if checked else None)
 
-async def _ask_beside_guardrails(
-    gate: InputGate,
-    asking: Callable[[Send], Awaitable[ModelResponse | RunFailed]],
-    send: Send,
-    meter: UsageMeter,
-    name: str,
-    model: str,
-) -> ModelResponse | RunFailed | Tripped:
-    """The first model call, beside the input guardrails (`InputGate.beside`): its answer, or the trip.
+    async def boundary(self, outcome: TransitionOutcome) -> None:
+        """Write the step to the run's log (`records`: only a recorded run is asked)."""
+        assert self.recording is not None
+        await self.recording.boundary(outcome)
 
-    A call that answered before the trip still counts on the meter: the model served it.
-    """
-    answer, tripped = await gate.beside(asking, send)
-    if tripped is None:
-        assert answer is not None
-        return answer
-    if type(answer) is ModelResponse:
-        meter.add(name, one_call(answer.usage), credited_model(answer, model))
-    return tripped
+    async def ended(self, terminal: TerminalEvent) -> None:  # noqa: ASYNC910 - the step before it checkpointed
+        """Write the terminal to the run's log, if it has one."""
+        if self.recording is not None:
+            await self.recording.finish(terminal)
+
+
+async def _checking(check: Callable[[], Awaitable[B | None]], checked: list[B], scope: trio.CancelScope) -> None:
+    """`check`, its answer (if any) kept and the nursery cancelled (`_Steps.beside`)."""
+    answer = await check()
+    if answer is not None:
+        checked.append(answer)
+        scope.cancel()
+
+
+class _HeldSend:
+    """A `Send` offering each event to `held` first (the input guardrails have not passed yet), else sending it."""
+
+    __slots__ = ("_held", "_send")
+
+    def __init__(self, send: Send, held: Held) -> None:
+        self._send = send
+        self._held = held
+
+    async def __call__(self, event: AgentEvent) -> None:  # noqa: ASYNC910 - a pass-through per event, as `sender`
+        if not self._held.offer(event):
+            await self._send(event)
 
 
 def _answered_by(answer: ModelResponse, model: str) -> ModelResponse:
@@ -508,32 +431,6 @@ def _answered_by(answer: ModelResponse, model: str) -> ModelResponse:
         finish_reason=answer.finish_reason,
         model=model,
     )
-
-
-async def _stop(
-    state: LoopState, events: tuple[AgentEvent, ...], send: Send, recording: LlmRecording | None
-) -> TerminalEvent:
-    """End the run in `state` with `events` (the last a `RunFailed`): recorded as a `Failed` step, then sent."""
-    stop = failed_step(state, events)
-    if recording is not None:
-        await recording.boundary(stop)
-    return await _finish_recorded(stop.events, send, recording)
-
-
-async def _finish_recorded(events: tuple[AgentEvent, ...], send: Send, recording: LlmRecording | None) -> TerminalEvent:
-    """`_finish`, then the terminal event recorded (after the events it follows went out)."""
-    terminal = await _finish(events, send)
-    if recording is not None:
-        await recording.finish(terminal)
-    return terminal
-
-
-async def _finish(events: tuple[AgentEvent, ...], send: Send) -> TerminalEvent:
-    """Send the final step's events before its end (`core.loop_steps.ending`) and return its terminal."""
-    delivered, terminal = ending(events)
-    for event in delivered:
-        await send(event)
-    return terminal  # noqa: ASYNC910 - only `drive` calls this, at a step that began with a cancel point
 
 
 def _ask_model(

@@ -158,7 +158,7 @@ class FunctionTool(Generic[Ctx, P, R]):
             raise ToolError(f"invalid arguments for tool {self.name!r}: " + "; ".join(exc.errors)) from None
         fn = cast("Callable[..., Any]", self.fn)
         if self._is_async:
-            result = await fn(*self._with_context(ctx, args), **kwargs)
+            result = await (fn(ctx, *args, **kwargs) if self._takes_context else fn(*args, **kwargs))
         elif _INLINE.get():
             result = fn(*self._with_context(ctx, args), **kwargs)
             await trio.lowlevel.checkpoint()  # as a thread would: the call is a schedule point

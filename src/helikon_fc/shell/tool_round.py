@@ -43,6 +43,7 @@ from .permissions import (
     ApprovalAnswer,
     ApprovalRequest,
     Held,
+    Permissions,
     Reject,
     SubRunPaused,
     denial_text,
@@ -53,10 +54,12 @@ from .redaction import redact_result
 from .tool import Tool, tool_info
 
 __all__ = [
+    "Allowed",
     "ApprovalPhase",
     "CallDone",
     "CallHeld",
     "CallOutcome",
+    "authorize",
     "held_requests",
     "invoke_call",
     "round_results",
@@ -85,6 +88,14 @@ class CallHeld:
 
 CallOutcome: TypeAlias = CallDone | CallHeld
 """How one call of a round went."""
+
+
+@attrs.frozen
+class Allowed:
+    """The call may run as `call` (its arguments maybe replaced); `events` record the decision."""
+
+    call: ToolCall
+    events: tuple[AgentEvent, ...] = ()
 
 
 def approval_key(ctx: RunContext[Any], call_id: str) -> str:
@@ -125,27 +136,46 @@ async def run_call(
     permissions = ctx.permissions
     if permissions is None:
         return await invoke_call(tool, call, ctx, run, arguments, checked=True, problem=problem)
-    try:
-        resolution = await resolve_permission(
-            permissions, call, tool_info(call, tool), hold=True, answer=answer, given=given
-        )
-    except Held as held:  # it waits as the call the question is about (an approver's replacement, maybe)
-        return CallHeld(held.call, (_waiting(ctx, held.call),))  # noqa: ASYNC910 - raised out of `resolve_permission`'s await
-    decision, events = resolution.decision, resolution.events
-    if isinstance(decision, Deny):
-        return CallDone(ToolResult(call.call_id, denial_text(decision), is_error=True), events)
-    runnable = resolution.call
+    allowed = await authorize(permissions, tool, call, ctx, answer, given)
+    if not isinstance(allowed, Allowed):
+        return allowed
+    runnable = allowed.call
     unchanged = runnable.arguments == call.arguments
     outcome = await invoke_call(
         tool, runnable, ctx, run, arguments if unchanged else None, checked=unchanged, problem=problem
     )
     match outcome:
         case CallDone(result=result):
-            return CallDone(redact_result(result, permissions.redaction), events)
+            return CallDone(redact_result(result, permissions.redaction), allowed.events)
         case CallHeld():
             return outcome
         case _:
             assert_never(outcome)
+
+
+async def authorize(
+    permissions: Permissions,
+    tool: Tool[Any] | None,
+    call: ToolCall,
+    ctx: RunContext[Any],
+    answer: ApprovalAnswer | None = None,
+    given: ToolCall | None = None,
+) -> CallDone | CallHeld | Allowed:
+    """The permission decision on `call` (the pipeline's authorize step, the same in a trio run and in the
+    Temporal worker's ``helikon.authorize_tool``): it may run (`Allowed`, its arguments maybe replaced), it
+    is refused (`CallDone` with ``permission denied: R``), or it waits for a human (`CallHeld`, as the call
+    the question is about: an approver's replacement, maybe). `given`: the call before a `PreToolUse` hook
+    replaced its arguments, if one did."""
+    try:
+        resolution = await resolve_permission(
+            permissions, call, tool_info(call, tool), hold=True, answer=answer, given=given
+        )
+    except Held as held:
+        return CallHeld(held.call, (_waiting(ctx, held.call),))  # noqa: ASYNC910 - raised out of `resolve_permission`'s await
+    decision = resolution.decision
+    if isinstance(decision, Deny):
+        return CallDone(ToolResult(call.call_id, denial_text(decision), is_error=True), resolution.events)
+    return Allowed(resolution.call, resolution.events)
 
 
 async def invoke_call(
@@ -173,6 +203,11 @@ def round_results(outcomes: tuple[CallOutcome, ...]) -> ToolResults:
     pending: list[ToolCall] = []
     events: list[AgentEvent] = []
     for outcome in outcomes:
+        if type(outcome) is CallDone:  # the common case first (an exact `CallDone` can match no other case)
+            results.append(outcome.result)
+            if outcome.events:
+                events.extend(outcome.events)
+            continue
         match outcome:
             case CallDone(result=result, events=more):
                 results.append(result)

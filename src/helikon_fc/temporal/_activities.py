@@ -46,7 +46,7 @@ from ..shell.metering import UsageMeter
 from ..shell.permissions import Permissions
 from ..shell.protocol import Agent
 from ..shell.tool_exec import execute_tool_call
-from ..shell.tool_round import CallHeld, CallOutcome
+from ..shell.tool_round import Allowed, CallHeld, CallOutcome
 from ..shell.tool_source import ToolSourceError
 from . import _pipeline
 from ._decisions import answer_of, run_permissions
@@ -304,7 +304,7 @@ class Activities:
             return ToolCallOutput("", state_json, hook_failed_json=to_json(outcome))
         if isinstance(outcome, CallHeld):
             return ToolCallOutput("", state_json, held=True, held_json=to_json(outcome.call))
-        if isinstance(outcome, _pipeline.Allowed):
+        if isinstance(outcome, Allowed):
             return ToolCallOutput("", state_json, run_json=to_json(outcome.call), events_json=to_json(outcome.events))
         finished = ToolFinished(result=outcome.result, events=outcome.events)
         return ToolCallOutput(to_json(finished), state_json)

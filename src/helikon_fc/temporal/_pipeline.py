@@ -16,12 +16,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import attrs
-
 from ..core import (
     AgentError,
-    AgentEvent,
-    Deny,
     Item,
     ToolCall,
     ToolResult,
@@ -40,21 +36,13 @@ from ..shell.hooks import (
     fire_on_subagent_stop,
     fire_on_turn_start,
 )
-from ..shell.permissions import ApprovalAnswer, Held, denial_text, resolve_permission
+from ..shell.permissions import ApprovalAnswer
 from ..shell.redaction import redact_result
-from ..shell.tool import Tool, tool_info
-from ..shell.tool_round import CallDone, CallHeld
+from ..shell.tool import Tool
+from ..shell.tool_round import Allowed, CallDone, CallHeld, authorize as authorize_call
 from ._payloads import ControlInput, ControlOutput
 
 __all__ = ["Allowed", "authorize", "control", "finish", "subagent_stop"]
-
-
-@attrs.frozen
-class Allowed:
-    """The call may run as `call` (its arguments maybe replaced); `events` record the decision."""
-
-    call: ToolCall
-    events: tuple[AgentEvent, ...] = ()
 
 
 async def control(definition: LoopDefinition, ctx: RunContext[Any], request: ControlInput) -> ControlOutput:
@@ -106,7 +94,8 @@ async def authorize(
     ctx: RunContext[Any],
     answer: ApprovalAnswer | None,
 ) -> CallDone | CallHeld | Allowed:
-    """`PreToolUse`, then the permission decision on the arguments the hooks left (as `shell.driver.call_tool`).
+    """`PreToolUse`, then the permission decision on the arguments the hooks left (`shell.tool_round.authorize`,
+    as `shell.driver.call_tool` orders them).
 
     Raises:
         HookFailure: a `PreToolUse` hook raised.
@@ -117,15 +106,7 @@ async def authorize(
     permissions = ctx.permissions
     if permissions is None:
         return Allowed(before)
-    try:
-        resolution = await resolve_permission(
-            permissions, before, tool_info(before, tool), hold=True, answer=answer, given=call
-        )
-    except Held as held:  # it waits as the call the question is about (an approver's replacement, maybe)
-        return CallHeld(held.call, ())  # noqa: ASYNC910 - raised out of `resolve_permission`, which checkpoints first
-    if isinstance(resolution.decision, Deny):
-        return CallDone(ToolResult(call.call_id, denial_text(resolution.decision), is_error=True), resolution.events)
-    return Allowed(resolution.call, resolution.events)
+    return await authorize_call(permissions, tool, before, ctx, answer, given=call)
 
 
 async def finish(definition: LoopDefinition, call: ToolCall, result: ToolResult, ctx: RunContext[Any]) -> ToolResult:

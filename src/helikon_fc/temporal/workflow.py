@@ -1,7 +1,8 @@
 """`RunWorkflow`: a helikon_fc run as a Temporal workflow, driving the pure `transition` step by step.
 
-The workflow holds the run's data — the conversation, the loop state, the shared state, the events
-so far — and performs each `NextAction` the way the trio driver does, as Temporal commands:
+The workflow holds the run's data — the shared state, the events so far — and runs a model loop with
+the loop the trio driver runs (`helikon_fc.engine.run_loop`), supplying its performer
+(`_LoopPerformer`): each `NextAction` as Temporal commands:
 
 - `CallModel`: one ``helikon.call_model`` activity, returning its `ModelAnswered` record; its deltas
   arrive meanwhile as ``helikon.deltas`` signals (`deltas`), into the stream of the agent making it;
@@ -36,8 +37,9 @@ import asyncio
 import dataclasses
 import functools
 import json
+from collections.abc import Awaitable, Callable
 from datetime import timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 from temporalio import workflow
 from temporalio.common import RetryPolicy
@@ -51,15 +53,12 @@ with workflow.unsafe.imports_passed_through():
         AgentEvent,
         AgentUsage,
         ApprovalRequested,
-        AwaitApproval,
-        CallModel,
         Cancelled,
-        Compacting,
         Conversation,
-        ExecuteTools,
         HandoffItem,
         HookFailed,
         Item,
+        JsonObject,
         MaxAgentDepthExceeded,
         MessageOutput,
         ModelFailed,
@@ -68,28 +67,25 @@ with workflow.unsafe.imports_passed_through():
         ModelResponse,
         ModelShare,
         OtherError,
-        PerformHandoff,
         RunCompleted,
         RunFailed,
         RunStarted,
         Start,
         TerminalEvent,
-        Terminate,
         TimedOut,
         ToolCall,
         ToolResult,
         ToolResults,
         TransitionCtx,
-        TransitionInput,
+        TransitionOutcome,
         Usage,
         UserMessage,
         Wavefront,
         from_json,
         initial_state,
         to_json,
-        transition,
     )
-    from ..core.loop_steps import after_approval, credited_model, decided_split, ending, model_step, problems_by_call
+    from ..core.loop_steps import after_approval, decided_split, problems_by_call
     from ..core.patterns import (
         ChildFailed,
         ChildOutcome,
@@ -104,7 +100,7 @@ with workflow.unsafe.imports_passed_through():
     )
     from ..core.patterns.subrun import SubRun, depth_error, handoff_segment, tool_answer, tool_segment
     from ..core.records import ModelAnswered, ToolFinished
-    from ..core.usage import one_call
+    from ..engine import Begin, Held, run_loop
     from ..shell.metering import UsageMeter
     from ._event_flow import ChildForward, Follower, Interleaving
     from ._loop_controls import LoopControls
@@ -138,6 +134,9 @@ with workflow.unsafe.imports_passed_through():
         ToolCallOutput,
     )
     from ._scope import Actions, Emit, Scope, State
+
+A = TypeVar("A")
+B = TypeVar("B")
 
 EVERY_CALL_SEEN = "helikon-every-call-seen"
 """The patch under which a call that cannot run goes through hooks and permissions (its own activity)."""
@@ -519,89 +518,11 @@ class RunWorkflow:
         actions: Actions,
         controls: LoopControls | None,
     ) -> TerminalEvent:
-        """A model loop: `transition` step by step, each action an activity, a child workflow or a handoff.
-
-        `controls` (hooks and guardrails) review each step before its events go out, as on trio.
-        """
-        emit = scope.emit  # a sub-run's questions are qualified where its events are relayed
-        conversation = Conversation(items)
+        """A model loop: the shared loop (`engine.run_loop`), each action an activity, a child workflow or a
+        handoff (`_LoopPerformer`); `controls` (hooks and guardrails) review each step, as on trio."""
+        performer = _LoopPerformer(self, path, plan, scope, actions)
         base: TransitionCtx = from_json(TransitionCtx, plan.ctx_json)
-        tctx = attrs.evolve(base, conversation=conversation)
-        loop_state = initial_state()
-        step: TransitionInput = Start()
-        if controls is not None:
-            refused = await controls.run_started()
-            if refused is not None:
-                return RunFailed(refused)
-        gated = controls is not None and controls.input_guarded
-        while True:
-            outcome = transition(loop_state, step, tctx)
-            if controls is not None:
-                outcome = await controls.review(outcome)
-            action = outcome.next_action
-            events = outcome.events
-            if isinstance(action, Terminate):
-                delivered, terminal = ending(events)
-                for event in delivered:
-                    emit(event)
-                return terminal
-            for event in events:
-                emit(event)
-            if outcome.conversation_appends:
-                conversation = conversation.extend(outcome.conversation_appends)
-                tctx = attrs.evolve(base, conversation=conversation)
-            loop_state = outcome.next_state
-            if isinstance(action, CallModel):
-                summarising = isinstance(loop_state, Compacting)  # a summary: the agent's model, deltas unseen
-                if summarising:
-                    answer = await self._call_model(path, action.request, _unseen)
-                else:
-                    request = controls.request(action.request) if controls is not None else action.request
-                    if controls is not None and gated:
-                        gated = False
-                        asked = await controls.beside_input_guardrails(
-                            functools.partial(self._call_model, path, request), emit, items
-                        )
-                        if isinstance(asked, tuple):  # tripped: nothing of the call is delivered, no tool of it runs
-                            first = controls.answered_before_trip
-                            if isinstance(first, ModelResponse):
-                                scope.meter.add(plan.name, one_call(first.usage), credited_model(first, plan.model))
-                            for event in asked[:-1]:
-                                emit(event)
-                            last = asked[-1]
-                            return last if isinstance(last, RunFailed) else _failed(None, path)
-                        answer = asked
-                    else:
-                        answer = await self._call_model(path, request, emit)
-                fed = model_step(loop_state, answer)
-                if isinstance(fed, RunFailed):
-                    return fed
-                if isinstance(answer, ModelResponse):
-                    scope.meter.add(plan.name, one_call(answer.usage), credited_model(answer, plan.model))
-                step = fed
-            elif isinstance(action, ExecuteTools):
-                problems = problems_by_call(action.calls, action.problems)
-                results = await self._execute_tools(path, plan, action.calls, scope, actions, problems=problems)
-                if isinstance(results, HookFailed):
-                    return RunFailed(results)
-                step = results
-            elif isinstance(action, PerformHandoff):
-                if controls is not None:
-                    controls.handed_off()
-                segment = handoff_segment(action.target)
-                forward = ChildForward(emit, action.target, segment, SubRun.HANDOFF)
-                target_scope = scope.deeper().under(segment).emitting(forward)
-                await self._run_agent(f"{path}/{segment}", tuple(action.transcript), target_scope, actions)
-                failed = await self._subagent_stopped(path, scope, forward.agent)
-                return forward.end() if failed is None else RunFailed(failed)
-            elif isinstance(action, AwaitApproval):
-                problems = problems_by_call(action.pending, action.problems)
-                results = await self._await_approval(path, plan, action.pending, scope, actions, problems)
-                if isinstance(results, HookFailed):
-                    return RunFailed(results)
-                step = results
-            else:
-                return RunFailed(OtherError(f"internal error: unexpected action {type(action).__name__}"))
+        return await run_loop(performer, controls, base, Begin(initial_state(), Start(), Conversation(items)))
 
     async def _call_model(self, path: str, request: ModelRequest, emit: Emit) -> ModelResponse | RunFailed:
         """One model call as an activity; its deltas reach `emit` live (`deltas`), the rest with the response."""
@@ -853,6 +774,95 @@ def _user_code(policy: ActivityPolicy) -> dict[str, Any]:
             initial_interval=timedelta(seconds=policy.retry_interval), maximum_attempts=policy.tool_attempts
         ),
     }
+
+
+class _LoopPerformer:
+    """The Temporal performer of one model loop (`engine.Performer`): the workflow's activities, child
+    workflows and conditions for the actions the shared loop asks for. Nothing is recorded here: the
+    workflow's history is the durable record."""
+
+    records = False
+
+    def __init__(self, wf: RunWorkflow, path: str, plan: AgentPlan, scope: Scope, actions: Actions) -> None:
+        self._wf = wf
+        self._path = path
+        self._plan = plan
+        self._scope = scope
+        self._actions = actions
+        self._emit = scope.emit  # a sub-run's questions are qualified where its events are relayed
+        self.agent = plan.name
+        self.model: str | None = plan.model
+        self.meter = scope.meter
+
+    async def checkpoint(self) -> None:
+        """Nothing: a cancelled workflow is cancelled at its next await."""
+
+    async def send(self, event: AgentEvent) -> None:
+        self._emit(event)
+
+    async def call_model(
+        self, own: ModelRequest, request: ModelRequest, held: Held | None
+    ) -> ModelResponse | RunFailed:
+        emit = self._emit
+        if held is None:
+            return await self._wf._call_model(self._path, request, emit)
+        held.send = self.send
+
+        def hold(event: AgentEvent) -> None:
+            if not held.offer(event):
+                emit(event)
+
+        return await self._wf._call_model(self._path, request, hold)
+
+    async def summarise(self, request: ModelRequest) -> ModelResponse | RunFailed:
+        """The summary call: the agent's model (the activity's), its deltas unseen."""
+        return await self._wf._call_model(self._path, request, _unseen)
+
+    def answered(self, answer: ModelResponse) -> None:
+        """Nothing: the model activity's result is in the history."""
+
+    async def run_tools(
+        self, calls: tuple[ToolCall, ...], arguments: tuple[JsonObject | None, ...], problems: tuple[str | None, ...]
+    ) -> ToolResults | HookFailed:
+        found = problems_by_call(calls, problems)
+        return await self._wf._execute_tools(self._path, self._plan, calls, self._scope, self._actions, problems=found)
+
+    async def await_approval(
+        self, pending: tuple[ToolCall, ...], problems: tuple[str | None, ...]
+    ) -> ToolResults | HookFailed | tuple[ApprovalRequested, ...]:
+        found = problems_by_call(pending, problems)
+        return await self._wf._await_approval(self._path, self._plan, pending, self._scope, self._actions, found)
+
+    async def hand_off(self, target: str, transcript: Conversation) -> TerminalEvent:
+        """The target agent in this workflow, one level deeper, its events relayed into this stream."""
+        segment = handoff_segment(target)
+        forward = ChildForward(self._emit, target, segment, SubRun.HANDOFF)
+        target_scope = self._scope.deeper().under(segment).emitting(forward)
+        await self._wf._run_agent(f"{self._path}/{segment}", tuple(transcript), target_scope, self._actions)
+        failed = await self._wf._subagent_stopped(self._path, self._scope, forward.agent)
+        return forward.end() if failed is None else RunFailed(failed)
+
+    async def beside(
+        self, call: Callable[[], Awaitable[A]], check: Callable[[], Awaitable[B | None]]
+    ) -> tuple[A | None, B | None]:
+        """`call` as a task, `check` awaited here (its activity scheduled first); an answer of `check` cancels
+        `call`."""
+        asking = asyncio.ensure_future(call())
+        checked = await check()
+        if checked is None:
+            return await asking, None
+        asking.cancel()
+        try:
+            answer: A | None = await asking
+        except asyncio.CancelledError:  # cancelled by us, after the trip: nothing to re-raise
+            answer = None
+        return answer, checked
+
+    async def boundary(self, outcome: TransitionOutcome) -> None:
+        """Nothing (never asked: `records` is false)."""
+
+    async def ended(self, terminal: TerminalEvent) -> None:
+        """Nothing: the workflow's result is the record."""
 
 
 _METERED = RunCompleted(Usage())

@@ -1,8 +1,7 @@
 """The injections of `OnRunStart` / `OnTurnStart` hooks, as the next model request carries them.
 
-A pure function and the small holder of a run's pending injections, shared by the trio shell's
-`LoopControls` and the Temporal workflow's (whose sandbox imports this module: it needs nothing but
-the core).
+A pure function and the small holder of a run's pending injections, kept by `engine.Controls` for
+every runtime (the Temporal workflow's sandbox imports this module: it needs nothing but the core).
 """
 
 from __future__ import annotations

@@ -1,0 +1,227 @@
+"""`engine.run_loop` driven by a tiny in-test performer: the loop decides, the performer only answers."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TypeVar
+
+import attrs
+
+from helikon_fc.core import (
+    AgentEvent,
+    ApprovalRequested,
+    Conversation,
+    GuardrailTriggered,
+    GuardrailTripped,
+    HandoffTarget,
+    HookFailed,
+    Item,
+    JsonObject,
+    MessageOutput,
+    ModelFailed,
+    ModelFailureKind,
+    ModelRequest,
+    ModelResponse,
+    RunCompleted,
+    RunFailed,
+    Start,
+    TerminalEvent,
+    ToolCall,
+    ToolResults,
+    TransitionCtx,
+    TransitionOutcome,
+    Usage,
+    UserMessage,
+    initial_state,
+    transition,
+)
+from helikon_fc.engine import Begin, Controls, Held, run_loop
+
+A = TypeVar("A")
+B = TypeVar("B")
+
+CTX = TransitionCtx(agent_name="a", instructions=None, conversation=Conversation())
+QUESTION: tuple[Item, ...] = (UserMessage("hi"),)
+
+
+class Meter:
+    def __init__(self) -> None:
+        self.counted: list[tuple[str, Usage, str | None]] = []
+
+    def add(self, agent: str, usage: Usage, model: str | None) -> None:
+        self.counted.append((agent, usage, model))
+
+
+class Performer:
+    """Answers from a script; logs every effect it is asked for, in order."""
+
+    agent = "a"
+    model: str | None = "m"
+
+    def __init__(self, answers: Sequence[ModelResponse | RunFailed], *, records: bool = False) -> None:
+        self.answers = list(answers)
+        self.records = records
+        self.meter = Meter()
+        self.log: list[tuple[str, object]] = []
+        self.handoff_terminal: TerminalEvent = RunCompleted(Usage())
+
+    async def checkpoint(self) -> None:
+        pass
+
+    async def send(self, event: AgentEvent) -> None:
+        self.log.append(("send", event))
+
+    async def call_model(
+        self, own: ModelRequest, request: ModelRequest, held: Held | None
+    ) -> ModelResponse | RunFailed:
+        self.log.append(("call_model", request))
+        return self.answers.pop(0)
+
+    async def summarise(self, request: ModelRequest) -> ModelResponse | RunFailed:
+        raise AssertionError("no compaction here")
+
+    def answered(self, answer: ModelResponse) -> None:
+        self.log.append(("answered", answer))
+
+    async def run_tools(
+        self, calls: tuple[ToolCall, ...], arguments: tuple[JsonObject | None, ...], problems: tuple[str | None, ...]
+    ) -> ToolResults | HookFailed:
+        raise AssertionError("no tools here")
+
+    async def await_approval(
+        self, pending: tuple[ToolCall, ...], problems: tuple[str | None, ...]
+    ) -> ToolResults | HookFailed | tuple[ApprovalRequested, ...]:
+        raise AssertionError("no approvals here")
+
+    async def hand_off(self, target: str, transcript: Conversation) -> TerminalEvent:
+        self.log.append(("hand_off", target))
+        return self.handoff_terminal
+
+    async def beside(
+        self, call: Callable[[], Awaitable[A]], check: Callable[[], Awaitable[B | None]]
+    ) -> tuple[A | None, B | None]:
+        checked = await check()  # one after the other is enough here: a trip means the call never ran
+        return (None, checked) if checked is not None else (await call(), None)
+
+    async def boundary(self, outcome: TransitionOutcome) -> None:
+        self.log.append(("boundary", outcome))
+
+    async def ended(self, terminal: TerminalEvent) -> None:
+        self.log.append(("ended", terminal))
+
+    def kinds(self) -> list[str]:
+        return [kind if kind != "send" else type(what).__name__ for kind, what in self.log]
+
+
+class Tripping(Controls):
+    """Controls with output guardrails that trip on every answer, and nothing else."""
+
+    def __init__(self) -> None:
+        super().__init__(hooked=False, input_guarded=False, output_guarded=True)
+
+    async def check_output(self, text: str) -> tuple[AgentEvent, ...] | None:
+        return (GuardrailTriggered("output_policy", text), RunFailed(GuardrailTripped("output_policy", text)))
+
+    async def idle(self) -> None:
+        pass
+
+
+def fresh() -> Begin:
+    return Begin(initial_state(), Start(), Conversation(QUESTION))
+
+
+async def test_terminate_delivers_the_events_then_records_and_returns_the_terminal() -> None:
+    """A final answer: every event of the last step is sent, then the terminal is recorded (`ended`), never sent."""
+    p = Performer([ModelResponse(text="hello", usage=Usage(input_tokens=3))])
+    terminal = await run_loop(p, None, CTX, fresh())
+    assert type(terminal) is RunCompleted
+    kinds = p.kinds()
+    assert kinds[-1] == "ended" and p.log[-1][1] is terminal
+    assert "MessageOutput" in kinds and kinds.index("MessageOutput") < kinds.index("ended")
+    assert not any(kind == "send" and type(what) is RunCompleted for kind, what in p.log)
+    assert p.meter.counted == [("a", Usage(input_tokens=3, requests=1), "m")]
+
+
+async def test_review_replaces_the_step() -> None:
+    """A tripped output guardrail replaces the final step: its events go out instead, and the run fails."""
+    p = Performer([ModelResponse(text="secret")])
+    terminal = await run_loop(p, Tripping(), CTX, fresh())
+    assert terminal == RunFailed(GuardrailTripped("output_policy", "secret"))
+    sent = [what for kind, what in p.log if kind == "send"]
+    assert GuardrailTriggered("output_policy", "secret") in sent
+    assert not any(isinstance(event, MessageOutput) for event in sent)
+
+
+async def test_a_resumed_boundary_redelivers_its_recorded_events_unrecorded() -> None:
+    """Resuming at a recorded boundary re-asks its action: the recorded events go out again, no boundary is
+    written for it (the next step's is)."""
+    first = transition(initial_state(), Start(), attrs.evolve(CTX, conversation=Conversation(QUESTION)))
+    marker = GuardrailTriggered("marker")  # any event: what the log held for the boundary
+    begin = Begin(initial_state(), Start(), Conversation(QUESTION), resumed=True, redeliver=(marker,))
+    p = Performer([ModelResponse(text="done")], records=True)
+    await run_loop(p, None, CTX, begin)
+    assert p.log[0] == ("send", marker)
+    assert p.log[1][0] == "call_model"
+    assert not any(kind == "send" and what in first.events for kind, what in p.log[:2])
+    assert [kind for kind, _ in p.log].count("boundary") == 1
+
+
+async def test_a_model_failure_ends_the_run() -> None:
+    """A failed model call is the run's terminal: recorded, returned, nothing counted, no further call."""
+    failed = RunFailed(ModelFailed(ModelFailureKind.TRANSPORT, "gone"))
+    p = Performer([failed, ModelResponse(text="never")])
+    assert await run_loop(p, None, CTX, fresh()) is failed
+    assert p.log[-1] == ("ended", failed)
+    assert [kind for kind, _ in p.log].count("call_model") == 1
+    assert p.meter.counted == []
+
+
+async def test_a_handoff_returns_the_targets_terminal() -> None:
+    """A handoff ends the loop with what the target's run ended with."""
+    ctx = TransitionCtx(
+        agent_name="a",
+        instructions=None,
+        conversation=Conversation(),
+        handoffs=(HandoffTarget("transfer_to_b", "b", "b"),),
+    )
+    call = ToolCall("c1", "transfer_to_b", "{}")
+    p = Performer([ModelResponse(tool_calls=(call,))])
+    p.handoff_terminal = RunCompleted(Usage(output_tokens=7))
+    terminal = await run_loop(p, None, ctx, fresh())
+    assert terminal is p.handoff_terminal
+    assert ("hand_off", "b") in p.log
+
+
+class InputTripping(Controls):
+    """Controls whose input guardrails trip, and nothing else."""
+
+    def __init__(self) -> None:
+        super().__init__(hooked=False, input_guarded=True, output_guarded=False)
+
+    async def check_input(self, items: tuple[Item, ...]) -> tuple[AgentEvent, ...] | None:
+        return (GuardrailTriggered("input_policy"), RunFailed(GuardrailTripped("input_policy")))
+
+    async def idle(self) -> None:
+        pass
+
+
+class AnswerFirst(Performer):
+    """`beside` that lets the model answer before the guardrails trip."""
+
+    async def beside(
+        self, call: Callable[[], Awaitable[A]], check: Callable[[], Awaitable[B | None]]
+    ) -> tuple[A | None, B | None]:
+        answer = await call()
+        return answer, await check()
+
+
+async def test_an_input_trip_after_the_answer_counts_it_and_fails_the_run() -> None:
+    """The first call runs beside the input guardrails: a trip fails the run with its events, none of the
+    answer's, and an answer that came first is still counted (the model served it) but never recorded."""
+    p = AnswerFirst([ModelResponse(text="too late", usage=Usage(output_tokens=2))])
+    terminal = await run_loop(p, InputTripping(), CTX, fresh())
+    assert terminal == RunFailed(GuardrailTripped("input_policy"))
+    assert ("send", GuardrailTriggered("input_policy")) in p.log
+    assert not any(kind == "send" and isinstance(what, MessageOutput) for kind, what in p.log)
+    assert p.meter.counted == [("a", Usage(output_tokens=2, requests=1), "m")]
+    assert "answered" not in [kind for kind, _ in p.log]
