@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -89,18 +89,26 @@ def on_temporal(
     codec: UserCodec | None = None,
     permissions: Permissions | None = None,
     run_permissions: PermissionConfig | None = None,
+    worker_options: Mapping[str, Any] | None = None,
 ) -> Outcome:
     """Run `agent` on a fresh task queue with an in-process worker; stream, wait, replay.
 
     `user` is the run's user value, crossing by `codec` (on the client and the worker alike);
-    `permissions` are the worker's, `run_permissions` the run's own config (given to the client).
+    `permissions` are the worker's, `run_permissions` the run's own config (given to the client);
+    `worker_options` more keyword arguments of the `HelikonWorker` (its run-level hooks, say).
     """
 
     async def main() -> Outcome:
         client = await Client.connect(address)
         queue = f"q-{uuid.uuid4()}"
         worker = HelikonWorker(
-            client, queue, agents=agents, heartbeat_every=0.2, user_codec=codec, permissions=permissions
+            client,
+            queue,
+            agents=agents,
+            heartbeat_every=0.2,
+            user_codec=codec,
+            permissions=permissions,
+            **(worker_options or {}),
         )
         async with worker:
             runs = HelikonClient(client, queue, policy=FAST, user_codec=codec)

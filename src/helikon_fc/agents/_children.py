@@ -9,11 +9,10 @@ from typing import Any, Generic, Self, TypeVar, cast
 
 import attrs
 
-from ..core.patterns import RunChild
+from ..core.patterns import ChildRunner, RunChild
 from ..shell import _checks
 from ..shell.context import RunContext, child_context
 from ..shell.input import AgentInput
-from ._interpreter import ChildRunner
 from ._workflow import ChildOutcome, Emit, run_child
 from .protocol import Agent
 
@@ -51,7 +50,7 @@ def child_runner(
     async def run(action: RunChild) -> tuple[ChildOutcome, bool]:
         child = child_context(ctx.subagent_child(), ctx, action.segment)
         child_input = AgentInput((*input.items, *action.context)) if action.context else input
-        outcome = await run_child(children[action.index][1], child, child_input, emitter())
+        outcome = await run_child(children[action.index][1], child, child_input, emitter(), action.segment)
         return outcome, child.actions.escalated
 
     return run

@@ -10,32 +10,29 @@ tasks feeding it in turn never see a half-made step.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from typing import Generic, TypeAlias, TypeVar
+from collections.abc import Callable
+from typing import Generic, TypeVar
 
 import trio
 
-from ..core import AgentEvent, OtherError, RunFailed, TerminalEvent
+from ..core import AgentEvent, TerminalEvent
 from ..core.patterns import (
     Begin,
     ChildEnded,
-    ChildOutcome,
+    ChildRunner,
     Finish,
     PatternAction,
     PatternInput,
     PatternState,
     RunChild,
     StopChildren,
-    WriteState,
-    advance,
+    step,
+    unfinished,
 )
 from ..shell.context import RunContext
 from ._workflow import Emit
 
 Ctx = TypeVar("Ctx")
-
-ChildRunner: TypeAlias = Callable[[RunChild], Awaitable[tuple[ChildOutcome, bool]]]
-"""Runs the child a `RunChild` names to its end: its outcome, and whether it escalated."""
 
 
 class Interpreter(Generic[Ctx]):
@@ -68,10 +65,7 @@ class Interpreter(Generic[Ctx]):
         async with trio.open_nursery() as nursery:
             self._nursery = nursery
             await self._feed(Begin())
-        if self.terminal is None:  # a machine always finishes; this is a bug, said as data
-            name = type(self._state).__name__
-            return RunFailed(OtherError(f"the pattern machine stopped without finishing in {name}"))
-        return self.terminal
+        return self.terminal if self.terminal is not None else unfinished(self._state)
 
     def feed_now(self, input: PatternInput) -> None:
         """Feed an input whose step sends no events, from code that cannot wait (a handoff being resolved)."""
@@ -87,12 +81,10 @@ class Interpreter(Generic[Ctx]):
 
     def _step(self, input: PatternInput) -> tuple[tuple[AgentEvent, ...], tuple[PatternAction, ...]]:
         """Step the machine and write what it records; the events to send and the actions to perform next."""
-        outcome = advance(self._state, input)
-        self._state = outcome.state
-        for action in outcome.actions:
-            if isinstance(action, WriteState):
-                self._ctx.state.set(action.key, action.text)
-        return outcome.events, outcome.actions
+        self._state, writes, events, actions = step(self._state, input)
+        for write in writes:
+            self._ctx.state.set(write.key, write.text)
+        return events, actions
 
     def _perform(self, actions: tuple[PatternAction, ...]) -> None:
         for action in actions:

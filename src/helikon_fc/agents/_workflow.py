@@ -35,12 +35,9 @@ from ..core import (
     HookFailed,
     JsonValue,
     MaxAgentDepthExceeded,
-    MessageOutput,
     OtherError,
     RunCompleted,
     RunFailed,
-    RunPaused,
-    RunStarted,
     TerminalEvent,
 )
 from ..core.patterns import (
@@ -50,6 +47,7 @@ from ..core.patterns import (
     ChildPaused as ChildPaused,
     ChildSucceeded as ChildSucceeded,
     compact_json as compact_json,
+    subrun,
 )
 from ..core.records import RecordLogError
 from ..shell.context import RunContext
@@ -77,9 +75,7 @@ def depth_error(ctx: RunContext[Ctx]) -> MaxAgentDepthExceeded | None:
     The limit is `RunContext.max_agent_depth`: the tightest of the limits in force above (which cross
     every boundary, agent-as-tool included) and the context's run config (default 8).
     """
-    limit = ctx.max_agent_depth
-    depth = ctx.agent_depth + 1
-    return MaxAgentDepthExceeded(depth, limit) if depth > limit else None
+    return subrun.depth_error(ctx.agent_depth, ctx.max_agent_depth)
 
 
 def _describe(exc: BaseException) -> str:
@@ -95,25 +91,31 @@ def _error_of(exc: Exception) -> AgentError:
     return OtherError(f"could not start: {_describe(exc)}")
 
 
-async def run_child(agent: Agent[Ctx], ctx: RunContext[Ctx], input: AgentInput, emit: Emit) -> ChildOutcome:
+async def run_child(
+    agent: Agent[Ctx], ctx: RunContext[Ctx], input: AgentInput, emit: Emit, segment: str = "", *, shown: bool = True
+) -> ChildOutcome:
     """Run `agent` to its end, forwarding its events to `emit` by the merge convention, then fire
     `OnSubagentStop` on ``ctx.hooks`` (a workflow child's context shares its workflow's run-level hooks;
     an agent-as-tool's isolated context has none, so `AgentAsTool` fires it on its caller's).
 
-    Never raises for a failing child: a failure to start, a `RunFailed`, a stream that raises, or
-    one that ends without a terminal event all come back as `ChildFailed` (only cancellation, the
-    outer consumer going away, and a raising `OnSubagentStop` hook's `HookFailure` propagate). The
-    answer text is the text of the child's last `MessageOutput` ("" if it produced none).
+    What is forwarded and what the end means is `core.patterns.subrun`'s (a relay): the questions of
+    the child's waiting calls are qualified by its `segment`; a child that is not `shown` (an
+    agent-as-tool's) forwards nothing. Never raises for a failing child: a failure to start, a
+    `RunFailed`, a stream that raises, or one that ends without a terminal event all come back as
+    `ChildFailed` (only cancellation, the outer consumer going away, and a raising `OnSubagentStop`
+    hook's `HookFailure` propagate). The answer text is the text of the child's last `MessageOutput`
+    ("" if it produced none).
     """
-    outcome = await _run_child(agent, ctx, input, emit)
+    kind = subrun.SubRun.CHILD if shown else subrun.SubRun.TOOL
+    outcome = await _run_child(agent, ctx, input, emit, subrun.relay_of(kind, agent.name, segment))
     await subagent_stopped(ctx, agent.name)
     return outcome
 
 
-async def _run_child(agent: Agent[Ctx], ctx: RunContext[Ctx], input: AgentInput, emit: Emit) -> ChildOutcome:
+async def _run_child(
+    agent: Agent[Ctx], ctx: RunContext[Ctx], input: AgentInput, emit: Emit, state: subrun.Relay
+) -> ChildOutcome:
     """`run_child` up to the child's end."""
-    text = ""
-    outcome: ChildOutcome | None = None
     started = False
     emitting = False
     ctx, slot = ctx.with_meter_slot()
@@ -121,36 +123,23 @@ async def _run_child(agent: Agent[Ctx], ctx: RunContext[Ctx], input: AgentInput,
         async with agent.run(ctx, input) as events:
             started = True
             async for event in events:
-                match event:
-                    case RunStarted(agent=name):
-                        event = AgentUpdated(name)
-                    case RunCompleted(usage=usage):
-                        slot.settle(agent.name, usage)
-                        outcome = ChildSucceeded(text)
-                        continue
-                    case RunFailed(error=error):
-                        outcome = ChildFailed(error)
-                        continue
-                    case RunPaused(pending=pending):
-                        outcome = ChildPaused(pending)
-                        continue
-                    case MessageOutput(item=item):
-                        text = item.text
-                emitting = True
-                await emit(event)
-                emitting = False
+                state, passed = subrun.relay(state, event)
+                if type(event) is RunCompleted and state.terminal is event:
+                    slot.settle(agent.name, event.usage)
+                for each in passed:
+                    emitting = True
+                    await emit(each)
+                    emitting = False
     except Exception as exc:
         if emitting:  # the outer consumer is gone: not the child's failure
             raise
         await trio.lowlevel.checkpoint()  # a failed child may not have waited for anything
         if not started:  # a failure to start raises from run()/__aenter__ by contract
             return ChildFailed(_error_of(exc))
-        if outcome is not None:  # the stream failed while closing, after its terminal event
-            return outcome
-        return ChildFailed(OtherError(f"agent {agent.name!r} broke its stream: {_describe(exc)}"))
-    if outcome is None:
-        return ChildFailed(OtherError(f"agent {agent.name!r} ended its stream without a terminal event"))
-    return outcome
+        if state.terminal is None:
+            return ChildFailed(OtherError(f"agent {agent.name!r} broke its stream: {_describe(exc)}"))
+        # the stream failed while closing, after its terminal event: that event says how it ended
+    return subrun.child_end(state)
 
 
 class Interleaving:

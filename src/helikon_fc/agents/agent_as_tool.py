@@ -8,6 +8,7 @@ import attrs
 from typing_extensions import TypeVar
 
 from ..core import JsonObject, ToolEffect
+from ..core.patterns import subrun
 from ..core.permissions.checks import member
 from ..shell import _checks
 from ..shell.config import RunConfig
@@ -16,7 +17,7 @@ from ..shell.hooks import subagent_stopped
 from ..shell.input import AgentInput
 from ..shell.permissions import SubRunPaused
 from ..shell.tool import ToolContext, ToolError, ToolOutput
-from ._workflow import ChildFailed, ChildPaused, ChildSucceeded, depth_error, run_child
+from ._workflow import ChildPaused, depth_error, run_child
 from .protocol import Agent
 
 Ctx = TypeVar("Ctx", default=None)
@@ -146,13 +147,14 @@ class AgentAsTool(Generic[Ctx]):
         too_deep = depth_error(parent)
         if too_deep is not None:
             raise ToolError(str(too_deep))
-        child = child_context(self.sub_run_context(parent), parent, f"tool:{ctx.call_id}")
-        outcome = await run_child(self.agent, child, AgentInput.from_user_text(text), _discard)
+        segment = subrun.tool_segment(ctx.call_id)
+        child = child_context(self.sub_run_context(parent), parent, segment)
+        input = AgentInput.from_user_text(text)
+        outcome = await run_child(self.agent, child, input, _discard, segment, shown=False)
         await subagent_stopped(parent, self.agent.name)  # the caller's run-level hooks (the sub-run has none)
-        match outcome:
-            case ChildSucceeded(text=answer):
-                return ToolOutput(answer)
-            case ChildFailed(error=error):
-                raise ToolError(f"agent {self.agent.name} failed: {error}")
-            case ChildPaused(pending=pending):
-                raise SubRunPaused(pending)  # the call waits; a resume runs it again and the sub-run continues
+        if isinstance(outcome, ChildPaused):
+            raise SubRunPaused(outcome.pending)  # the call waits; a resume runs it again and the sub-run continues
+        answer = subrun.tool_answer(ctx.call_id, self.agent.name, outcome)
+        if answer.is_error:
+            raise ToolError(answer.output)
+        return ToolOutput(answer.output)

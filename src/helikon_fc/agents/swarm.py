@@ -163,7 +163,8 @@ class SwarmAgent(Generic[Ctx]):
             async def run_entry(action: RunChild) -> tuple[ChildOutcome, bool]:
                 entry = self._meshed[self.entry]
                 child = child_context(ctx.subagent_child(), ctx, action.segment)
-                return await run_child(entry if budget is None else budget.counting(entry), child, input, shown), False
+                member = entry if budget is None else budget.counting(entry)
+                return await run_child(member, child, input, shown, action.segment), False
 
             machine = swarm(self.name, self.entry, limit)
             interpreter = Interpreter(machine, ctx, shown, run_entry, stop=_refused_as_resolved)

@@ -52,8 +52,6 @@ from ..core import (
     ReasoningDelta,
     RunCompleted,
     RunFailed,
-    RunPaused,
-    RunStarted,
     Start,
     TerminalEvent,
     TokenDelta,
@@ -69,6 +67,7 @@ from ..core import (
     usage_problem,
 )
 from ..core.loop_steps import credited_model, problems_by_call
+from ..core.patterns.subrun import Relay, SubRun, handoff_end, handoff_segment, relay, relay_of
 from ..core.records import RecordLogError
 from ..core.usage import one_call
 from ..engine import Begin, Held, run_loop
@@ -79,7 +78,7 @@ from .context import RunContext, child_context
 from .controls import LoopControls, failing_on_hook
 from .definition import LoopDefinition
 from .durable import IncompatibleRunError
-from .durable_llm import LlmRecording, handoff_segment
+from .durable_llm import LlmRecording
 from .hooks import HookFailure, Hooks, after_tool_call, before_tool_call, subagent_stopped
 from .input import AgentInput
 from .listed_tools import with_listed_tools
@@ -738,10 +737,11 @@ async def hand_off(
         successor = resolve()
     except Exception as exc:
         return RunFailed(OtherError(f"handoff target {target!r} could not be resolved: {type(exc).__name__}: {exc}"))
-    forward = _HandoffForward(send)
+    segment = handoff_segment(target)
+    forward = _HandoffForward(send, relay_of(SubRun.HANDOFF, target, segment))
     child_ctx, slot = ctx.handoff_child().with_meter_slot()
     try:
-        child = child_context(child_ctx, ctx, handoff_segment(target))
+        child = child_context(child_ctx, ctx, segment)
         await forward_run(successor.run(child, AgentInput.from_items(transcript)), forward)
     except RunError as exc:
         return RunFailed(exc.error)
@@ -749,27 +749,22 @@ async def hand_off(
         await subagent_stopped(ctx, successor.name)  # the run-level hooks, which the target shared
     except HookFailure as exc:
         return RunFailed(exc.error)
-    terminal = forward.terminal
-    if terminal is None:
-        return RunFailed(OtherError(f"handoff target {target!r} ended its stream without a terminal event"))
+    terminal = handoff_end(forward.state)
     if type(terminal) is RunCompleted:
         slot.settle(successor.name, terminal.usage)
     return terminal
 
 
 class _HandoffForward:
-    """Passes a handoff target's events on: its `RunStarted` dropped, its terminal kept."""
+    """Passes a handoff target's events on as its relay says (`core.patterns.subrun`)."""
 
-    __slots__ = ("_send", "terminal")
+    __slots__ = ("_send", "state")
 
-    def __init__(self, send: Send) -> None:
+    def __init__(self, send: Send, state: Relay) -> None:
         self._send = send
-        self.terminal: TerminalEvent | None = None
+        self.state = state
 
     async def __call__(self, event: AgentEvent) -> None:  # noqa: ASYNC910 - a pass-through per event, as `sender`
-        if type(event) is RunStarted:
-            return  # noqa: ASYNC910
-        if type(event) is RunCompleted or type(event) is RunFailed or type(event) is RunPaused:
-            self.terminal = event
-        elif self.terminal is None:
-            await self._send(event)
+        self.state, passed = relay(self.state, event)
+        for each in passed:
+            await self._send(each)

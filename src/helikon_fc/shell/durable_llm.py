@@ -377,11 +377,6 @@ def records_agent(records: Sequence[RunRecord]) -> str:
     return first[0].agent if first and isinstance(first[0], RunOpened) else ""
 
 
-def handoff_segment(target: str) -> str:
-    """The child-id segment of the handoff to `target`."""
-    return f"handoff:{target}"
-
-
 def is_tool_round(state: LoopState) -> bool:
     """Whether `state` is a tool round (whose recorded results a resume keeps)."""
     return isinstance(state, ExecutingTools)

@@ -74,6 +74,7 @@ from ._payloads import (
 )
 from ._portal import TrioPortal
 from ._registry import AgentRegistry, UnknownAgentPath
+from ._run_level import RunLevel
 from ._tool_sources import listed_definition, with_listed
 from ._user import UserCodec
 
@@ -109,9 +110,11 @@ class Activities:
         heartbeat_every: float = 1.0,
         user_codec: UserCodec | None = None,
         permissions: Permissions | None = None,
+        run_level: RunLevel | None = None,
     ) -> None:
         self._registry = registry
         self._permissions = permissions
+        self._run_level = run_level or RunLevel()
         self._portal = portal
         self._heartbeat_every = heartbeat_every
         self._codec = user_codec or UserCodec()
@@ -176,7 +179,24 @@ class Activities:
                 )
             except ToolSourceError as exc:
                 return _error_plan(agent.name, OtherError(str(exc)))
-        return _plan(agent, request, user, guarded=self._permissions is not None, definition=definition)
+        plan = _plan(agent, request, user, guarded=self._permissions is not None, definition=definition)
+        return self._with_run_level(plan, request.path)
+
+    def _with_run_level(self, plan: AgentPlan, path: str) -> AgentPlan:
+        """`plan` with the run-level hooks and guardrails that apply at `path` counted in."""
+        here = self._run_level.at(path)
+        if plan.kind == "error" or not (here.hooks or here.input_guardrails or here.output_guardrails):
+            return plan
+        if plan.kind != "llm":
+            return dataclasses.replace(plan, run_hooked=bool(here.hooks))
+        return dataclasses.replace(
+            plan,
+            hooked=plan.hooked or bool(here.hooks),
+            input_guarded=plan.input_guarded or bool(here.input_guardrails),
+            output_guarded=plan.output_guarded or bool(here.output_guardrails),
+            guarded_tools=plan.guarded_tools or bool(here.hooks),
+            run_hooked=bool(here.hooks),
+        )
 
     @activity.defn(name=CALL_MODEL)
     def call_model(self, request: ModelCallInput) -> str:
@@ -244,19 +264,25 @@ class Activities:
     def _context(self, request: ToolCallInput | ControlInput, meter: UsageMeter | None = None) -> RunContext[Any]:
         """The run context a hook, guardrail or call sees on this worker: the run's user value, state and depth."""
         permissions_json = request.permissions_json if isinstance(request, ToolCallInput) else None
-        return RunContext(
+        ctx: RunContext[Any] = RunContext(
             self._user(request.user_json),
             state=SessionState(json.loads(request.state_json)),
             agent_depth=request.depth,
             meter=meter,
             permissions=run_permissions(self._permissions, permissions_json),
         )
+        return self._run_level.on(ctx, request.path)
 
     @activity.defn(name=CONTROL)
     def control(self, request: ControlInput) -> ControlOutput:
-        """Fire one hook point or run one kind of guardrails of the model loop at ``request.path`` (see `_pipeline`)."""
-        definition = _loop(self._registry.resolve(request.path)).definition
+        """Fire one hook point or run one kind of guardrails of the model loop at ``request.path`` (see `_pipeline`);
+        or fire `OnSubagentStop` on the run-level hooks of the run at ``request.path``, any agent's."""
         ctx = self._context(request)
+        if request.point == "subagent_stop":
+            return self._portal.run(
+                lambda: _pipeline.subagent_stop(ctx, request.target), heartbeat_every=self._heartbeat_every
+            )
+        definition = _loop(self._registry.resolve(request.path)).definition
         return self._portal.run(
             lambda: _pipeline.control(definition, ctx, request), heartbeat_every=self._heartbeat_every
         )

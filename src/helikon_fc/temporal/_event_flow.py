@@ -6,57 +6,49 @@ from __future__ import annotations
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
-    from ..core import (
-        AgentEvent,
-        AgentUpdated,
-        MessageOutput,
-        RunCompleted,
-        RunFailed,
-        RunStarted,
-        TerminalEvent,
-        from_json,
-    )
+    import attrs
+
+    from ..core import AgentEvent, AgentUpdated, RunStarted, TerminalEvent, from_json
+    from ..core.patterns import ChildOutcome
+    from ..core.patterns.subrun import SubRun, child_end, handoff_end, relay, relay_of
     from ._payloads import ChildBatch
     from ._scope import Emit
 
 
 class ChildForward:
-    """Forwards a child's events by the merge convention and keeps its last answer and terminal."""
+    """Forwards a child's events as its relay says (`core.patterns.subrun`: the merge convention, its
+    questions qualified by its `segment`) and keeps its last answer and terminal."""
 
-    __slots__ = ("_emit", "terminal", "text")
+    __slots__ = ("_emit", "agent", "state")
 
-    def __init__(self, emit: Emit) -> None:
+    def __init__(self, emit: Emit, who: str, segment: str, kind: SubRun = SubRun.CHILD) -> None:
         self._emit = emit
-        self.text = ""
-        self.terminal: TerminalEvent | None = None
+        self.state = relay_of(kind, who, segment)
+        self.agent = who  # the child's name, once its `RunStarted` said it
 
     def __call__(self, event: AgentEvent) -> None:
         if isinstance(event, RunStarted):
-            event = AgentUpdated(event.agent)
-        elif isinstance(event, RunCompleted | RunFailed):
-            self.terminal = event
-            return
-        elif isinstance(event, MessageOutput):
-            self.text = event.item.text
-        self._emit(event)
+            self.agent = event.agent
+        self.state, passed = relay(self.state, event)
+        for each in passed:
+            self._emit(each)
 
+    @property
+    def terminal(self) -> TerminalEvent | None:
+        """The child's terminal event, once it came."""
+        return self.state.terminal
 
-class HandoffForward:
-    """Forwards a handoff target's events: its `RunStarted` dropped, its terminal kept (the meter counts its usage)."""
+    def ended(self, terminal: TerminalEvent) -> None:
+        """The child ended with `terminal` though its stream did not say so (its workflow failed to run)."""
+        self.state = attrs.evolve(self.state, terminal=terminal)
 
-    __slots__ = ("_emit", "terminal")
+    def outcome(self) -> ChildOutcome:
+        """How the child ended, for a pattern machine (one that gave no terminal failed)."""
+        return child_end(self.state)
 
-    def __init__(self, emit: Emit) -> None:
-        self._emit = emit
-        self.terminal: TerminalEvent | None = None
-
-    def __call__(self, event: AgentEvent) -> None:
-        if isinstance(event, RunStarted):
-            return
-        if isinstance(event, RunCompleted | RunFailed):
-            self.terminal = event
-        elif self.terminal is None:
-            self._emit(event)
+    def end(self) -> TerminalEvent:
+        """How a run that handed off to the child ends (its target's terminal, or a failure)."""
+        return handoff_end(self.state)
 
 
 class Interleaving:

@@ -10,27 +10,10 @@ Deterministic: the machine is pure, and the tasks run on Temporal's event loop.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
-from typing import TypeAlias
+from collections.abc import Callable
 
-from ..core import AgentEvent, OtherError, RunFailed, TerminalEvent
-from ..core.patterns import (
-    Begin,
-    ChildEnded,
-    ChildFailed,
-    ChildOutcome,
-    Finish,
-    PatternInput,
-    PatternState,
-    RunChild,
-    StopChildren,
-    WriteState,
-    advance,
-)
+from ..core import AgentEvent, OtherError, TerminalEvent, patterns
 from ._scope import State
-
-ChildRunner: TypeAlias = Callable[[RunChild], Awaitable[tuple[ChildOutcome, bool]]]
-"""Runs the child a `RunChild` names to its end: its outcome, and whether it escalated."""
 
 
 class Interpreter:
@@ -38,7 +21,13 @@ class Interpreter:
 
     __slots__ = ("_run_child", "_say", "_state", "_tasks", "_writes", "stopped", "terminal")
 
-    def __init__(self, state: PatternState, writes: State, say: Callable[[AgentEvent], None], run_child: ChildRunner):
+    def __init__(
+        self,
+        state: patterns.PatternState,
+        writes: State,
+        say: Callable[[AgentEvent], None],
+        run_child: patterns.ChildRunner,
+    ):
         self._state = state
         self._writes = writes
         self._say = say
@@ -47,51 +36,46 @@ class Interpreter:
         self.stopped = False
         self.terminal: TerminalEvent | None = None
 
-    def feed(self, input: PatternInput) -> None:
+    def feed(self, input: patterns.PatternInput) -> None:
         """Step the machine with `input` and perform what it asks for."""
-        outcome = advance(self._state, input)
-        self._state = outcome.state
-        for action in outcome.actions:
-            if isinstance(action, WriteState):
-                self._writes[action.key] = action.text
-        for event in outcome.events:
+        self._state, writes, events, actions = patterns.step(self._state, input)
+        for write in writes:
+            self._writes[write.key] = write.text
+        for event in events:
             self._say(event)
-        for action in outcome.actions:
+        for action in actions:
             match action:
-                case RunChild():
+                case patterns.RunChild():
                     self._tasks.append(asyncio.ensure_future(self._child(action)))
-                case StopChildren():
+                case patterns.StopChildren():
                     self.stopped = True
                     for task in self._tasks:
                         task.cancel()
-                case Finish(terminal=terminal):
+                case patterns.Finish(terminal=terminal):
                     self.terminal = terminal
 
-    async def _child(self, action: RunChild) -> None:  # noqa: ASYNC910 - asyncio under Temporal: no trio checkpoints
+    async def _child(self, action: patterns.RunChild) -> None:  # noqa: ASYNC910 - asyncio under Temporal: no trio checkpoints
         try:
             outcome, escalated = await self._run_child(action)
-        except asyncio.CancelledError:  # noqa: ASYNC103 - re-raised unless `StopChildren` cancelled it
+        except asyncio.CancelledError:  # noqa: ASYNC103 - re-raised unless `patterns.StopChildren` cancelled it
             if not self.stopped:
                 raise
-            outcome, escalated = ChildFailed(OtherError(f"{action.key!r} was stopped")), False
-        self.feed(ChildEnded(action.index, outcome, escalated))
+            outcome, escalated = patterns.ChildFailed(OtherError(f"{action.key!r} was stopped")), False
+        self.feed(patterns.ChildEnded(action.index, outcome, escalated))
 
     async def run(self) -> TerminalEvent:
-        """Feed `Begin`, wait for every task started then and since (a child's failure to run propagates), and
+        """Feed `patterns.Begin`, wait for every task started then and since (a child's failure to run propagates), and
         return the machine's terminal event."""
-        self.feed(Begin())
+        self.feed(patterns.Begin())
         index = 0
         while index < len(self._tasks):
             await self._tasks[index]
             index += 1
-        if self.terminal is None:  # a machine always finishes; this is a bug, said as data
-            name = type(self._state).__name__
-            return RunFailed(OtherError(f"the pattern machine stopped without finishing in {name}"))  # noqa: ASYNC910
-        return self.terminal  # noqa: ASYNC910 - asyncio under Temporal's loop: awaiting the tasks was the wait
+        return self.terminal if self.terminal is not None else patterns.unfinished(self._state)  # noqa: ASYNC910 - asyncio
 
 
 async def interpret(
-    state: PatternState, writes: State, say: Callable[[AgentEvent], None], run_child: ChildRunner
+    state: patterns.PatternState, writes: State, say: Callable[[AgentEvent], None], run_child: patterns.ChildRunner
 ) -> TerminalEvent:
     """Run the machine from `state` to its end: `run_child` performs each child run, `say` sends the machine's own
     events, and `writes` (the workflow's shared state) gets the `WriteState`s."""

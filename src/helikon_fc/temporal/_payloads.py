@@ -157,6 +157,8 @@ class AgentPlan:
         guarded_tools: (llm) its calls go through hooks or permissions, so an `AgentAsTool` call is
             authorized and finished by activities around its child workflow.
         model: (llm) the name of the agent's model (its calls count under it unless another answered).
+        run_hooked: the worker's run-level hooks apply here: they hear `OnSubagentStop` when a child, a
+            handoff target or an agent-as-tool sub-run of this agent stops.
     """
 
     kind: str
@@ -173,6 +175,7 @@ class AgentPlan:
     output_guarded: bool = False
     guarded_tools: bool = False
     model: str = ""
+    run_hooked: bool = False
 
 
 @dataclass(frozen=True)
@@ -278,7 +281,8 @@ class ControlInput:
     """One hook point or one kind of guardrails of the model loop at `path` (the ``helikon.control`` activity).
 
     `point` is ``run_start``, ``turn_start`` (with `turn`), ``handoff`` (with `target`), ``run_complete``,
-    ``input_guardrails`` (on `items_json`, the run's input) or ``output_guardrails`` (on `text`, the answer).
+    ``input_guardrails`` (on `items_json`, the run's input), ``output_guardrails`` (on `text`, the answer)
+    or ``subagent_stop`` (with `target`, the agent that stopped; at any agent's `path`, not only a loop's).
     """
 
     path: str

@@ -33,6 +33,7 @@ from ..shell.hooks import (
     fire_on_handoff,
     fire_on_run_complete,
     fire_on_run_start,
+    fire_on_subagent_stop,
     fire_on_turn_start,
 )
 from ..shell.permissions import ApprovalAnswer
@@ -41,7 +42,7 @@ from ..shell.tool import Tool
 from ..shell.tool_round import Allowed, CallDone, CallHeld, authorize as authorize_call
 from ._payloads import ControlInput, ControlOutput
 
-__all__ = ["Allowed", "authorize", "control", "finish"]
+__all__ = ["Allowed", "authorize", "control", "finish", "subagent_stop"]
 
 
 async def control(definition: LoopDefinition, ctx: RunContext[Any], request: ControlInput) -> ControlOutput:
@@ -62,11 +63,18 @@ async def control(definition: LoopDefinition, ctx: RunContext[Any], request: Con
             return _output(ctx, None)
         case "input_guardrails":
             items: tuple[Item, ...] = from_json(tuple[Item, ...], request.items_json)
-            return _tripped(ctx, await run_input_guardrails(definition.input_guardrails, ctx, items))
+            guardrails = (*definition.input_guardrails, *ctx.input_guardrails)  # the agent's, then the run's
+            return _tripped(ctx, await run_input_guardrails(guardrails, ctx, items))
         case "output_guardrails":
-            return _tripped(ctx, await run_output_guardrails(definition.output_guardrails, ctx, request.text))
+            checks = (*definition.output_guardrails, *ctx.output_guardrails)
+            return _tripped(ctx, await run_output_guardrails(checks, ctx, request.text))
         case _:
             raise ValueError(f"unknown control point {request.point!r}")
+
+
+async def subagent_stop(ctx: RunContext[Any], agent: str) -> ControlOutput:
+    """`OnSubagentStop` for `agent` on the run-level hooks (``ctx.hooks``) of the run that started it."""
+    return _output(ctx, await fire_on_subagent_stop(ctx, ctx.hooks, agent))
 
 
 def _output(ctx: RunContext[Any], error: AgentError | None, injections: list[str] | None = None) -> ControlOutput:

@@ -21,6 +21,7 @@ from ..agents.loop import LoopAgent
 from ..agents.parallel import ParallelAgent
 from ..agents.sequential import SequentialAgent
 from ..agents.swarm import SwarmAgent
+from ..core.patterns.subrun import handoff_segment
 from ..shell.protocol import Agent
 from ..shell.tool_source import ToolSource
 
@@ -152,7 +153,7 @@ def _below(agent: Agent[Any]) -> Iterator[tuple[str, Agent[Any]]]:
                 target = resolve()
             except Exception:
                 continue
-            yield f"handoff:{name}", target
+            yield handoff_segment(name), target  # the run tree's segment of that handoff, as the workflow runs it
         for tool in definition.tools:
             if isinstance(tool, AgentAsTool):
                 yield f"tool:{tool.name}", tool.agent

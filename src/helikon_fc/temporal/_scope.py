@@ -40,6 +40,8 @@ class Scope:
     meter: UsageMeter
     emit: Emit
     prefix: str = ""
+    run_hooked: bool = False
+    """The worker's run-level hooks apply to the agent running here (they hear `OnSubagentStop`)."""
 
     def under(self, segment: str) -> Scope:
         """The same scope for a sub-run at `segment` (its waiting calls' ids qualified by it, as on trio)."""

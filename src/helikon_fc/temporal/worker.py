@@ -14,12 +14,15 @@ from temporalio.client import Client
 from temporalio.worker import Worker
 from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxRestrictions
 
+from ..shell.guardrails import Guardrail
+from ..shell.hooks import Hook
 from ..shell.permissions import Permissions
 from ..shell.protocol import Agent
 from ._activities import Activities
 from ._decisions import check_worker_permissions
 from ._portal import TrioPortal
 from ._registry import AgentRegistry
+from ._run_level import RunLevel
 from ._tool_sources import kept_open
 from ._user import UserCodec
 from .workflow import RunWorkflow
@@ -59,6 +62,11 @@ class HelikonWorker:
             on trio: the config (which a run's own `PermissionConfig`, given to `HelikonClient.start`,
             replaces), the async policy and the redaction. A human answers through
             `RunHandle.decide`, so an ``approval_handler`` is refused.
+        hooks: run-level hooks, as ``ctx.with_hooks`` on trio: they fire after each agent's own in every
+            model loop of every run here (handoff targets and workflow children included; an agent-as-tool
+            sub-run gets none) and hear `OnSubagentStop`. They run in the worker's activities.
+        input_guardrails: run-level input guardrails (``ctx.with_input_guardrails``), beside each agent's own.
+        output_guardrails: run-level output guardrails (``ctx.with_output_guardrails``), beside each agent's own.
 
     Raises:
         ValueError: `permissions` has an approval handler.
@@ -78,6 +86,9 @@ class HelikonWorker:
         sticky_timeout: float = 10.0,
         user_codec: UserCodec | None = None,
         permissions: Permissions | None = None,
+        hooks: Iterable[Hook[Any]] = (),
+        input_guardrails: Iterable[Guardrail[Any]] = (),
+        output_guardrails: Iterable[Guardrail[Any]] = (),
     ) -> None:
         if not task_queue:
             raise ValueError("task_queue must not be empty")
@@ -90,8 +101,14 @@ class HelikonWorker:
         self.registry = AgentRegistry(agents)
         self._portal = TrioPortal(partial(kept_open, self.registry.tool_sources))
         self._executor = concurrent.futures.ThreadPoolExecutor(max_concurrent_activities)
+        run_level = RunLevel(tuple(hooks), tuple(input_guardrails), tuple(output_guardrails))
         activities = Activities(
-            self.registry, self._portal, heartbeat_every=heartbeat_every, user_codec=user_codec, permissions=permissions
+            self.registry,
+            self._portal,
+            heartbeat_every=heartbeat_every,
+            user_codec=user_codec,
+            permissions=permissions,
+            run_level=run_level,
         )
         self._activities = activities
         self._client = client

@@ -98,10 +98,11 @@ with workflow.unsafe.imports_passed_through():
         sequential,
         swarm,
     )
+    from ..core.patterns.subrun import SubRun, depth_error, handoff_segment, tool_answer, tool_segment
     from ..core.records import ModelAnswered, ToolFinished
     from ..engine import Begin, Held, run_loop
     from ..shell.metering import UsageMeter
-    from ._event_flow import ChildForward, Follower, HandoffForward, Interleaving
+    from ._event_flow import ChildForward, Follower, Interleaving
     from ._loop_controls import LoopControls
     from ._patterns import Interpreter, interpret
     from ._payloads import (
@@ -109,6 +110,7 @@ with workflow.unsafe.imports_passed_through():
         CALL_MODEL,
         CALL_TOOL,
         CHILD_EVENTS,
+        CONTROL,
         DECIDE,
         DELTAS,
         DESCRIBE,
@@ -119,6 +121,8 @@ with workflow.unsafe.imports_passed_through():
         AgentPlan,
         AgentToolRef,
         ChildBatch,
+        ControlInput,
+        ControlOutput,
         Decision,
         DeltaBatch,
         DescribeInput,
@@ -318,26 +322,52 @@ class RunWorkflow:
             emit(terminal)
             return terminal
         meter = scope.meter.child()
-        scope = scope.metered(meter)
+        scope = attrs.evolve(scope.metered(meter), run_hooked=plan.run_hooked)
         controls: LoopControls | None = None
         if plan.kind == "llm":
             controls = self._controls(path, plan, scope)
             terminal = await self._run_loop(path, plan, items, scope, actions, controls)
         elif scope.depth + 1 > scope.limit:
             terminal = RunFailed(MaxAgentDepthExceeded(scope.depth + 1, scope.limit))
-        elif plan.kind == "parallel":
-            terminal = await self._run_parallel(plan, items, scope)
-        elif plan.kind == "swarm":
-            terminal = await self._run_swarm(plan, items, scope)
-        elif plan.kind == "graph":
-            terminal = await self._run_graph(plan, items, scope)
         else:
-            terminal = await self._run_steps(plan, items, scope)
+            terminal = await self._run_workflow(plan, items, scope)
         terminal = meter.completed(terminal)
         emit(terminal)
         if controls is not None:
             await controls.run_completed()
         return terminal
+
+    async def _run_workflow(self, plan: AgentPlan, items: tuple[Item, ...], scope: Scope) -> TerminalEvent:
+        """A workflow agent's machine; a run-level hook that raised at a child's `OnSubagentStop` fails it."""
+        try:
+            if plan.kind == "parallel":
+                return await self._run_parallel(plan, items, scope)
+            if plan.kind == "swarm":
+                return await self._run_swarm(plan, items, scope)
+            if plan.kind == "graph":
+                return await self._run_graph(plan, items, scope)
+            return await self._run_steps(plan, items, scope)
+        except _HookRaised as raised:
+            return RunFailed(raised.error)
+
+    async def _subagent_stopped(self, path: str, scope: Scope, agent: str) -> HookFailed | None:
+        """`OnSubagentStop` for `agent`, a sub-run of the run at `path`, on the worker's run-level hooks (if they
+        apply there): the `HookFailed` of one that raised (its answer is ignored), as on trio."""
+        if not scope.run_hooked:
+            return None
+        request = ControlInput(
+            path, "subagent_stop", json.dumps(scope.state), scope.depth, self._user_json, target=agent
+        )
+        try:
+            output = await workflow.execute_activity(
+                CONTROL, request, result_type=ControlOutput, **_user_code(self._policy)
+            )
+        except ActivityError as exc:
+            return HookFailed("on_subagent_stop", f"control activity failed: {exc.cause or exc}")
+        scope.state.update(json.loads(output.state_json))
+        if not output.error_json:
+            return None
+        return from_json(HookFailed, output.error_json)
 
     def _controls(self, path: str, plan: AgentPlan, scope: Scope) -> LoopControls | None:
         """The hooks and guardrails of the model loop `plan` describes, or `None` when it has none."""
@@ -359,9 +389,12 @@ class RunWorkflow:
     ) -> tuple[ChildForward, Actions]:
         """Run the agent at `path` one level below `scope` (at `segment`), its events forwarded by the merge
         convention."""
-        forward = ChildForward(scope.emit)
+        forward = ChildForward(scope.emit, path, segment)
         actions = Actions()
         await self._run_agent(path, items, scope.deeper().under(segment).emitting(forward), actions)
+        failed = await self._subagent_stopped(path.rpartition("/")[0], scope, forward.agent)
+        if failed is not None:
+            raise _HookRaised(failed)
         return forward, actions
 
     async def _run_steps(self, plan: AgentPlan, items: tuple[Item, ...], scope: Scope) -> TerminalEvent:
@@ -372,7 +405,7 @@ class RunWorkflow:
         async def run_step(action: RunChild) -> tuple[ChildOutcome, bool]:
             path = plan.children[action.index].path
             forward, actions = await self._run_child(path, items, scope, action.segment)
-            return _outcome(forward, path), actions.escalated
+            return forward.outcome(), actions.escalated
 
         return await interpret(machine, scope.state, scope.emit, run_step)
 
@@ -383,7 +416,7 @@ class RunWorkflow:
         async def run_branch(action: RunChild) -> tuple[ChildOutcome, bool]:
             path = plan.children[action.index].path
             forward, actions = await self._run_child(path, items, scope.emitting(merged.emitter()), action.segment)
-            return _outcome(forward, action.key), actions.escalated
+            return forward.outcome(), actions.escalated
 
         machine = parallel(plan.name, tuple(child.key for child in plan.children))
         return await interpret(machine, scope.state, merged.emit, run_branch)
@@ -403,7 +436,7 @@ class RunWorkflow:
 
         async def run_entry(action: RunChild) -> tuple[ChildOutcome, bool]:
             forward, _ = await self._run_child(entry.path, items, scope.emitting(counting), action.segment)
-            return _outcome(forward, entry.path), False
+            return forward.outcome(), False
 
         interpreter = Interpreter(swarm(plan.name, entry.key, limit), scope.state, scope.emit, run_entry)
         return await interpreter.run()
@@ -420,7 +453,7 @@ class RunWorkflow:
         merged = Interleaving(scope.emit, plan.name)
 
         async def run_node(action: RunChild) -> tuple[ChildOutcome, bool]:
-            forward = ChildForward(merged.emitter())
+            forward = ChildForward(merged.emitter(), action.key, action.key)
             path = plan.children[action.index].path
             node_items = (*items, *action.context)
             outcome = await self._child_run(path, node_items, scope.deeper().under(action.key), follow=forward)
@@ -428,8 +461,11 @@ class RunWorkflow:
                 if isinstance(forward.terminal, RunCompleted):
                     scope.state.update(json.loads(outcome.state_json))
             else:
-                forward.terminal = outcome
-            return _outcome(forward, action.key), False
+                forward.ended(outcome)
+            failed = await self._subagent_stopped(path.rpartition("/")[0], scope, forward.agent)
+            if failed is not None:
+                raise _HookRaised(failed)
+            return forward.outcome(), False
 
         return await interpret(graph(plan.name, wave), scope.state, merged.emit, run_node)
 
@@ -660,17 +696,9 @@ class RunWorkflow:
     async def _tool_activity(self, name: str, request: ToolCallInput, scope: Scope) -> _Called:
         """One of the tool activities (`name`) for the call of `request`; how it went."""
         call: ToolCall = from_json(ToolCall, request.call_json)
-        policy = self._policy
         try:
             output = await workflow.execute_activity(
-                name,
-                request,
-                result_type=ToolCallOutput,
-                start_to_close_timeout=timedelta(seconds=policy.tool_timeout),
-                heartbeat_timeout=timedelta(seconds=policy.heartbeat_timeout),
-                retry_policy=RetryPolicy(
-                    initial_interval=timedelta(seconds=policy.retry_interval), maximum_attempts=policy.tool_attempts
-                ),
+                name, request, result_type=ToolCallOutput, **_user_code(self._policy)
             )
         except ActivityError as exc:
             message = f"tool activity failed: {exc.cause or exc}"
@@ -697,16 +725,20 @@ class RunWorkflow:
         text = arguments.get("input") if isinstance(arguments, dict) else None
         if not isinstance(text, str):
             return ToolResult(call.call_id, f"invalid arguments for tool {ref.tool!r}: `input` must be a string", True)
-        if scope.depth + 1 > scope.limit:
-            return ToolResult(call.call_id, str(MaxAgentDepthExceeded(scope.depth + 1, scope.limit)), is_error=True)
-        isolated = attrs.evolve(scope, state={}, depth=scope.depth + 1, config=ref.config).under(f"tool:{call.call_id}")
+        too_deep = depth_error(scope.depth, scope.limit)
+        if too_deep is not None:
+            return ToolResult(call.call_id, str(too_deep), is_error=True)
+        segment = tool_segment(call.call_id)
+        isolated = attrs.evolve(scope, state={}, depth=scope.depth + 1, config=ref.config).under(segment)
         outcome = await self._child_run(f"{path}/tool:{ref.tool}", (UserMessage(text),), isolated)
-        if isinstance(outcome, RunFailed):
-            return ToolResult(call.call_id, f"agent {ref.agent} failed: {outcome.error}", is_error=True)
-        terminal: TerminalEvent = from_json(TerminalEvent, outcome.terminal_json)
+        failed = await self._subagent_stopped(path, scope, ref.agent)
+        if failed is not None:
+            raise _HookRaised(failed)
+        terminal = outcome if isinstance(outcome, RunFailed) else from_json(TerminalEvent, outcome.terminal_json)
         if isinstance(terminal, RunFailed):
-            return ToolResult(call.call_id, f"agent {ref.agent} failed: {terminal.error}", is_error=True)
-        return ToolResult(call.call_id, outcome.output)
+            return tool_answer(call.call_id, ref.agent, ChildFailed(terminal.error))
+        assert isinstance(outcome, RunOutcome)
+        return tool_answer(call.call_id, ref.agent, ChildSucceeded(outcome.output))
 
 
 @attrs.frozen
@@ -733,6 +765,17 @@ class _HookRaised(Exception):
         self.error = error
 
 
+def _user_code(policy: ActivityPolicy) -> dict[str, Any]:
+    """The options of an activity that runs user code (a tool, a hook): the policy's tool timeout and attempts."""
+    return {
+        "start_to_close_timeout": timedelta(seconds=policy.tool_timeout),
+        "heartbeat_timeout": timedelta(seconds=policy.heartbeat_timeout),
+        "retry_policy": RetryPolicy(
+            initial_interval=timedelta(seconds=policy.retry_interval), maximum_attempts=policy.tool_attempts
+        ),
+    }
+
+
 class _LoopPerformer:
     """The Temporal performer of one model loop (`engine.Performer`): the workflow's activities, child
     workflows and conditions for the actions the shared loop asks for. Nothing is recorded here: the
@@ -746,7 +789,7 @@ class _LoopPerformer:
         self._plan = plan
         self._scope = scope
         self._actions = actions
-        self._emit = _qualifying(scope.emit, scope.prefix) if scope.prefix else scope.emit
+        self._emit = scope.emit  # a sub-run's questions are qualified where its events are relayed
         self.agent = plan.name
         self.model: str | None = plan.model
         self.meter = scope.meter
@@ -791,13 +834,13 @@ class _LoopPerformer:
         return await self._wf._await_approval(self._path, self._plan, pending, self._scope, self._actions, found)
 
     async def hand_off(self, target: str, transcript: Conversation) -> TerminalEvent:
-        """The target agent in this workflow, one level deeper, its events continuing this stream."""
-        forward = HandoffForward(self._emit)
-        target_scope = self._scope.deeper().under(f"handoff:{target}").emitting(forward)
-        await self._wf._run_agent(f"{self._path}/handoff:{target}", tuple(transcript), target_scope, self._actions)
-        return forward.terminal or RunFailed(
-            OtherError(f"handoff target {target!r} ended its stream without a terminal event")
-        )
+        """The target agent in this workflow, one level deeper, its events relayed into this stream."""
+        segment = handoff_segment(target)
+        forward = ChildForward(self._emit, target, segment, SubRun.HANDOFF)
+        target_scope = self._scope.deeper().under(segment).emitting(forward)
+        await self._wf._run_agent(f"{self._path}/{segment}", tuple(transcript), target_scope, self._actions)
+        failed = await self._wf._subagent_stopped(self._path, self._scope, forward.agent)
+        return forward.end() if failed is None else RunFailed(failed)
 
     async def beside(
         self, call: Callable[[], Awaitable[A]], check: Callable[[], Awaitable[B | None]]
@@ -822,17 +865,6 @@ class _LoopPerformer:
         """Nothing: the workflow's result is the record."""
 
 
-def _qualifying(emit: Emit, prefix: str) -> Emit:
-    """`emit` with each `ApprovalRequested` carrying the id its call is decided by (the sub-run's `prefix` first)."""
-
-    def send(event: AgentEvent) -> None:
-        if isinstance(event, ApprovalRequested):
-            event = attrs.evolve(event, call_id=prefix + event.call_id)
-        emit(event)
-
-    return send
-
-
 _METERED = RunCompleted(Usage())
 """A workflow's success before `_run_agent` completes it with the run's meter (its usage, total and by agent)."""
 
@@ -850,13 +882,6 @@ def _count(meter: UsageMeter, usage_json: str) -> None:
     shares: tuple[ModelShare, ...] = from_json(tuple[ModelShare, ...], usage_json)
     for share in shares:
         meter.add(share.agent, share.usage, share.model)
-
-
-def _outcome(forward: ChildForward, who: str) -> ChildOutcome:
-    """How a child run whose events went through `forward` ended, for a pattern machine."""
-    if isinstance(forward.terminal, RunCompleted):
-        return ChildSucceeded(forward.text)
-    return ChildFailed(_failed(forward.terminal, who).error)
 
 
 def _failed(terminal: TerminalEvent | None, who: str) -> RunFailed:

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import TypeAlias
 
+from ..errors import OtherError
+from ..events import AgentEvent, RunFailed
 from .fanout import FanOutState, advance_fanout, compact_json, parallel
 from .graph import GraphState, advance_graph, context_message, graph, sinks_text
 from .steps import StepsState, advance_steps, loop, sequential
@@ -17,6 +19,7 @@ from .vocabulary import (
     ChildFailed,
     ChildOutcome,
     ChildPaused,
+    ChildRunner,
     ChildSucceeded,
     Finish,
     HandoffSeen,
@@ -30,6 +33,24 @@ from .vocabulary import (
 
 PatternState: TypeAlias = StepsState | FanOutState | SwarmState | GraphState
 """The state of any pattern machine."""
+
+
+Step: TypeAlias = tuple[PatternState, tuple[WriteState, ...], tuple[AgentEvent, ...], tuple[PatternAction, ...]]
+"""One step as an interpreter performs it: the next state, the state writes (performed first), the events to
+send (next), and the other actions (last, in order)."""
+
+
+def step(state: PatternState, input: PatternInput) -> Step:
+    """One step of whichever machine `state` belongs to, its actions split in the order a runtime performs them."""
+    outcome = advance(state, input)
+    writes = tuple(action for action in outcome.actions if isinstance(action, WriteState))
+    others = tuple(action for action in outcome.actions if not isinstance(action, WriteState))
+    return outcome.state, writes, outcome.events, others
+
+
+def unfinished(state: PatternState) -> RunFailed:
+    """The end of a run whose machine stopped without finishing (a runtime bug, said as data)."""
+    return RunFailed(OtherError(f"the pattern machine stopped without finishing in {type(state).__name__}"))
 
 
 def advance(state: PatternState, input: PatternInput) -> PatternOutcome[PatternState]:
@@ -50,6 +71,7 @@ __all__ = [
     "ChildFailed",
     "ChildOutcome",
     "ChildPaused",
+    "ChildRunner",
     "ChildSucceeded",
     "FanOutState",
     "Finish",
@@ -60,6 +82,7 @@ __all__ = [
     "PatternOutcome",
     "PatternState",
     "RunChild",
+    "Step",
     "StepsState",
     "StopChildren",
     "SwarmState",
@@ -76,5 +99,7 @@ __all__ = [
     "parallel",
     "sequential",
     "sinks_text",
+    "step",
     "swarm",
+    "unfinished",
 ]

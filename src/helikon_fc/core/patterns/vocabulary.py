@@ -10,6 +10,7 @@ workflow's stream, then performs the other actions in order (`Finish` is always 
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Generic, TypeAlias, TypeVar
 
 import attrs
@@ -111,6 +112,9 @@ class Finish:
 
 PatternAction: TypeAlias = RunChild | WriteState | StopChildren | Finish
 """What a pattern machine asks its runtime to do."""
+
+ChildRunner: TypeAlias = Callable[[RunChild], Awaitable[tuple[ChildOutcome, bool]]]
+"""How a runtime performs a `RunChild`: runs that child to its end; its outcome, and whether it escalated."""
 
 
 S = TypeVar("S", covariant=True)
