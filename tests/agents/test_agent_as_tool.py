@@ -92,7 +92,7 @@ async def test_the_sub_run_is_isolated_from_the_parent_session_and_state() -> No
     parent_ctx.state.set("secret", "parent only")
     await parent_ctx.session.append([UserMessage("earlier")])
     tool = AgentAsTool[None](sub)
-    child = tool.sub_run_context(parent_ctx)
+    child = tool.sub_run_context(parent_ctx, "tool:c1")
     assert child.session is not parent_ctx.session and await child.session.items() == ()
     assert child.state.get("secret") is None
     assert child.agent_depth == parent_ctx.agent_depth + 1
@@ -106,9 +106,9 @@ async def test_the_sub_run_is_isolated_from_the_parent_session_and_state() -> No
 def test_the_sub_run_uses_its_own_run_config() -> None:
     """Seed: "it runs under its own RunConfig (the parent's max_turns / timeout do not cross the boundary)"."""
     parent_ctx = RunContext.ephemeral(None).with_run_config(RunConfig(max_turns=1, timeout=3.0))
-    assert AgentAsTool(summarizer()).sub_run_context(parent_ctx).run_config is None
+    assert AgentAsTool(summarizer()).sub_run_context(parent_ctx, "tool:c1").run_config is None
     own = RunConfig(max_turns=4)
-    assert AgentAsTool(summarizer()).with_run_config(own).sub_run_context(parent_ctx).run_config == own
+    assert AgentAsTool(summarizer()).with_run_config(own).sub_run_context(parent_ctx, "tool:c1").run_config == own
 
 
 async def test_cancellation_crosses_into_the_sub_run(autojump_clock: trio.testing.MockClock) -> None:

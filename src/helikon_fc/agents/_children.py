@@ -11,7 +11,7 @@ import attrs
 
 from ..core.patterns import ChildRunner, RunChild
 from ..shell import _checks
-from ..shell.context import RunContext, child_context
+from ..shell.context import RunContext
 from ..shell.input import AgentInput
 from ._workflow import ChildOutcome, Emit, run_child
 from .protocol import Agent
@@ -45,10 +45,10 @@ def child_runner(
     emitter: Callable[[], Emit],
 ) -> ChildRunner:
     """How the keyed workflows perform a `RunChild`: child `index` of `children` runs on `input` (plus the action's
-    context) in ``ctx.subagent_child()`` at the action's segment, its events going to a fresh ``emitter()``."""
+    context) in ``ctx.child("workflow", action.segment)``, its events going to a fresh ``emitter()``."""
 
     async def run(action: RunChild) -> tuple[ChildOutcome, bool]:
-        child = child_context(ctx.subagent_child(), ctx, action.segment)
+        child = ctx.child("workflow", action.segment)
         child_input = AgentInput((*input.items, *action.context)) if action.context else input
         outcome = await run_child(children[action.index][1], child, child_input, emitter(), action.segment)
         return outcome, child.actions.escalated

@@ -12,7 +12,7 @@ from ..core.patterns import subrun
 from ..core.permissions.checks import member
 from ..shell import _checks
 from ..shell.config import RunConfig
-from ..shell.context import RunContext, child_context
+from ..shell.context import RunContext
 from ..shell.hooks import subagent_stopped
 from ..shell.input import AgentInput
 from ..shell.permissions import SubRunPaused
@@ -119,8 +119,9 @@ class AgentAsTool(Generic[Ctx]):
         """A copy whose sub-runs use `config` (`None`: the wrapped agent's own)."""
         return attrs.evolve(self, run_config=config)
 
-    def sub_run_context(self, parent: RunContext[Ctx]) -> RunContext[Ctx]:
-        """The context the sub-run gets: the one place that decides what crosses the boundary.
+    def sub_run_context(self, parent: RunContext[Ctx], segment: str) -> RunContext[Ctx]:
+        """The context the sub-run gets (recorded, when the caller is, under child id `segment`): the one
+        place that decides what crosses the boundary.
 
         Crosses: the user value, cancellation (a child token: cancelling the parent cancels the
         sub-run, never the reverse), the tracer, the depth (one deeper), the depth limit in force, and
@@ -130,7 +131,7 @@ class AgentAsTool(Generic[Ctx]):
         own still apply; the caller's run-level hooks receive `OnSubagentStop` when it ends). The sub-run's
         config is `run_config`.
         """
-        return parent.isolated_child().with_run_config(self.run_config)
+        return parent.child("tool", segment).with_run_config(self.run_config)
 
     async def invoke(self, ctx: ToolContext[Ctx], arguments: JsonObject) -> ToolOutput:
         """Run the wrapped agent on ``arguments["input"]``; its final output is the result.
@@ -148,7 +149,7 @@ class AgentAsTool(Generic[Ctx]):
         if too_deep is not None:
             raise ToolError(str(too_deep))
         segment = subrun.tool_segment(ctx.call_id)
-        child = child_context(self.sub_run_context(parent), parent, segment)
+        child = self.sub_run_context(parent, segment)
         input = AgentInput.from_user_text(text)
         outcome = await run_child(self.agent, child, input, _discard, segment, shown=False)
         await subagent_stopped(parent, self.agent.name)  # the caller's run-level hooks (the sub-run has none)

@@ -13,7 +13,7 @@ from ..core import AgentUpdated, MaxHandoffsExceeded, RunFailed, TerminalEvent
 from ..core.events import AgentEvent
 from ..core.patterns import ChildOutcome, HandoffSeen, RunChild, swarm
 from ..shell import _checks
-from ..shell.context import RunContext, child_context
+from ..shell.context import RunContext
 from ..shell.input import AgentInput, as_input
 from ._interpreter import Interpreter
 from ._workflow import Emit, open_workflow_stream, run_child, workflow_fingerprint
@@ -162,7 +162,7 @@ class SwarmAgent(Generic[Ctx]):
 
             async def run_entry(action: RunChild) -> tuple[ChildOutcome, bool]:
                 entry = self._meshed[self.entry]
-                child = child_context(ctx.subagent_child(), ctx, action.segment)
+                child = ctx.child("workflow", action.segment)
                 member = entry if budget is None else budget.counting(entry)
                 return await run_child(member, child, input, shown, action.segment), False
 

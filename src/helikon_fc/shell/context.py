@@ -5,36 +5,53 @@ It also declares what receives a context: a hook (`Hook`, gathered in `Hooks`) a
 (`Guardrail`). A context carries them and they are called with it, so they live beside it; the code
 that fires hooks and runs guardrails (`helikon_fc.shell.hooks`, `helikon_fc.shell.guardrails`) sits
 above this module and re-exports them.
+
+What the context carries has a module each (`run_state`, `actions`, `cancel`, `session`,
+`worker_gate`); this module re-exports those values, as a context's fields are read with it.
 """
 
 from __future__ import annotations
 
-import copy
 import inspect
-import json
-import weakref
-from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
-from contextlib import AbstractContextManager, contextmanager
-from types import TracebackType
-from typing import Any, Generic, TypeAlias, TypeVar
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Any, Generic, Literal, TypeAlias, TypeVar
 
 import attrs
-import trio
 
-from ..core import Item, JsonValue
 from . import _checks
+from .actions import ActionsHandle
+from .cancel import CancelToken
 from .config import RunConfig
 from .control_values import GuardrailVerdict, HookDecision, HookPoint
 from .durable import Durability
 from .metering import UsageMeter
 from .permissions import Approvals, Permissions, require_permissions
-from .storage import Session, SessionSnapshot
+from .run_state import RunState, SessionState
+from .session import InMemorySession
+from .storage import Session
 from .tracing import Tracer
+from .worker_gate import GatedActions, GatedCancelToken, GatedSession, GatedState, WorkerGate
+
+__all__ = [
+    "ActionsHandle",
+    "CancelToken",
+    "ChildKind",
+    "Guardrail",
+    "Hook",
+    "Hooks",
+    "InMemorySession",
+    "RunContext",
+    "RunState",
+    "SessionState",
+    "WorkerGate",
+    "as_hooks",
+    "guardrail_tuple",
+    "require_guardrail",
+    "require_hook",
+]
 
 Ctx = TypeVar("Ctx")
-T = TypeVar("T")
 _DEFAULT_CONFIG = RunConfig()
-Ctx_co = TypeVar("Ctx_co", covariant=True)
 
 
 # What receives a context: hooks and guardrails.
@@ -128,6 +145,9 @@ def guardrail_tuple(owner: str, argument: str, value: object) -> tuple[Guardrail
 
 _NO_HOOKS: Hooks[Any] = Hooks()
 
+ChildKind: TypeAlias = Literal["handoff", "workflow", "tool"]
+"""The kinds of sub-run a context makes a child context for (`RunContext.child`)."""
+
 
 def _input_guardrails(value: object) -> tuple[Guardrail[Any], ...]:
     return value if value == () else guardrail_tuple("RunContext", "input_guardrails", value)
@@ -135,397 +155,6 @@ def _input_guardrails(value: object) -> tuple[Guardrail[Any], ...]:
 
 def _output_guardrails(value: object) -> tuple[Guardrail[Any], ...]:
     return value if value == () else guardrail_tuple("RunContext", "output_guardrails", value)
-
-
-class RunState:
-    """A run-scoped map from keys to JSON values, shared by an agent and the sub-agents it runs
-    (``ctx.state``; its old name, `SessionState`, still imports: it has nothing to do with a `Session`).
-
-    Workflow agents write each child's final text here under the child's key (as a JSON string);
-    dynamic instructions read it back. Values are copied in and out, so no caller can change a
-    stored value behind the state's back.
-    """
-
-    __slots__ = ("_values",)
-
-    def __init__(self, values: dict[str, JsonValue] | None = None) -> None:
-        self._values: dict[str, JsonValue] = {}
-        for key, value in (values or {}).items():
-            self.set(key, value)
-
-    def get(self, key: str) -> JsonValue | None:
-        """The value stored under `key`, or `None`."""
-        value = self._values.get(key)
-        return value if isinstance(value, str | int | float | bool) or value is None else copy.deepcopy(value)
-
-    def set(self, key: str, value: JsonValue) -> None:
-        """Store `value` under `key`; raises `TypeError` if it is not JSON."""
-        try:
-            json.dumps(value, allow_nan=False)
-        except (TypeError, ValueError) as exc:
-            raise TypeError(f"state[{key!r}] must be a JSON value: {exc}") from None
-        self._values[key] = copy.deepcopy(value)
-
-    def keys(self) -> tuple[str, ...]:
-        """The keys, in the order they were first set."""
-        return tuple(self._values)
-
-    def snapshot(self) -> dict[str, JsonValue]:
-        """A copy of everything stored."""
-        return copy.deepcopy(self._values)
-
-    def __contains__(self, key: object) -> bool:
-        return key in self._values
-
-    def __repr__(self) -> str:
-        return f"RunState({self._values!r})"
-
-
-SessionState = RunState
-"""Deprecated: the old name of `RunState` (the same class)."""
-
-
-class ActionsHandle:
-    """Signals a tool can raise for the orchestrator around its agent; `escalate()` ends a `LoopAgent`."""
-
-    __slots__ = ("_escalated",)
-
-    def __init__(self) -> None:
-        self._escalated = False
-
-    def escalate(self) -> None:
-        """Ask the enclosing loop to stop after the current sub-agent finishes."""
-        self._escalated = True
-
-    @property
-    def escalated(self) -> bool:
-        """Whether `escalate()` was called since the last `reset()`."""
-        return self._escalated
-
-    def reset(self) -> None:
-        """Clear the escalate flag."""
-        self._escalated = False
-
-
-class CancelToken:
-    """Cancellation that crosses task boundaries: cancelling a token cancels every run attached to it
-    and every child token; cancelling a child never reaches its parent.
-
-    A token holds its children weakly: a child lives as long as the run context that carries it,
-    so a long-lived context does not accumulate one token per sub-agent run it ever started."""
-
-    __slots__ = ("__weakref__", "_children", "_reason", "_scopes", "_trio_token")
-
-    def __init__(self) -> None:
-        self._reason: str | None = None
-        # Both made on first use: most tokens never get a child, and whatever a token holds, every
-        # concurrent run holds (a `WeakSet` alone is eight objects for the garbage collector to track).
-        self._scopes: set[trio.CancelScope] | None = None
-        self._children: weakref.WeakSet[CancelToken] | None = None
-        self._trio_token: trio.lowlevel.TrioToken | None = None
-
-    @property
-    def cancelled(self) -> bool:
-        """Whether `cancel` was called (here or on an ancestor)."""
-        return self._reason is not None
-
-    @property
-    def reason(self) -> str | None:
-        """Why it was cancelled, or `None`."""
-        return self._reason
-
-    def cancel(self, reason: str = "run cancelled") -> None:
-        """Cancel every run attached to this token and to its children. Idempotent.
-
-        Safe from any thread, and it never blocks: off the trio thread of the run it last attached to,
-        the flags are set at once and the scopes are cancelled on that thread
-        (`trio.lowlevel.TrioToken.run_sync_soon`); a run that is over has no scope left to cancel.
-        """
-        if self._reason is not None:
-            return
-        self._reason = reason
-        token = self._trio_token
-        if token is None or _on_trio_thread(token):
-            self._cancel_scopes()
-        else:
-            try:
-                token.run_sync_soon(self._cancel_scopes)
-            except trio.RunFinishedError:
-                pass
-        if self._children is not None:
-            for child in list(self._children):
-                child.cancel(reason)
-
-    def _cancel_scopes(self) -> None:
-        if self._scopes is not None:
-            for scope in list(self._scopes):
-                scope.cancel()
-
-    def child(self) -> CancelToken:
-        """A token cancelled with this one, that can also be cancelled on its own."""
-        token = CancelToken()
-        if self._children is None:
-            self._children = weakref.WeakSet()
-        self._children.add(token)
-        if self._reason is not None:
-            token.cancel(self._reason)
-        return token
-
-    def attach(self, scope: trio.CancelScope) -> AbstractContextManager[None]:
-        """Cancel `scope` when this token is cancelled (at once if it already is), while inside the block.
-
-        Call it from the trio thread that runs `scope`.
-        """
-        return _Attachment(self, scope)
-
-    def _attach(self, scope: trio.CancelScope) -> None:
-        # Token and scope first, the flag last: a thread cancelling meanwhile is then seen either way.
-        self._trio_token = trio.lowlevel.current_trio_token()
-        if self._scopes is None:
-            self._scopes = set()
-        self._scopes.add(scope)
-        if self._reason is not None:
-            scope.cancel()
-
-    def _detach(self, scope: trio.CancelScope) -> None:
-        if self._scopes is not None:
-            self._scopes.discard(scope)
-
-
-class _Attachment:
-    """What `CancelToken.attach` returns: one slotted object per attached run, where a
-    ``@contextmanager`` costs a generator, its context manager and that one's ``__dict__``."""
-
-    __slots__ = ("_scope", "_token")
-
-    def __init__(self, token: CancelToken, scope: trio.CancelScope) -> None:
-        self._token = token
-        self._scope = scope
-
-    def __enter__(self) -> None:
-        self._token._attach(self._scope)
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self._token._detach(self._scope)
-
-
-def _on_trio_thread(token: trio.lowlevel.TrioToken) -> bool:
-    """Whether this thread runs the trio run `token` belongs to."""
-    return trio.lowlevel.in_trio_run() and trio.lowlevel.current_trio_token() is token
-
-
-class InMemorySession:
-    """A `Session` kept in memory: what earlier runs on this context said.
-
-    `Runner` prepends the history to a run's input and appends the run's new items when it ends.
-    Each call runs whole between two trio checkpoints, so concurrent tasks never see half an append.
-    For a history that outlives the process, use a store's session (`helikon_fc.stores`).
-    """
-
-    __slots__ = ("_items", "_session_id")
-
-    def __init__(self, items: Iterable[Item] = (), *, session_id: str = "memory") -> None:
-        # An empty session holds the empty tuple until its first append: every run context has a
-        # session, and most never append to theirs.
-        self._items: list[Item] | tuple[()] = list(items) or ()
-        self._session_id = session_id
-
-    @property
-    def session_id(self) -> str:
-        """The id this session was given (``"memory"`` unless named)."""
-        return self._session_id
-
-    async def append(self, items: Sequence[Item]) -> int:
-        """Add `items` at the end; return the watermark (the item count) after them."""
-        await trio.lowlevel.checkpoint()
-        if isinstance(self._items, tuple):
-            self._items = list(items)
-        else:
-            self._items.extend(items)
-        return len(self._items)
-
-    async def items(self, since: int | None = None) -> tuple[Item, ...]:
-        """The items appended after watermark `since` (all of them when ``None``), oldest first."""
-        if since is not None and (isinstance(since, bool) or not isinstance(since, int) or since < 0):
-            raise ValueError(f"since must be a watermark (an int >= 0) or None, got {since!r}")
-        await trio.lowlevel.checkpoint()
-        return tuple(self._items[since or 0 :])
-
-    async def snapshot(self) -> SessionSnapshot:
-        """Every item and the current watermark."""
-        await trio.lowlevel.checkpoint()
-        return SessionSnapshot(tuple(self._items), len(self._items))
-
-    def __len__(self) -> int:
-        return len(self._items)
-
-
-class WorkerGate:
-    """What a sync tool's worker thread may still reach of its run, and on which thread.
-
-    While the gate is open, every use of the run's state, signals, cancellation and session runs on the
-    trio thread (`trio.from_thread.run_sync`), never beside it on the worker thread. The trio side calls
-    `close()` when the call is over (it returned, failed, timed out or was cancelled and its thread
-    abandoned); from then on every use raises `RuntimeError` and changes nothing, whether the run goes
-    on or has ended.
-
-    Args:
-        label: What the call is, for the error (``"tool 'x' (call 'c1')"``).
-    """
-
-    __slots__ = ("_label", "_open", "_token")
-
-    def __init__(self, label: str) -> None:
-        self._label = label
-        self._open = True
-        self._token = trio.lowlevel.current_trio_token()
-
-    @property
-    def is_open(self) -> bool:
-        """Whether the call is still running."""
-        return self._open
-
-    def close(self) -> None:
-        """End the call: every later use raises. Call it from the trio thread."""
-        self._open = False
-
-    def run(self, fn: Callable[[], T]) -> T:
-        """`fn()` on the trio thread, while the gate is open.
-
-        Raises:
-            RuntimeError: the gate is closed (the call is over), or the run has ended.
-        """
-        if not self._open:
-            raise self._over()
-        if _on_trio_thread(self._token):
-            return fn()
-        try:
-            return trio.from_thread.run_sync(self._run_open, fn, trio_token=self._token)
-        except trio.RunFinishedError:
-            raise self._over() from None
-
-    def _run_open(self, fn: Callable[[], T]) -> T:
-        if not self._open:  # closed while the request crossed over to the trio thread
-            raise self._over()
-        return fn()
-
-    def _over(self) -> RuntimeError:
-        return RuntimeError(
-            f"{self._label} is over: its context no longer accepts use from its worker thread "
-            "(the call returned, failed, timed out or was cancelled)"
-        )
-
-
-class _GatedState(RunState):
-    """A run's `RunState` as a worker thread sees it: every use through a `WorkerGate`."""
-
-    __slots__ = ("_gate", "_inner")
-
-    def __init__(self, inner: RunState, gate: WorkerGate) -> None:  # no super().__init__: `inner` holds the values
-        self._inner = inner
-        self._gate = gate
-
-    def get(self, key: str) -> JsonValue | None:
-        return self._gate.run(lambda: self._inner.get(key))
-
-    def set(self, key: str, value: JsonValue) -> None:
-        self._gate.run(lambda: self._inner.set(key, value))
-
-    def keys(self) -> tuple[str, ...]:
-        return self._gate.run(self._inner.keys)
-
-    def snapshot(self) -> dict[str, JsonValue]:
-        return self._gate.run(self._inner.snapshot)
-
-    def __contains__(self, key: object) -> bool:
-        return self._gate.run(lambda: key in self._inner)
-
-    def __repr__(self) -> str:
-        return "<RunState of a worker thread>"
-
-
-class _GatedActions(ActionsHandle):
-    """A run's `ActionsHandle` as a worker thread sees it."""
-
-    __slots__ = ("_gate", "_inner")
-
-    def __init__(self, inner: ActionsHandle, gate: WorkerGate) -> None:
-        self._inner = inner
-        self._gate = gate
-
-    def escalate(self) -> None:
-        self._gate.run(self._inner.escalate)
-
-    @property
-    def escalated(self) -> bool:
-        return self._gate.run(lambda: self._inner.escalated)
-
-    def reset(self) -> None:
-        self._gate.run(self._inner.reset)
-
-
-class _GatedCancelToken(CancelToken):
-    """A run's `CancelToken` as a worker thread sees it: it may cancel the run while its call runs."""
-
-    __slots__ = ("_gate", "_inner")
-
-    def __init__(self, inner: CancelToken, gate: WorkerGate) -> None:
-        self._inner = inner
-        self._gate = gate
-
-    @property
-    def cancelled(self) -> bool:
-        return self._inner.cancelled
-
-    @property
-    def reason(self) -> str | None:
-        return self._inner.reason
-
-    def cancel(self, reason: str = "run cancelled") -> None:
-        self._gate.run(lambda: self._inner.cancel(reason))
-
-    def child(self) -> CancelToken:
-        return self._gate.run(self._inner.child)
-
-    @contextmanager
-    def attach(self, scope: trio.CancelScope) -> Iterator[None]:
-        raise RuntimeError("a cancel scope can be attached only from the trio thread, not from a worker thread")
-        yield  # pragma: no cover
-
-
-class _GatedSession:
-    """A run's session as a sync tool's context carries it: usable while the call runs, refused after.
-
-    The session is async, so only async code (on the trio thread) can use it; each call first checks
-    the gate, so a call that is over cannot change the history."""
-
-    __slots__ = ("_gate", "_inner")
-
-    def __init__(self, inner: Session, gate: WorkerGate) -> None:
-        self._inner = inner
-        self._gate = gate
-
-    @property
-    def session_id(self) -> str:
-        return self._inner.session_id
-
-    async def append(self, items: Sequence[Item]) -> int:
-        self._gate.run(_nothing)
-        return await self._inner.append(items)
-
-    async def items(self, since: int | None = None) -> tuple[Item, ...]:
-        self._gate.run(_nothing)
-        return await self._inner.items(since)
-
-    async def snapshot(self) -> SessionSnapshot:
-        self._gate.run(_nothing)
-        return await self._inner.snapshot()
-
-
-def _nothing() -> None:
-    """What `_GatedSession` runs through the gate: only its check that the call is still open."""
 
 
 @attrs.frozen
@@ -588,10 +217,10 @@ class RunContext(Generic[Ctx]):
         session reached through `gate` (on the trio thread, and only while the call runs)."""
         return attrs.evolve(
             self,
-            state=_GatedState(self.state, gate),
-            actions=_GatedActions(self.actions, gate),
-            cancel_token=_GatedCancelToken(self.cancel_token, gate),
-            session=_GatedSession(self.session, gate),
+            state=GatedState(self.state, gate),
+            actions=GatedActions(self.actions, gate),
+            cancel_token=GatedCancelToken(self.cancel_token, gate),
+            session=GatedSession(self.session, gate),
         )
 
     def with_run_config(self, config: RunConfig | None) -> RunContext[Ctx]:
@@ -651,9 +280,18 @@ class RunContext(Generic[Ctx]):
         """The deepest level a child of a run in this context may start at (see `limit_depth`)."""
         return _tightest(self.depth_limit, self.run_config)
 
+    def child(self, kind: ChildKind, segment: str) -> RunContext[Ctx]:
+        """The context of a sub-run of `kind`, recorded (when this context is) under its child id `segment`.
+
+        `kind` says what crosses (see `handoff_child`, `subagent_child`, `isolated_child`):
+        ``"handoff"`` a handoff target, ``"workflow"`` a workflow child, ``"tool"`` an agent-as-tool sub-run.
+        """
+        made = _CHILDREN[kind](self)
+        return made if self.durable is None else attrs.evolve(made, durable=self.durable.child(segment))
+
     def handoff_child(self) -> RunContext[Ctx]:
-        """The context a handoff target runs in: everything shared, one level deeper (not recorded
-        until given a child id: see `child_context`)."""
+        """The context a handoff target runs in: everything shared, one level deeper (not recorded:
+        `child` gives it its child id)."""
         return attrs.evolve(self, agent_depth=self.agent_depth + 1, durable=None)
 
     def subagent_child(self) -> RunContext[Ctx]:
@@ -685,12 +323,11 @@ class RunContext(Generic[Ctx]):
         )
 
 
-def child_context(ctx: RunContext[Any], parent: RunContext[Any], segment: str) -> RunContext[Any]:
-    """`ctx` (a sub-run's context built from `parent`) recorded under `parent`'s child id `segment`."""
-    durable = parent.durable
-    if durable is None:
-        return ctx
-    return attrs.evolve(ctx, durable=durable.child(segment))
+_CHILDREN: dict[str, Callable[[RunContext[Any]], RunContext[Any]]] = {
+    "handoff": RunContext.handoff_child,
+    "workflow": RunContext.subagent_child,
+    "tool": RunContext.isolated_child,
+}
 
 
 def _tightest(depth_limit: int | None, config: RunConfig | None) -> int:

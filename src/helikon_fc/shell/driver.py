@@ -74,7 +74,7 @@ from ..engine import Begin, Held, run_loop
 from ..models.protocol import Model, ModelError
 from .compaction import discard
 from .config import RunConfig
-from .context import RunContext, child_context
+from .context import RunContext
 from .controls import LoopControls, failing_on_hook
 from .definition import LoopDefinition
 from .durable import IncompatibleRunError
@@ -739,9 +739,8 @@ async def hand_off(
         return RunFailed(OtherError(f"handoff target {target!r} could not be resolved: {type(exc).__name__}: {exc}"))
     segment = handoff_segment(target)
     forward = _HandoffForward(send, relay_of(SubRun.HANDOFF, target, segment))
-    child_ctx, slot = ctx.handoff_child().with_meter_slot()
+    child, slot = ctx.child("handoff", segment).with_meter_slot()
     try:
-        child = child_context(child_ctx, ctx, segment)
         await forward_run(successor.run(child, AgentInput.from_items(transcript)), forward)
     except RunError as exc:
         return RunFailed(exc.error)
