@@ -36,3 +36,10 @@ def test_the_shell_never_imports_the_stores() -> None:
     code = "import sys, helikon_fc.shell.runner; print(any(m.startswith('helikon_fc.stores') for m in sys.modules))"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"
+
+
+def test_the_compacting_session_needs_no_driver() -> None:
+    """Layering: a stored session's compaction calls the model as a run does, without loading the run's driver."""
+    code = "import sys, helikon_fc.shell.session_compaction; print('helikon_fc.shell.driver' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"

@@ -14,20 +14,22 @@ from ..core.compaction import DEFAULT_SUMMARY_INSTRUCTIONS
 from ..models.protocol import Model
 from . import _checks
 
-_LEAST_SUMMARY = 16
+LEAST_SUMMARY = 16
 """The fewest tokens a summary may be given (its system message's prefix needs some of them)."""
 
 
-def _check_max_tokens(owner: str, argument: str, value: object) -> None:
-    _checks.require_int(owner, argument, value, _LEAST_SUMMARY + 1)
+def check_max_tokens(owner: str, argument: str, value: object) -> None:
+    """Raise unless `value` can be a compaction budget: an int above `LEAST_SUMMARY`."""
+    _checks.require_int(owner, argument, value, LEAST_SUMMARY + 1)
 
 
-def _check_summary_tokens(owner: str, argument: str, value: object) -> None:
-    _checks.require_int(owner, argument, value, _LEAST_SUMMARY)
+def check_summary_tokens(owner: str, argument: str, value: object) -> None:
+    """Raise unless `value` can be a summary's token budget: an int of at least `LEAST_SUMMARY`."""
+    _checks.require_int(owner, argument, value, LEAST_SUMMARY)
 
 
 def _default_summary_tokens(self: Compaction) -> int:
-    return max(_LEAST_SUMMARY, self.max_tokens // 4) if isinstance(self.max_tokens, int) else _LEAST_SUMMARY
+    return max(LEAST_SUMMARY, self.max_tokens // 4) if isinstance(self.max_tokens, int) else LEAST_SUMMARY
 
 
 @attrs.frozen(kw_only=True)
@@ -53,10 +55,10 @@ class Compaction:
         1000
     """
 
-    max_tokens: int = attrs.field(validator=_checks.field(_check_max_tokens))
+    max_tokens: int = attrs.field(validator=_checks.field(check_max_tokens))
     summary_tokens: int = attrs.field(
         default=attrs.Factory(_default_summary_tokens, takes_self=True),
-        validator=_checks.field(_check_summary_tokens),
+        validator=_checks.field(check_summary_tokens),
     )
     instructions: str = attrs.field(default=DEFAULT_SUMMARY_INSTRUCTIONS, validator=_checks.field(_checks.require_name))
     model: Model | None = attrs.field(default=None, validator=_checks.field(_checks.optional(_checks.require_model)))

@@ -38,40 +38,28 @@ from ..core import (
     Conversation,
     HookFailed,
     JsonObject,
-    ModelEvent,
-    ModelFailed,
-    ModelFailureKind,
-    ModelFinish,
-    ModelReasoningDelta,
     ModelRequest,
     ModelResponse,
-    ModelTextDelta,
-    ModelToolCallDelta,
-    ModelUsage,
     OtherError,
-    ReasoningDelta,
     RunCompleted,
     RunFailed,
     Start,
     TerminalEvent,
-    TokenDelta,
     ToolCall,
-    ToolCallDelta,
     ToolResult,
     ToolResults,
     TransitionCtx,
     TransitionOutcome,
     UnknownHandoffTarget,
-    assemble_response,
     initial_state,
-    usage_problem,
 )
 from ..core.loop_steps import credited_model, problems_by_call
 from ..core.patterns.subrun import Relay, SubRun, handoff_end, handoff_segment, relay, relay_of
 from ..core.records import RecordLogError
 from ..core.usage import one_call
 from ..engine import Begin, Held, run_loop
-from ..models.protocol import Model, ModelError
+from ..models.call import call_model
+from ..models.protocol import Model
 from .compaction import discard
 from .config import RunConfig
 from .context import RunContext
@@ -441,55 +429,6 @@ def _ask_model(
     if tracer is None:
         return call_model(model, request, send)
     return trace_model_call(tracer, call_model, model, request, send)
-
-
-async def call_model(model: Model, request: ModelRequest, send: Send) -> ModelResponse | RunFailed:
-    """Stream `model`'s answer to `request`, forwarding deltas live; return the assembled response."""
-    received: list[ModelEvent] = []
-    finished = False
-    try:
-        async with model.stream(request) as stream:
-            async for event in stream:
-                received.append(event)
-                if isinstance(event, ModelTextDelta):
-                    await send(TokenDelta(event.text))
-                elif isinstance(event, ModelToolCallDelta):
-                    await send(ToolCallDelta(event.call_id, event.name, event.args_delta))
-                elif isinstance(event, ModelReasoningDelta):
-                    await send(ReasoningDelta(event.text))
-                elif isinstance(event, ModelFinish):
-                    finished = True
-                elif isinstance(event, ModelUsage):  # needs no forwarding; counted into the run's usage
-                    problem = usage_problem(event.usage)
-                    if problem is not None:
-                        message = f"model {model.name!r} reported {problem}"
-                        return RunFailed(ModelFailed(ModelFailureKind.OTHER, message))  # noqa: ASYNC910 - see below
-                else:
-                    message = f"model {model.name!r} streamed {type(event).__name__}, which is not a ModelEvent"
-                    return RunFailed(ModelFailed(ModelFailureKind.OTHER, message))  # noqa: ASYNC910 - see below
-    except Exception as exc:
-        # Also trio's BrokenResourceError: a model on a trio stream raises it when its connection
-        # breaks. Should it come from `send` instead (the consumer has gone), the terminal event's
-        # own send raises it again and `emit_run` stops there.
-        # No checkpoint of its own on these paths: the step that called the model began with a cancel point.
-        return RunFailed(_model_failure(exc))  # noqa: ASYNC910
-    if not finished:
-        return RunFailed(
-            ModelFailed(
-                ModelFailureKind.TRANSPORT,
-                f"the stream of model {model.name!r} ended without a finish reason (truncated)",
-            )
-        )
-    return assemble_response(received)
-
-
-def _model_failure(exc: Exception) -> ModelFailed:
-    """A model failure as data: `ModelError` keeps its kind; anything else is ``OTHER``."""
-    while isinstance(exc, ExceptionGroup) and len(exc.exceptions) == 1:
-        exc = exc.exceptions[0]
-    if isinstance(exc, ModelError):
-        return exc.to_agent_error()
-    return ModelFailed(ModelFailureKind.OTHER, f"{type(exc).__name__}: {exc}")
 
 
 async def execute_tools(

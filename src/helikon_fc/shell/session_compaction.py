@@ -37,10 +37,10 @@ from ..core import (
     visible,
 )
 from ..core.compaction import DEFAULT_SUMMARY_INSTRUCTIONS
+from ..models.call import call_model
 from ..models.protocol import Model
 from . import _checks
-from .compaction import _LEAST_SUMMARY, _check_max_tokens, _check_summary_tokens, discard
-from .driver import call_model
+from .compaction import LEAST_SUMMARY, check_max_tokens, check_summary_tokens, discard
 from .storage import Session, SessionSnapshot
 
 CompactionReport: TypeAlias = ConversationCompacted | CompactionSkipped
@@ -125,10 +125,10 @@ class CompactingSession:
     ) -> None:
         _require_session(inner)
         _checks.require_model(_OWNER, "model", model)
-        _check_max_tokens(_OWNER, "max_tokens", max_tokens)
+        check_max_tokens(_OWNER, "max_tokens", max_tokens)
         if summary_tokens is None:
-            summary_tokens = max(_LEAST_SUMMARY, max_tokens // 4)
-        _check_summary_tokens(_OWNER, "summary_tokens", summary_tokens)
+            summary_tokens = max(LEAST_SUMMARY, max_tokens // 4)
+        check_summary_tokens(_OWNER, "summary_tokens", summary_tokens)
         if summary_tokens >= max_tokens:
             allowed = f"an int < max_tokens ({max_tokens})"
             raise ValueError(_checks.message(_OWNER, "summary_tokens", summary_tokens, allowed))

@@ -156,7 +156,7 @@ async def trace_model_call(
     request: ModelRequest,
     send: Any,
 ) -> ModelResponse | RunFailed:
-    """``await call(model, request, send)`` (the driver's `call_model`) inside a model-call span."""
+    """``await call(model, request, send)`` (`helikon_fc.models.call.call_model`) inside a model-call span."""
     span = tracer.start_model_call(model, request, _CURRENT.get())
     try:
         outcome = await call(model, request, send)

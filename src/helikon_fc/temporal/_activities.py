@@ -36,12 +36,13 @@ from ..core import (
     to_json,
 )
 from ..core.records import ModelAnswered, ToolFinished
+from ..models.call import call_model
 from ..models.retry import RETRYABLE
 from ..shell.config import RunConfig
 from ..shell.context import RunContext, SessionState
 from ..shell.controls import failing_on_hook
 from ..shell.definition import LoopDefinition
-from ..shell.driver import call_model, call_tool
+from ..shell.driver import call_tool
 from ..shell.metering import UsageMeter
 from ..shell.permissions import Permissions
 from ..shell.protocol import Agent
