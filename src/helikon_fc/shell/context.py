@@ -25,7 +25,7 @@ from .config import RunConfig
 from .control_values import GuardrailVerdict, HookDecision, HookPoint
 from .durable import Durability
 from .metering import UsageMeter
-from .permissions import Approvals, Permissions, require_permissions
+from .permission_values import Approvals, Permissions, require_permissions
 from .run_state import RunState, SessionState
 from .session import InMemorySession
 from .storage import Session

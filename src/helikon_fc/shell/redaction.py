@@ -7,14 +7,23 @@ to a tool result, in process and on a Temporal worker alike.
 
 from __future__ import annotations
 
+from typing import Protocol
+
 from ..core import redact_output
 from ._redaction import known_secrets, redact_result
-from .tool import ToolOutput
 
 __all__ = ["known_secrets", "redact_result", "redact_tool_output"]
 
 
-def redact_tool_output(output: ToolOutput, secrets: tuple[str, ...]) -> str:
+class Rendered(Protocol):
+    """What `redact_tool_output` redacts: an output that renders as the text the model reads (a `ToolOutput`)."""
+
+    def render(self) -> str:
+        """The text the model reads."""
+        ...
+
+
+def redact_tool_output(output: Rendered, secrets: tuple[str, ...]) -> str:
     """The text the model reads for `output`, with secrets masked (`redact_output` of its rendering).
 
     A string output is redacted as text (as JSON when it is JSON text); a JSON output leaf by leaf,
