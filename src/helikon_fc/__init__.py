@@ -102,17 +102,12 @@ if TYPE_CHECKING:
         Permissions as Permissions,
         Reject as Reject,
     )
+    from .shell.actions import ActionsHandle as ActionsHandle
+    from .shell.cancel import CancelToken as CancelToken
     from .shell.compaction import Compaction as Compaction
     from .shell.completion import run_to_completion as run_to_completion
     from .shell.config import RunConfig as RunConfig
-    from .shell.context import (
-        ActionsHandle as ActionsHandle,
-        CancelToken as CancelToken,
-        InMemorySession as InMemorySession,
-        RunContext as RunContext,
-        RunState as RunState,
-        SessionState as SessionState,
-    )
+    from .shell.context import RunContext as RunContext
     from .shell.durable import IncompatibleRunError as IncompatibleRunError
     from .shell.input import AgentInput as AgentInput
     from .shell.protocol import Agent as Agent, RunStream as RunStream
@@ -123,7 +118,9 @@ if TYPE_CHECKING:
         RunResultStreaming as RunResultStreaming,
         RunStartError as RunStartError,
     )
+    from .shell.run_state import RunState as RunState, SessionState as SessionState
     from .shell.runner import Runner as Runner
+    from .shell.session import InMemorySession as InMemorySession
     from .shell.tracing import Tracer as Tracer
     from .stores import CompactingSession as CompactingSession
     from .tools import (
@@ -136,7 +133,7 @@ if TYPE_CHECKING:
     )
 
 _EXPORTS: dict[str, str] = {
-    "ActionsHandle": ".shell.context",
+    "ActionsHandle": ".shell.actions",
     "Agent": ".shell.protocol",
     "AgentAsTool": ".agents.agent_as_tool",
     "AgentError": ".core",
@@ -146,7 +143,7 @@ _EXPORTS: dict[str, str] = {
     "ApprovalRequested": ".core",
     "AssistantMessage": ".core",
     "BranchFailure": ".core",
-    "CancelToken": ".shell.context",
+    "CancelToken": ".shell.cancel",
     "Cancelled": ".core",
     "Compacted": ".core",
     "CompactingSession": ".stores",
@@ -167,7 +164,7 @@ _EXPORTS: dict[str, str] = {
     "HookDenied": ".core",
     "HookFailed": ".core",
     "Hooks": ".hooks",
-    "InMemorySession": ".shell.context",
+    "InMemorySession": ".shell.session",
     "IncompatibleRunError": ".shell.durable",
     "InvalidTransition": ".core",
     "Item": ".core",
@@ -209,7 +206,7 @@ _EXPORTS: dict[str, str] = {
     "RunResult": ".shell.results",
     "RunResultStreaming": ".shell.results",
     "RunStartError": ".shell.results",
-    "RunState": ".shell.context",
+    "RunState": ".shell.run_state",
     "RunStarted": ".core",
     "RunStream": ".shell.protocol",
     "ApprovalRequest": ".permissions",
@@ -219,7 +216,7 @@ _EXPORTS: dict[str, str] = {
     "Runner": ".shell.runner",
     "SequentialAgent": ".agents.sequential",
     "SessionFailed": ".core",
-    "SessionState": ".shell.context",
+    "SessionState": ".shell.run_state",
     "StructuredOutputFailed": ".core",
     "StructuredOutputInvalid": ".core",
     "SwarmAgent": ".agents.swarm",

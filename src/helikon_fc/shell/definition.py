@@ -44,7 +44,8 @@ class LoopDefinition:
         tools: the tools the model may call, names unique.
         tool_sources: where more tools come from when a run starts (MCP servers); the driver lists
             them for each run and runs a copy of this definition with them added to `tools`.
-        offered_tools: on that copy, what its sources listed (recorded when the run is, see `shell.offered_tools`).
+        offered_tools: on that copy, what its sources listed (recorded when the run is, see
+            `shell.offered_tools`).
         handoff_targets: the handoffs the model may take, as the core describes them.
         resolvers: for each handoff target's agent name, how to find that agent when the handoff happens.
         settings: the model settings of every request.

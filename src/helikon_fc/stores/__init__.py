@@ -2,8 +2,9 @@
 
 `MemoryStore` keeps them in memory; `SQLiteStore` in a SQLite file (the embedded default);
 `PostgresStore` in PostgreSQL (``pip install helikon_fc[postgres]``). Each implements
-`helikon_fc.shell.storage.Store`; the interfaces and errors are re-exported here, and `store_at(location)` picks a
-store from a path or a DSN. `CompactingSession` wraps any of their sessions to summarise a long history.
+`helikon_fc.shell.storage.Store`; the interfaces and errors are re-exported here, and
+`store_at(location)` picks a store from a path or a DSN. `CompactingSession` wraps any of their
+sessions to summarise a long history.
 """
 
 from __future__ import annotations
