@@ -31,7 +31,7 @@ from helikon_fc import (
     Usage,
 )
 from helikon_fc.agents.handoff import slug
-from helikon_fc.shell.protocol import Agent
+from helikon_fc.shell.loop.protocol import Agent
 from helikon_fc.testing import ScriptedModel, ScriptedTurn, call, call_tools, reply, simulate
 
 

@@ -19,7 +19,7 @@ from helikon_fc.core import (
     RunCompleted,
     RunFailed,
 )
-from helikon_fc.shell.context import RunContext
+from helikon_fc.shell.context.run_context import RunContext
 from helikon_fc.shell.input import AgentInput
 
 KEYS = st.lists(st.text(alphabet="abcdefxyz", min_size=1, max_size=3), min_size=1, max_size=6, unique=True)

@@ -21,7 +21,7 @@ from helikon_fc.agents.protocol import Agent
 from helikon_fc.agents.sequential import SequentialAgent
 from helikon_fc.core import OtherError, Usage
 from helikon_fc.core.usage import one_call
-from helikon_fc.shell.context import RunContext
+from helikon_fc.shell.context.run_context import RunContext
 from helikon_fc.testing import ScriptedModel, call, call_tools, reply
 
 usages = st.builds(Usage, input_tokens=st.integers(0, 50), output_tokens=st.integers(0, 50), requests=st.integers(0, 3))

@@ -38,8 +38,8 @@ from helikon_fc.core import (
     to_json,
 )
 from helikon_fc.core.redaction import is_secret_value
-from helikon_fc.shell.permissions import Permissions
-from helikon_fc.shell.tool import ToolContext, ToolOutput
+from helikon_fc.shell.control.permissions import Permissions
+from helikon_fc.shell.tools.tool import ToolContext, ToolOutput
 from helikon_fc.testing import FunctionModel, ScriptedModel, call, call_tools, reply, simulate
 from helikon_fc.testing.script import ScriptedTurn
 

@@ -20,7 +20,7 @@ from helikon_fc.core import (
     ToolInfo,
     decide,
 )
-from helikon_fc.shell.permissions import ApprovalAnswer, ApprovalRequest, Approve, Permissions
+from helikon_fc.shell.control.permissions import ApprovalAnswer, ApprovalRequest, Approve, Permissions
 from helikon_fc.testing import ScriptedModel, call, call_tools, reply, simulate
 
 

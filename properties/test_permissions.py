@@ -39,7 +39,7 @@ from helikon_fc.core import (
     to_json,
 )
 from helikon_fc.core.events import AgentEvent, ApprovalRequested, PermissionDenied, PermissionGranted
-from helikon_fc.shell.permissions import (
+from helikon_fc.shell.control.permissions import (
     ApprovalAnswer,
     ApprovalRequest,
     Approve,

@@ -21,7 +21,7 @@ from hypothesis import given, strategies as st
 from helikon_fc import AgentAsTool, Handoff, LlmAgent, Model, ParallelAgent, RunConfig, SequentialAgent
 from helikon_fc.agents.handoff import slug
 from helikon_fc.core import ModelFailureKind
-from helikon_fc.shell.protocol import Agent
+from helikon_fc.shell.loop.protocol import Agent
 from helikon_fc.stores import MemoryStore
 from helikon_fc.testing import (
     Recording,

@@ -16,8 +16,8 @@ from hypothesis import given, strategies as st
 from properties.strategies import finite_floats, json_values, texts
 
 from helikon_fc.core import JsonValue, validate
-from helikon_fc.shell.function_tool import to_tool_output
-from helikon_fc.shell.type_schema import DecodeError, decode, schema_for, strict_schema_for
+from helikon_fc.shell.tools.function_tool import to_tool_output
+from helikon_fc.shell.tools.type_schema import DecodeError, decode, schema_for, strict_schema_for
 
 
 class Mood(enum.Enum):

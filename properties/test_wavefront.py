@@ -21,7 +21,7 @@ from tests.agents.workflow_fakes import FakeAgent, Timeline, drain
 from helikon_fc.agents.graph import GraphAgent
 from helikon_fc.core import GraphFailed, MessageOutput, OtherError, RunCompleted, RunFailed
 from helikon_fc.core.wavefront import Wavefront, find_cycle
-from helikon_fc.shell.context import RunContext
+from helikon_fc.shell.context.run_context import RunContext
 from helikon_fc.shell.input import AgentInput
 
 

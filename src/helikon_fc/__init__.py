@@ -102,26 +102,26 @@ if TYPE_CHECKING:
         Permissions as Permissions,
         Reject as Reject,
     )
-    from .shell.actions import ActionsHandle as ActionsHandle
-    from .shell.cancel import CancelToken as CancelToken
-    from .shell.compaction import Compaction as Compaction
-    from .shell.completion import run_to_completion as run_to_completion
-    from .shell.config import RunConfig as RunConfig
-    from .shell.context import RunContext as RunContext
-    from .shell.durable import IncompatibleRunError as IncompatibleRunError
+    from .shell.context.actions import ActionsHandle as ActionsHandle
+    from .shell.context.cancel import CancelToken as CancelToken
+    from .shell.context.config import RunConfig as RunConfig
+    from .shell.context.run_context import RunContext as RunContext
+    from .shell.context.run_state import RunState as RunState, SessionState as SessionState
+    from .shell.context.session import InMemorySession as InMemorySession
+    from .shell.durable.compaction import Compaction as Compaction
+    from .shell.durable.run_log import IncompatibleRunError as IncompatibleRunError
     from .shell.input import AgentInput as AgentInput
-    from .shell.protocol import Agent as Agent, RunStream as RunStream
-    from .shell.results import (
+    from .shell.loop.completion import run_to_completion as run_to_completion
+    from .shell.loop.protocol import Agent as Agent, RunStream as RunStream
+    from .shell.loop.results import (
         HandoffCollisionError as HandoffCollisionError,
         RunError as RunError,
         RunResult as RunResult,
         RunResultStreaming as RunResultStreaming,
         RunStartError as RunStartError,
     )
-    from .shell.run_state import RunState as RunState, SessionState as SessionState
-    from .shell.runner import Runner as Runner
-    from .shell.session import InMemorySession as InMemorySession
-    from .shell.tracing import Tracer as Tracer
+    from .shell.loop.runner import Runner as Runner
+    from .shell.telemetry.tracing import Tracer as Tracer
     from .stores import CompactingSession as CompactingSession
     from .tools import (
         FunctionTool as FunctionTool,
@@ -133,8 +133,8 @@ if TYPE_CHECKING:
     )
 
 _EXPORTS: dict[str, str] = {
-    "ActionsHandle": ".shell.actions",
-    "Agent": ".shell.protocol",
+    "ActionsHandle": ".shell.context.actions",
+    "Agent": ".shell.loop.protocol",
     "AgentAsTool": ".agents.agent_as_tool",
     "AgentError": ".core",
     "AgentEvent": ".core",
@@ -143,11 +143,11 @@ _EXPORTS: dict[str, str] = {
     "ApprovalRequested": ".core",
     "AssistantMessage": ".core",
     "BranchFailure": ".core",
-    "CancelToken": ".shell.cancel",
+    "CancelToken": ".shell.context.cancel",
     "Cancelled": ".core",
     "Compacted": ".core",
     "CompactingSession": ".stores",
-    "Compaction": ".shell.compaction",
+    "Compaction": ".shell.durable.compaction",
     "CompactionSkipped": ".core",
     "ConversationCompacted": ".core",
     "FunctionTool": ".tools",
@@ -159,13 +159,13 @@ _EXPORTS: dict[str, str] = {
     "GuardrailTripped": ".core",
     "Handoff": ".agents.handoff",
     "HandoffCollision": ".core",
-    "HandoffCollisionError": ".shell.results",
+    "HandoffCollisionError": ".shell.loop.results",
     "HandoffItem": ".core",
     "HookDenied": ".core",
     "HookFailed": ".core",
     "Hooks": ".hooks",
-    "InMemorySession": ".shell.session",
-    "IncompatibleRunError": ".shell.durable",
+    "InMemorySession": ".shell.context.session",
+    "IncompatibleRunError": ".shell.durable.run_log",
     "InvalidTransition": ".core",
     "Item": ".core",
     "JsonObject": ".core",
@@ -198,25 +198,25 @@ _EXPORTS: dict[str, str] = {
     "RetryPolicy": ".models",
     "RetryingModel": ".models",
     "RunCompleted": ".core",
-    "RunConfig": ".shell.config",
-    "RunContext": ".shell.context",
-    "RunError": ".shell.results",
+    "RunConfig": ".shell.context.config",
+    "RunContext": ".shell.context.run_context",
+    "RunError": ".shell.loop.results",
     "RunFailed": ".core",
     "RunPaused": ".core",
-    "RunResult": ".shell.results",
-    "RunResultStreaming": ".shell.results",
-    "RunStartError": ".shell.results",
-    "RunState": ".shell.run_state",
+    "RunResult": ".shell.loop.results",
+    "RunResultStreaming": ".shell.loop.results",
+    "RunStartError": ".shell.loop.results",
+    "RunState": ".shell.context.run_state",
     "RunStarted": ".core",
-    "RunStream": ".shell.protocol",
+    "RunStream": ".shell.loop.protocol",
     "ApprovalRequest": ".permissions",
     "Approve": ".permissions",
     "Permissions": ".permissions",
     "Reject": ".permissions",
-    "Runner": ".shell.runner",
+    "Runner": ".shell.loop.runner",
     "SequentialAgent": ".agents.sequential",
     "SessionFailed": ".core",
-    "SessionState": ".shell.run_state",
+    "SessionState": ".shell.context.run_state",
     "StructuredOutputFailed": ".core",
     "StructuredOutputInvalid": ".core",
     "SwarmAgent": ".agents.swarm",
@@ -237,14 +237,14 @@ _EXPORTS: dict[str, str] = {
     "ToolOutput": ".tools",
     "ToolOutputItem": ".core",
     "ToolResult": ".core",
-    "Tracer": ".shell.tracing",
+    "Tracer": ".shell.telemetry.tracing",
     "Tripwire": ".guardrails",
     "TurnStarted": ".core",
     "UnknownHandoffTarget": ".core",
     "Usage": ".core",
     "UserMessage": ".core",
     "function_tool": ".tools",
-    "run_to_completion": ".shell.completion",
+    "run_to_completion": ".shell.loop.completion",
 }
 """Each public name and the module (relative to this package) it comes from."""
 

@@ -8,7 +8,7 @@ run does and answer the first `Tripped` (or `None`), for testing guardrails on t
 from __future__ import annotations
 
 from ._public import claim
-from .shell.guardrails import (
+from .shell.control.guardrails import (
     Guardrail as Guardrail,
     GuardrailVerdict as GuardrailVerdict,
     Pass as Pass,

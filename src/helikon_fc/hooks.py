@@ -10,7 +10,7 @@ run does, for testing hooks on their own.
 from __future__ import annotations
 
 from ._public import claim
-from .shell.control_values import (
+from .shell.context.control_values import (
     HookAllow as HookAllow,
     HookDecision as HookDecision,
     HookDeny as HookDeny,
@@ -26,7 +26,7 @@ from .shell.control_values import (
     ReplaceInput as ReplaceInput,
     ReplaceOutput as ReplaceOutput,
 )
-from .shell.hooks import (
+from .shell.control.hooks import (
     Hook as Hook,
     HookFailure as HookFailure,
     HookOutcome as HookOutcome,

@@ -45,7 +45,7 @@ from .core import (
     to_json,
 )
 from .models.protocol import Model
-from .shell.tracing import AgentRunSpan, ModelCallSpan, Span, ToolCallSpan
+from .shell.telemetry.tracing import AgentRunSpan, ModelCallSpan, Span, ToolCallSpan
 
 __all__ = ["OpenTelemetryTracer"]
 
@@ -56,7 +56,7 @@ except PackageNotFoundError:  # pragma: no cover - a source tree that was never 
 
 
 class OpenTelemetryTracer:
-    """A `helikon_fc.shell.tracing.Tracer` that records OpenTelemetry spans.
+    """A `helikon_fc.shell.telemetry.tracing.Tracer` that records OpenTelemetry spans.
 
     Args:
         tracer_provider: where spans go; `None` uses the global provider
@@ -151,7 +151,7 @@ class _Open:
         self._end(error_type, "run timed out" if error_type == "timeout" else "run cancelled")
 
     def add_event(self, name: str, attributes: Mapping[str, str | int | float | bool]) -> None:
-        """Add an event to the span while it is open (`helikon_fc.shell.tracing.span_event`)."""
+        """Add an event to the span while it is open (`helikon_fc.shell.telemetry.tracing.span_event`)."""
         if self._token is not None:
             self.span.add_event(name, dict(attributes))
 

@@ -12,20 +12,20 @@
 from __future__ import annotations
 
 from ._public import claim
-from .shell.function_tool import (
+from .shell.tools.function_tool import (
     FunctionTool as FunctionTool,
     function_tool as function_tool,
     sync_tools_inline as sync_tools_inline,
 )
-from .shell.tool import (
+from .shell.tools.tool import (
     Tool as Tool,
     ToolContext as ToolContext,
     ToolError as ToolError,
     ToolOutput as ToolOutput,
     tool_effect as tool_effect,
 )
-from .shell.tool_exec import execute_tool_call as execute_tool_call
-from .shell.type_schema import (
+from .shell.tools.tool_exec import execute_tool_call as execute_tool_call
+from .shell.tools.type_schema import (
     DecodeError as DecodeError,
     decode as decode,
     output_schema_for as output_schema_for,

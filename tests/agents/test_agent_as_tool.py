@@ -18,10 +18,10 @@ from helikon_fc.core import (
     Usage,
     UserMessage,
 )
-from helikon_fc.shell.config import RunConfig
-from helikon_fc.shell.context import RunContext
+from helikon_fc.shell.context.config import RunConfig
+from helikon_fc.shell.context.run_context import RunContext
 from helikon_fc.shell.input import AgentInput
-from helikon_fc.shell.tool import Tool, ToolContext, ToolError, tool_def
+from helikon_fc.shell.tools.tool import Tool, ToolContext, ToolError, tool_def
 from helikon_fc.testing import ScriptedModel, ScriptedTurn, call, call_tools, fail, reply
 
 SUMMARY = "- one\n- two\n- three"

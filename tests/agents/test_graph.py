@@ -21,7 +21,7 @@ from helikon_fc.core import (
     Usage,
     UserMessage,
 )
-from helikon_fc.shell.context import RunContext
+from helikon_fc.shell.context.run_context import RunContext
 from helikon_fc.shell.input import AgentInput
 
 INPUT = AgentInput.from_user_text("report")

@@ -9,10 +9,10 @@ from helikon_fc.agents.llm_agent import LlmAgent
 from helikon_fc.agents.loop import LoopAgent
 from helikon_fc.agents.protocol import RunStream
 from helikon_fc.core import AgentEvent, MaxIterationsExceeded, MaxTurnsExceeded, RunFailed
-from helikon_fc.shell.config import RunConfig
-from helikon_fc.shell.context import RunContext
-from helikon_fc.shell.function_tool import function_tool
+from helikon_fc.shell.context.config import RunConfig
+from helikon_fc.shell.context.run_context import RunContext
 from helikon_fc.shell.input import AgentInput
+from helikon_fc.shell.tools.function_tool import function_tool
 from helikon_fc.testing import FunctionModel, ScriptedTurn, call, call_tools, reply
 
 INPUT = AgentInput.from_user_text("go")

@@ -7,7 +7,7 @@ from tests.agents.workflow_fakes import INPUT, FakeAgent, completed_usage, drain
 
 from helikon_fc.agents.loop import LoopAgent
 from helikon_fc.core import AgentUpdated, MaxIterationsExceeded, OtherError, RunCompleted, RunFailed, Usage
-from helikon_fc.shell.context import RunContext
+from helikon_fc.shell.context.run_context import RunContext
 
 
 async def test_repeats_steps_in_order_until_an_escalate() -> None:

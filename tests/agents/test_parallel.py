@@ -24,7 +24,7 @@ from helikon_fc.core import (
     TokenDelta,
     Usage,
 )
-from helikon_fc.shell.context import RunContext
+from helikon_fc.shell.context.run_context import RunContext
 
 
 async def test_branches_run_concurrently(autojump_clock: trio.testing.MockClock) -> None:

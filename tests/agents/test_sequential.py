@@ -18,8 +18,8 @@ from helikon_fc.core import (
     TokenDelta,
     Usage,
 )
-from helikon_fc.shell.config import RunConfig
-from helikon_fc.shell.context import RunContext
+from helikon_fc.shell.context.config import RunConfig
+from helikon_fc.shell.context.run_context import RunContext
 
 
 async def test_steps_run_in_order_each_after_the_last(autojump_clock: trio.testing.MockClock) -> None:

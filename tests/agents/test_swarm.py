@@ -22,8 +22,8 @@ from helikon_fc.core import (
     RunStarted,
     Usage,
 )
-from helikon_fc.shell.config import RunConfig
-from helikon_fc.shell.context import RunContext
+from helikon_fc.shell.context.config import RunConfig
+from helikon_fc.shell.context.run_context import RunContext
 from helikon_fc.shell.input import AgentInput
 from helikon_fc.testing import FunctionModel, ScriptedModel, ScriptedTurn, call, call_tools, reply
 

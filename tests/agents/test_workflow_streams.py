@@ -26,11 +26,11 @@ from helikon_fc.core import (
     TimedOut,
     TurnStarted,
 )
-from helikon_fc.shell.config import RunConfig
-from helikon_fc.shell.context import RunContext
+from helikon_fc.shell.context.config import RunConfig
+from helikon_fc.shell.context.run_context import RunContext
 from helikon_fc.shell.input import AgentInput
-from helikon_fc.shell.results import RunResultStreaming
-from helikon_fc.shell.runner import Runner
+from helikon_fc.shell.loop.results import RunResultStreaming
+from helikon_fc.shell.loop.runner import Runner
 from helikon_fc.testing import ScriptedModel, reply, run_simulated
 
 

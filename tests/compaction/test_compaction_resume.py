@@ -9,7 +9,7 @@ from tests.durable.harness import CrashingStore
 from helikon_fc import AgentInput, RunContext, Runner
 from helikon_fc.core import AgentEvent, Compacted, Compacting, RunCompleted
 from helikon_fc.core.records import Boundary
-from helikon_fc.shell.durable import decode_records
+from helikon_fc.shell.durable.run_log import decode_records
 from helikon_fc.stores import MemoryStore
 from helikon_fc.testing import FunctionModel
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import trio
 from tests.control.scenario import AGENTS, pending_ids, resume, start
 
-from helikon_fc.shell.permissions import ApprovalAnswer, Approve, Reject
+from helikon_fc.shell.control.permissions import ApprovalAnswer, Approve, Reject
 from helikon_fc.stores import SQLiteStore
 
 RUN_ID = "approval-run"

@@ -8,8 +8,8 @@ import trio
 
 from helikon_fc import RunContext, RunStream, ToolContext, function_tool
 from helikon_fc.core import AgentEvent
-from helikon_fc.shell.guardrails import Guardrail, GuardrailVerdict
-from helikon_fc.shell.hooks import (
+from helikon_fc.shell.control.guardrails import Guardrail, GuardrailVerdict
+from helikon_fc.shell.control.hooks import (
     Hook,
     HookDecision,
     HookPoint,
@@ -21,7 +21,7 @@ from helikon_fc.shell.hooks import (
     PostToolUse,
     PreToolUse,
 )
-from helikon_fc.shell.tool import Tool
+from helikon_fc.shell.tools.tool import Tool
 
 
 def describe(point: HookPoint) -> str:

@@ -6,7 +6,7 @@ import attrs
 import trio
 
 from helikon_fc.core import JsonObject, JsonValue
-from helikon_fc.shell.tool import ToolContext, ToolOutput
+from helikon_fc.shell.tools.tool import ToolContext, ToolOutput
 
 
 @attrs.frozen

@@ -14,11 +14,11 @@ import attrs
 
 from helikon_fc import AgentAsTool, AgentInput, GraphAgent, LlmAgent, RunContext, Runner, RunResultStreaming
 from helikon_fc.core import JsonObject, ModelRequest, ToolEffect, ToolResult
-from helikon_fc.shell.permissions import ApprovalAnswer, Approve, Permissions, Reject
-from helikon_fc.shell.protocol import Agent
-from helikon_fc.shell.results import RunResult
-from helikon_fc.shell.storage import RunStore
-from helikon_fc.shell.tool import ToolContext, ToolOutput
+from helikon_fc.shell.control.permissions import ApprovalAnswer, Approve, Permissions, Reject
+from helikon_fc.shell.durable.storage import RunStore
+from helikon_fc.shell.loop.protocol import Agent
+from helikon_fc.shell.loop.results import RunResult
+from helikon_fc.shell.tools.tool import ToolContext, ToolOutput
 from helikon_fc.testing import FunctionModel, call, call_tools, reply
 from helikon_fc.testing.script import ScriptedTurn
 

@@ -40,7 +40,7 @@ from helikon_fc.core import (
 )
 from helikon_fc.core.record_codec import decode_log, encode_log
 from helikon_fc.core.records import Boundary
-from helikon_fc.shell.permissions import (
+from helikon_fc.shell.control.permissions import (
     MAX_APPROVAL_ROUNDS,
     ApprovalAnswer,
     ApprovalRequest,

@@ -12,7 +12,7 @@ import trio
 from tests.control.scenario import AGENTS, DECISIONS, Answers, commands_run, context, scoped
 
 from helikon_fc import AgentInput, RunResultStreaming
-from helikon_fc.shell.permissions import Approve, Permissions, Reject
+from helikon_fc.shell.control.permissions import Approve, Permissions, Reject
 
 ROOT = Path(__file__).resolve().parents[2]
 PREFIX = {"ops": "", "lead": "tool:ask-ops/", "graph": "clean/"}

@@ -33,9 +33,9 @@ from helikon_fc.core import (
     ToolRule,
     TurnStarted,
 )
-from helikon_fc.shell.hooks import Deny, HookPoint, PreToolUse, ReplaceInput
-from helikon_fc.shell.permissions import ApprovalRequest, Approve
-from helikon_fc.shell.tool import ToolContext, ToolOutput
+from helikon_fc.shell.control.hooks import Deny, HookPoint, PreToolUse, ReplaceInput
+from helikon_fc.shell.control.permissions import ApprovalRequest, Approve
+from helikon_fc.shell.tools.tool import ToolContext, ToolOutput
 from helikon_fc.stores import MemoryStore
 from helikon_fc.testing import ScriptedModel, call, call_tools, reply, run_simulated
 

@@ -9,7 +9,7 @@ from tests.control.control_fakes import collect, lookup_tool, timed_guardrail
 
 from helikon_fc import AgentInput, LlmAgent, RunContext, Runner
 from helikon_fc.core import GuardrailTriggered, GuardrailTripped, RunCompleted, RunFailed
-from helikon_fc.shell.guardrails import Pass, Tripwire
+from helikon_fc.shell.control.guardrails import Pass, Tripwire
 from helikon_fc.stores import MemoryStore
 from helikon_fc.testing import ScriptedModel, call, call_tools, reply
 

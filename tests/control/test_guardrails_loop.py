@@ -21,7 +21,7 @@ from helikon_fc.core import (
     ToolResult,
     UserMessage,
 )
-from helikon_fc.shell.guardrails import Guardrail, GuardrailVerdict, Pass, Tripwire
+from helikon_fc.shell.control.guardrails import Guardrail, GuardrailVerdict, Pass, Tripwire
 from helikon_fc.testing import FunctionModel, ScriptedModel, call, call_tools, reply, run_simulated
 from helikon_fc.testing.script import ScriptedTurn
 

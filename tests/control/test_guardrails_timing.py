@@ -9,7 +9,7 @@ from tests.control.control_fakes import lookup_tool, timed_guardrail
 
 from helikon_fc import LlmAgent
 from helikon_fc.core import GuardrailTripped, MessageOutput, TokenDelta, ToolCallItem
-from helikon_fc.shell.guardrails import Pass, Tripwire
+from helikon_fc.shell.control.guardrails import Pass, Tripwire
 from helikon_fc.testing import ScriptedModel, call, call_tools, reply, simulate
 from helikon_fc.testing.script import ScriptedTurn
 

@@ -9,7 +9,7 @@ from tests.control.control_fakes import collect, logging_hook, lookup_tool
 
 from helikon_fc import AgentInput, LlmAgent, RunContext, Runner
 from helikon_fc.core import HookDenied, ModelRequest, RunCompleted, SystemMessage, ToolResult
-from helikon_fc.shell.hooks import (
+from helikon_fc.shell.control.hooks import (
     Deny,
     HookDecision,
     HookPoint,

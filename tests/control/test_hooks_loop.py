@@ -24,7 +24,7 @@ from helikon_fc.core import (
     ToolResult,
     TurnStarted,
 )
-from helikon_fc.shell.hooks import (
+from helikon_fc.shell.control.hooks import (
     Deny,
     HookDecision,
     HookPoint,

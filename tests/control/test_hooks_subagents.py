@@ -18,7 +18,7 @@ from helikon_fc import (
     SwarmAgent,
 )
 from helikon_fc.core import HookFailed, ModelRequest, ToolResult
-from helikon_fc.shell.hooks import HookDecision, HookPoint, OnSubagentStop
+from helikon_fc.shell.control.hooks import HookDecision, HookPoint, OnSubagentStop
 from helikon_fc.testing import FunctionModel, ScriptedModel, call, call_tools, fail, reply, run_simulated
 from helikon_fc.testing.script import ScriptedTurn
 

@@ -7,7 +7,7 @@ import io
 from helikon_fc.cli.render import EventRenderer
 from helikon_fc.cli.terminal import EXIT_FAILED, EXIT_PAUSED, exit_status
 from helikon_fc.core import ApprovalRequested, RunPaused, RunStarted, Usage
-from helikon_fc.shell.results import RunResult
+from helikon_fc.shell.loop.results import RunResult
 
 PAUSED = RunPaused((ApprovalRequested("tool:ask/cmd0", "Bash", '{"command": "rm -rf /"}'),), Usage(requests=2))
 

@@ -25,9 +25,9 @@ from helikon_fc.core import (
     ToolCallItem,
     ToolRule,
 )
-from helikon_fc.shell.hooks import HookDecision, HookPoint, PreToolUse, ReplaceInput
-from helikon_fc.shell.permissions import ApprovalAnswer, ApprovalRequest, Approve, Permissions
-from helikon_fc.shell.results import RunResult
+from helikon_fc.shell.control.hooks import HookDecision, HookPoint, PreToolUse, ReplaceInput
+from helikon_fc.shell.control.permissions import ApprovalAnswer, ApprovalRequest, Approve, Permissions
+from helikon_fc.shell.loop.results import RunResult
 from helikon_fc.stores import MemoryStore
 from helikon_fc.testing import ScriptedModel, call, call_tools, reply
 

@@ -8,7 +8,7 @@ from tests.control.scenario import LoggingTool, executed
 
 from helikon_fc import AgentAsTool, Handoff, LlmAgent, Permissions, RunContext, SequentialAgent
 from helikon_fc.core import PermissionConfig, PermissionDenied, PermissionMode, ToolEffect
-from helikon_fc.shell.protocol import Agent
+from helikon_fc.shell.loop.protocol import Agent
 from helikon_fc.testing import ScriptedModel, call, call_tools, reply, simulate
 
 PLAN = Permissions(config=PermissionConfig(mode=PermissionMode.PLAN))

@@ -8,8 +8,16 @@ import trio.testing
 
 from helikon_fc import LlmAgent, Permissions, RunContext, function_tool
 from helikon_fc.core import BashRule, PermissionConfig, PermissionDenied, RedactionConfig, ToolOutputItem
-from helikon_fc.shell.hooks import Hook, HookDecision, HookPoint, PostToolUse, PreToolUse, ReplaceInput, ReplaceOutput
-from helikon_fc.shell.tool import Tool
+from helikon_fc.shell.control.hooks import (
+    Hook,
+    HookDecision,
+    HookPoint,
+    PostToolUse,
+    PreToolUse,
+    ReplaceInput,
+    ReplaceOutput,
+)
+from helikon_fc.shell.tools.tool import Tool
 from helikon_fc.testing import ScriptedModel, call, call_tools, reply, run_simulated
 
 SECRET = "s3cr3t-value-0123"

@@ -36,8 +36,8 @@ from helikon_fc.core.records import (
     ToolFinished,
     restore,
 )
-from helikon_fc.shell.durable import decode_records
-from helikon_fc.shell.storage import RunRecord
+from helikon_fc.shell.durable.run_log import decode_records
+from helikon_fc.shell.durable.storage import RunRecord
 
 CALLS = (ToolCall("c0", "t", '{"x": 0}'), ToolCall("c1", "t", '{"x": 1}'))
 RESULTS = (ToolResult("c0", "zero"), ToolResult("c1", "one"))

@@ -37,7 +37,7 @@ from tests.durable.scenario import build
 
 from helikon_fc import AgentInput, RunContext, Runner
 from helikon_fc.core import to_json
-from helikon_fc.shell import durable
+from helikon_fc.shell.durable import run_log as durable
 from helikon_fc.stores import StoreBase
 
 

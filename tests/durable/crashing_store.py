@@ -14,7 +14,7 @@ import signal
 from collections.abc import Sequence
 from types import TracebackType
 
-from helikon_fc.shell.storage import RunRecord, RunStatus, RunSummary, Session
+from helikon_fc.shell.durable.storage import RunRecord, RunStatus, RunSummary, Session
 from helikon_fc.stores import StoreBase
 
 

@@ -13,8 +13,8 @@ from tests.durable.scenario import build
 from helikon_fc import AgentInput, RunContext, Runner
 from helikon_fc.core import AgentEvent, AgentUpdated, RunCompleted, RunFailed, RunStarted, Usage
 from helikon_fc.core.records import RunFinished, RunRecordBody
-from helikon_fc.shell.durable import decode_records
-from helikon_fc.shell.storage import RunRecord, RunStore
+from helikon_fc.shell.durable.run_log import decode_records
+from helikon_fc.shell.durable.storage import RunRecord, RunStore
 
 RUN_ID = "crash-run"
 PROMPT = "Build the monthly report."

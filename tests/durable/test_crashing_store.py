@@ -6,7 +6,7 @@ import pytest
 import trio
 from tests.durable.crashing_store import KillingStore
 
-from helikon_fc.shell.storage import RunRecord
+from helikon_fc.shell.durable.storage import RunRecord
 from helikon_fc.stores import MemoryStore
 
 

@@ -15,7 +15,7 @@ import attrs
 import trio
 
 from helikon_fc import LlmAgent
-from helikon_fc.shell.function_tool import function_tool
+from helikon_fc.shell.tools.function_tool import function_tool
 from helikon_fc.testing import ScriptedModel, call, call_tools, reply
 
 

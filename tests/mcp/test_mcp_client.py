@@ -16,9 +16,9 @@ from tests.mcp.servers import failure, fault_server, pid_in, process_gone, resul
 from helikon_fc import LlmAgent, Permissions, RunCompleted, RunContext
 from helikon_fc.core import PermissionConfig, PermissionDenied, PermissionMode, ToolEffect
 from helikon_fc.mcp import MCPServerError, MCPServerStdio, MCPTool
-from helikon_fc.shell.function_tool import function_tool
-from helikon_fc.shell.hooks import Deny, HookPoint, PreToolUse
-from helikon_fc.shell.tool import Tool
+from helikon_fc.shell.control.hooks import Deny, HookPoint, PreToolUse
+from helikon_fc.shell.tools.function_tool import function_tool
+from helikon_fc.shell.tools.tool import Tool
 from helikon_fc.testing import ScriptedCall, ScriptedModel, call, call_tools, reply
 
 

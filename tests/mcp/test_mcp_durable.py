@@ -93,7 +93,7 @@ async def test_a_tool_the_server_changed_before_the_resume_is_reported_not_swapp
 def test_same_tools_keeps_an_unchanged_tool_and_names_each_change_of_another() -> None:
     """Unchanged: the live tool itself; changed: a stale stand-in naming every difference, offered as recorded."""
     from helikon_fc.core import ToolEffect
-    from helikon_fc.shell.offered_tools import StaleTool, offered, same_tools
+    from helikon_fc.shell.tools.offered_tools import StaleTool, offered, same_tools
 
     live = _Listed("echo", "Echo the text.", {"type": "object"}, ToolEffect.READ_ONLY)
     recorded = offered(["S"], [(live, "S")])

@@ -171,11 +171,11 @@ def test_docs_examples_and_readme_import_public_modules_only() -> None:
 
 def test_the_import_check_sees_a_shell_import() -> None:
     """The check above would catch a shell import, a private module and a non-public submodule."""
-    assert not _is_public_module("helikon_fc.shell.hooks")
+    assert not _is_public_module("helikon_fc.shell.control.hooks")
     assert not _is_public_module("helikon_fc.testing._stream")
     assert not _is_public_module("helikon_fc.models.by_name")
     assert _is_public_module("helikon_fc.permissions.coding")
-    assert list(_imported_modules("from helikon_fc.shell.tool import tool_effect\nimport helikon_fc.x")) == [
-        "helikon_fc.shell.tool",
+    assert list(_imported_modules("from helikon_fc.shell.tools.tool import tool_effect\nimport helikon_fc.x")) == [
+        "helikon_fc.shell.tools.tool",
         "helikon_fc.x",
     ]

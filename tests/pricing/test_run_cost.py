@@ -10,9 +10,9 @@ from helikon_fc import AgentAsTool, Handoff, LlmAgent, Usage
 from helikon_fc.core import ModelFailureKind, ModelShare, RunCompleted
 from helikon_fc.models import FallbackModel
 from helikon_fc.pricing import Price, Prices
-from helikon_fc.shell.context import RunContext
+from helikon_fc.shell.context.run_context import RunContext
 from helikon_fc.shell.input import AgentInput
-from helikon_fc.shell.runner import Runner
+from helikon_fc.shell.loop.runner import Runner
 from helikon_fc.stores import MemoryStore
 from helikon_fc.testing import ScriptedModel, call, call_tools, fail, reply, simulate
 

@@ -20,8 +20,8 @@ from helikon_fc.core import (
     transition,
 )
 from helikon_fc.engine import loop
-from helikon_fc.shell.context import RunContext
-from helikon_fc.shell.tool import ToolContext, ToolError, ToolOutput
+from helikon_fc.shell.context.run_context import RunContext
+from helikon_fc.shell.tools.tool import ToolContext, ToolError, ToolOutput
 
 NO_PARAMETERS: JsonObject = {"type": "object", "properties": {}, "required": [], "additionalProperties": False}
 

@@ -8,7 +8,7 @@ import weakref
 import trio
 
 from helikon_fc import RunContext
-from helikon_fc.shell.context import CancelToken
+from helikon_fc.shell.context.run_context import CancelToken
 
 
 def test_a_parent_does_not_keep_finished_child_tokens_alive() -> None:

@@ -8,8 +8,8 @@ import attrs
 import pytest
 
 from helikon_fc import RunContext
-from helikon_fc.shell.context import ChildKind
-from helikon_fc.shell.durable import Durability
+from helikon_fc.shell.context.run_context import ChildKind
+from helikon_fc.shell.durable.run_log import Durability
 from helikon_fc.stores import MemoryStore
 
 KINDS: tuple[ChildKind, ...] = ("handoff", "workflow", "tool")

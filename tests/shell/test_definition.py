@@ -8,8 +8,8 @@ from tests.shell.loop_fakes import SleepTool, drain, ephemeral
 
 from helikon_fc import AgentInput, Handoff, LlmAgent, RunCompleted
 from helikon_fc.core import HandoffTarget
-from helikon_fc.shell.definition import LoopDefinition
-from helikon_fc.shell.driver import open_loop_run
+from helikon_fc.shell.loop.definition import LoopDefinition
+from helikon_fc.shell.loop.driver import open_loop_run
 from helikon_fc.testing import ScriptedModel, call, call_tools, reply
 
 
@@ -55,7 +55,7 @@ def test_the_agent_protocol_is_the_shells_and_still_importable_from_agents() -> 
     import helikon_fc
     import helikon_fc.agents
     from helikon_fc.agents import protocol
-    from helikon_fc.shell import protocol as shell_protocol
+    from helikon_fc.shell.loop import protocol as shell_protocol
 
     assert helikon_fc.Agent is shell_protocol.Agent is protocol.Agent is helikon_fc.agents.Agent
     assert helikon_fc.RunStream is shell_protocol.RunStream is helikon_fc.agents.RunStream

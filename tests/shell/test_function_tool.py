@@ -16,16 +16,16 @@ import trio
 import trio.testing
 
 from helikon_fc.core import JsonObject, ToolCall
-from helikon_fc.shell.context import RunContext
-from helikon_fc.shell.function_tool import (
+from helikon_fc.shell.context.run_context import RunContext
+from helikon_fc.shell.tools.function_tool import (
     FunctionTool,
     function_tool,
     parse_docstring,
     sync_tools_inline,
     to_tool_output,
 )
-from helikon_fc.shell.tool import Tool, ToolContext, ToolError, ToolOutput, tool_def
-from helikon_fc.shell.tool_exec import execute_tool_call
+from helikon_fc.shell.tools.tool import Tool, ToolContext, ToolError, ToolOutput, tool_def
+from helikon_fc.shell.tools.tool_exec import execute_tool_call
 
 
 @attrs.frozen

@@ -18,7 +18,7 @@ from helikon_fc.core import (
     to_json,
 )
 from helikon_fc.core.events import AgentEvent
-from helikon_fc.shell.guardrails import (
+from helikon_fc.shell.control.guardrails import (
     Guardrail,
     GuardrailVerdict,
     Pass,

@@ -11,7 +11,7 @@ import trio.testing
 
 from helikon_fc import RunContext
 from helikon_fc.core import HookDenied, HookFailed, ToolCall
-from helikon_fc.shell.hooks import (
+from helikon_fc.shell.control.hooks import (
     Allow,
     Deny,
     Hook,

@@ -45,7 +45,7 @@ from helikon_fc import (
 from helikon_fc.agents.protocol import RunStream
 from helikon_fc.core import JsonObject, ModelFailureKind, ModelTextDelta
 from helikon_fc.models.protocol import ModelStream
-from helikon_fc.shell.tool import ToolContext, ToolOutput
+from helikon_fc.shell.tools.tool import ToolContext, ToolOutput
 from helikon_fc.testing import ScriptedModel, broken, call, call_tools, fail, pause, raw, reply
 
 QUESTION = AgentInput.from_user_text("What did I spend on dining?")

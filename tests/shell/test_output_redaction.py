@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from helikon_fc.core import RedactionConfig
-from helikon_fc.shell.redaction import known_secrets, redact_tool_output
-from helikon_fc.shell.tool import ToolOutput
+from helikon_fc.shell.control.redaction import known_secrets, redact_tool_output
+from helikon_fc.shell.tools.tool import ToolOutput
 
 ENV = {"OPENAI_API_KEY": "sk-live-abcdef", "HOME": "/home/ann", "DEBUG_TOKEN": "true"}
 

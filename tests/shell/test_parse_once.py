@@ -9,7 +9,7 @@ import pytest
 
 from helikon_fc import AgentInput, LlmAgent, RunContext, RunResultStreaming, ToolContext, ToolOutput
 from helikon_fc.core import JsonObject
-from helikon_fc.shell import tool_exec
+from helikon_fc.shell.tools import tool_exec
 from helikon_fc.testing import ScriptedModel, call, call_tools, reply
 
 PARAMETERS: JsonObject = {"type": "object", "properties": {"x": {"type": "integer"}}, "required": ["x"]}

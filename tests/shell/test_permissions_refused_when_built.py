@@ -25,7 +25,7 @@ from helikon_fc.core import (
     ToolCall,
     ToolInfo,
 )
-from helikon_fc.shell.permissions import (
+from helikon_fc.shell.control.permissions import (
     ApprovalAnswer,
     ApprovalRequest,
     Approve,

@@ -30,7 +30,7 @@ from helikon_fc.core import (
     ToolInfo,
     ToolRule,
 )
-from helikon_fc.shell.permissions import (
+from helikon_fc.shell.control.permissions import (
     ApprovalAnswer,
     ApprovalRequest,
     Approve,
@@ -39,7 +39,7 @@ from helikon_fc.shell.permissions import (
     denial_text,
     resolve_permission,
 )
-from helikon_fc.shell.tool import tool_effect
+from helikon_fc.shell.tools.tool import tool_effect
 from helikon_fc.testing import ScriptedModel, reply
 
 BASH = ToolInfo("Bash")

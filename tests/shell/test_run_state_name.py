@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import helikon_fc
 from helikon_fc import RunContext, RunState, SessionState
-from helikon_fc.shell import context
+from helikon_fc.shell.context import run_context as context
 
 
 def test_the_old_name_is_the_same_class() -> None:

@@ -12,7 +12,7 @@ from tests.shell.loop_fakes import SleepTool, drain, ephemeral
 
 from helikon_fc import AgentEvent, AgentInput, LlmAgent, RunCompleted, RunFailed, RunStarted, TokenDelta
 from helikon_fc.core import OtherError, TerminalEvent, Usage
-from helikon_fc.shell.run_stream import STREAM_BUFFER, RunEvents, Send, emit_run, open_run_stream
+from helikon_fc.shell.loop.run_stream import STREAM_BUFFER, RunEvents, Send, emit_run, open_run_stream
 from helikon_fc.testing import ScriptedModel, call, call_tools, fail, reply
 
 QUESTION = AgentInput.from_user_text("hi")
@@ -198,7 +198,7 @@ async def test_exactly_one_terminal_event_comes_last(name: str) -> None:
 async def test_collect_in_the_callers_task_matches_the_stream(name: str) -> None:
     """`collect()` runs an `LlmAgent` run in the caller's task (no channel); its events equal the streamed ones."""
     from helikon_fc import RunError, RunResultStreaming
-    from helikon_fc.shell.run_stream import RunStreamManager
+    from helikon_fc.shell.loop.run_stream import RunStreamManager
 
     def agent() -> LlmAgent[None]:
         return LlmAgent(name="a", model=ScriptedModel(SCENARIOS[name]), tools=[SleepTool("a", seconds=0)])
@@ -243,7 +243,7 @@ def _as_stream_only(run: Any) -> Any:
 @pytest.mark.parametrize("direct", [True, False], ids=["direct", "nursery"])
 async def test_forward_run_gives_the_same_events_on_both_paths(direct: bool) -> None:
     """`forward_run` hands every event to `send`, terminal last, whether the run drains in this task or streams."""
-    from helikon_fc.shell.run_stream import forward_run
+    from helikon_fc.shell.loop.run_stream import forward_run
 
     def agent() -> LlmAgent[None]:
         model = ScriptedModel([call_tools(call("a")), reply("done")])
@@ -263,7 +263,7 @@ async def test_forward_run_gives_the_same_events_on_both_paths(direct: bool) -> 
 @pytest.mark.parametrize("direct", [True, False], ids=["direct", "nursery"])
 async def test_an_exception_out_of_send_stops_the_run_and_propagates_unchanged(direct: bool) -> None:
     """On both paths, what `send` raises reaches the caller itself (no group around it) and the run stops there."""
-    from helikon_fc.shell.run_stream import forward_run
+    from helikon_fc.shell.loop.run_stream import forward_run
 
     tool = SleepTool("a", seconds=0)
     model = ScriptedModel([call_tools(call("a")), reply("done")])

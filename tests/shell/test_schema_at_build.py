@@ -7,7 +7,7 @@ import pytest
 
 from helikon_fc import LlmAgent
 from helikon_fc.core import JsonObject, ToolOutputItem
-from helikon_fc.shell.tool import ToolContext, ToolOutput
+from helikon_fc.shell.tools.tool import ToolContext, ToolOutput
 from helikon_fc.testing import ScriptedModel, call, call_tools, reply, simulate
 
 

@@ -11,10 +11,10 @@ import trio
 import trio.testing
 
 from helikon_fc.core import JsonObject, ToolCall, ToolResult
-from helikon_fc.shell.context import RunContext
-from helikon_fc.shell.function_tool import function_tool
-from helikon_fc.shell.tool import Tool, ToolContext, ToolError, ToolOutput
-from helikon_fc.shell.tool_exec import execute_tool_call
+from helikon_fc.shell.context.run_context import RunContext
+from helikon_fc.shell.tools.function_tool import function_tool
+from helikon_fc.shell.tools.tool import Tool, ToolContext, ToolError, ToolOutput
+from helikon_fc.shell.tools.tool_exec import execute_tool_call
 
 Behaviour = Callable[[ToolContext[str], JsonObject], Awaitable[ToolOutput]]
 

@@ -11,8 +11,8 @@ import pytest
 
 from helikon_fc import LlmAgent, RunConfig, RunContext, ToolOutputItem, function_tool
 from helikon_fc.core import JsonObject, OtherError, RunFailed, TimedOut
-from helikon_fc.shell.tool import Tool, ToolContext, ToolOutput
-from helikon_fc.shell.tool_source import ToolSourceError
+from helikon_fc.shell.tools.tool import Tool, ToolContext, ToolOutput
+from helikon_fc.shell.tools.tool_source import ToolSourceError
 from helikon_fc.testing import ScriptedModel, call, call_tools, reply, simulate
 
 

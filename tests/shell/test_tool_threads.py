@@ -11,11 +11,11 @@ import trio
 
 from helikon_fc import AgentInput, Cancelled, LlmAgent, RunFailed
 from helikon_fc.core import JsonValue, ToolCall, ToolResult
-from helikon_fc.shell.context import CancelToken, RunContext, SessionState
-from helikon_fc.shell.function_tool import function_tool
-from helikon_fc.shell.results import RunError, RunResultStreaming
-from helikon_fc.shell.tool import ToolContext
-from helikon_fc.shell.tool_exec import execute_tool_call
+from helikon_fc.shell.context.run_context import CancelToken, RunContext, SessionState
+from helikon_fc.shell.loop.results import RunError, RunResultStreaming
+from helikon_fc.shell.tools.function_tool import function_tool
+from helikon_fc.shell.tools.tool import ToolContext
+from helikon_fc.shell.tools.tool_exec import execute_tool_call
 from helikon_fc.testing import ScriptedModel, call, call_tools, reply
 
 

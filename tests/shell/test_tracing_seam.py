@@ -9,7 +9,7 @@ import attrs
 from helikon_fc import LlmAgent, RunContext, Tracer, function_tool
 from helikon_fc.core import ModelRequest, ToolCall
 from helikon_fc.models.protocol import Model
-from helikon_fc.shell.tracing import Span
+from helikon_fc.shell.telemetry.tracing import Span
 from helikon_fc.testing import ScriptedModel, call, call_tools, reply, simulate
 
 

@@ -14,9 +14,9 @@ import pytest
 
 from helikon_fc import AgentInput, LlmAgent
 from helikon_fc.core import JsonObject, JsonValue, OutputSchema, RepairStarted, strict_schema, validate
-from helikon_fc.shell.context import RunContext
-from helikon_fc.shell.results import RunResultStreaming
-from helikon_fc.shell.type_schema import DecodeError, decode, output_schema_for, schema_for, strict_schema_for
+from helikon_fc.shell.context.run_context import RunContext
+from helikon_fc.shell.loop.results import RunResultStreaming
+from helikon_fc.shell.tools.type_schema import DecodeError, decode, output_schema_for, schema_for, strict_schema_for
 from helikon_fc.testing import ScriptedModel, reply
 
 

@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 import helikon_fc.stores as stores
-from helikon_fc.shell import storage
+from helikon_fc.shell.durable import storage
 
 
 def test_all_is_sorted_and_every_name_is_documented() -> None:
@@ -19,7 +19,7 @@ def test_all_is_sorted_and_every_name_is_documented() -> None:
 
 
 def test_the_shell_interfaces_are_the_ones_re_exported() -> None:
-    """The names shared with `helikon_fc.shell.storage` are the same objects, not copies."""
+    """The names shared with `helikon_fc.shell.durable.storage` are the same objects, not copies."""
     for name in ("Session", "SessionSnapshot", "Store", "RunStore", "RunRecord", "RunSummary", "StoreError"):
         assert getattr(stores, name) is getattr(storage, name)
 
@@ -33,13 +33,17 @@ def test_importing_the_stores_does_not_import_psycopg() -> None:
 
 def test_the_shell_never_imports_the_stores() -> None:
     """Layering: importing the shell (and the runner) loads no `helikon_fc.stores` module."""
-    code = "import sys, helikon_fc.shell.runner; print(any(m.startswith('helikon_fc.stores') for m in sys.modules))"
+    code = (
+        "import sys, helikon_fc.shell.loop.runner; print(any(m.startswith('helikon_fc.stores') for m in sys.modules))"
+    )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"
 
 
 def test_the_compacting_session_needs_no_driver() -> None:
     """Layering: a stored session's compaction calls the model as a run does, without loading the run's driver."""
-    code = "import sys, helikon_fc.shell.session_compaction; print('helikon_fc.shell.driver' in sys.modules)"
+    code = (
+        "import sys, helikon_fc.shell.durable.compacting_session; print('helikon_fc.shell.loop.driver' in sys.modules)"
+    )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"

@@ -12,9 +12,9 @@ from temporalio.client import Client, WorkflowHistory
 from temporalio.worker import Replayer
 
 from helikon_fc.core import AgentEvent, PermissionConfig, ReasoningDelta, TokenDelta, ToolCallDelta
-from helikon_fc.shell.config import RunConfig
-from helikon_fc.shell.permissions import Permissions
-from helikon_fc.shell.protocol import Agent
+from helikon_fc.shell.context.config import RunConfig
+from helikon_fc.shell.control.permissions import Permissions
+from helikon_fc.shell.loop.protocol import Agent
 from helikon_fc.temporal import (
     ActivityPolicy,
     HelikonClient,

@@ -37,8 +37,8 @@ from helikon_fc.core import (
     TimedOut,
     ToolResult,
 )
-from helikon_fc.shell.config import RunConfig
-from helikon_fc.shell.permissions import ApprovalAnswer, Approve, Permissions, Reject
+from helikon_fc.shell.context.config import RunConfig
+from helikon_fc.shell.control.permissions import ApprovalAnswer, Approve, Permissions, Reject
 from helikon_fc.temporal import RunHandle
 from helikon_fc.testing import FunctionModel, call, call_tools, reply, simulate
 from helikon_fc.testing.script import ScriptedTurn

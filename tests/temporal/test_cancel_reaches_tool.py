@@ -11,7 +11,7 @@ from temporalio.client import Client
 
 from helikon_fc import LlmAgent, function_tool
 from helikon_fc.core import Cancelled, RunFailed, TimedOut, ToolCallItem
-from helikon_fc.shell.config import RunConfig
+from helikon_fc.shell.context.config import RunConfig
 from helikon_fc.temporal import HelikonClient, HelikonWorker, RunHandle
 from helikon_fc.testing import ScriptedModel, call, call_tools, reply
 

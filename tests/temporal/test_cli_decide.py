@@ -14,7 +14,7 @@ from temporalio.client import Client
 from tests.control.scenario import commands_run, ops
 
 from helikon_fc.cli.commands.temporal import parse_decision
-from helikon_fc.shell.permissions import Approve, Permissions, Reject
+from helikon_fc.shell.control.permissions import Approve, Permissions, Reject
 from helikon_fc.temporal import HelikonClient, HelikonWorker, RunHandle
 
 from .harness import FAST

@@ -10,7 +10,7 @@ import uuid
 import pytest
 from temporalio.client import Client
 
-from helikon_fc.shell.storage import RunNotFound
+from helikon_fc.shell.durable.storage import RunNotFound
 from helikon_fc.temporal import HelikonClient
 
 TIMES = 10

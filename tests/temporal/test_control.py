@@ -20,7 +20,7 @@ from helikon_fc.core import (
     TimedOut,
     ToolCallItem,
 )
-from helikon_fc.shell.config import RunConfig
+from helikon_fc.shell.context.config import RunConfig
 from helikon_fc.temporal import HelikonClient, HelikonWorker, RunHandle
 from helikon_fc.testing import FunctionModel, ScriptedModel, ScriptedTurn, call, call_tools, fail, reply
 

@@ -45,9 +45,9 @@ from helikon_fc.core import (
     ToolRule,
     to_json,
 )
-from helikon_fc.shell.context import RunContext
-from helikon_fc.shell.guardrails import Pass, Tripwire
-from helikon_fc.shell.hooks import (
+from helikon_fc.shell.context.run_context import RunContext
+from helikon_fc.shell.control.guardrails import Pass, Tripwire
+from helikon_fc.shell.control.hooks import (
     Deny,
     Hook,
     HookDecision,
@@ -56,9 +56,9 @@ from helikon_fc.shell.hooks import (
     OnTurnStart,
     PreToolUse,
 )
-from helikon_fc.shell.permissions import ApprovalAnswer, Approve, Permissions, Reject
-from helikon_fc.shell.protocol import Agent
-from helikon_fc.shell.tool import ToolContext
+from helikon_fc.shell.control.permissions import ApprovalAnswer, Approve, Permissions, Reject
+from helikon_fc.shell.loop.protocol import Agent
+from helikon_fc.shell.tools.tool import ToolContext
 from helikon_fc.temporal import RunHandle
 from helikon_fc.testing import FunctionModel, ScriptedModel, ScriptedTurn, call, call_tools, fail, reply, simulate
 
@@ -386,7 +386,7 @@ XFAIL: dict[str, str] = {
         "on Temporal the questions of an agent-as-tool sub-run's waiting calls are announced in the caller's"
         " stream as they are asked (ApprovalRequested 'tool:ask-ops/cmd0', 'cmd2', 'cmd3', before the call's"
         " PermissionGranted); on trio a tool cannot put an event in its caller's stream while it runs (its"
-        " events are its decision events, delivered with its result by shell/tool_round.py), so none appear:"
+        " events are its decision events, delivered with its result by shell/loop/tool_round.py), so none appear:"
         " a tool round that relays a running call's events belongs to the loop body being rewritten"
     )
 }

@@ -21,8 +21,8 @@ from helikon_fc.core import (
     PermissionMode,
     ToolOutputItem,
 )
-from helikon_fc.shell.hooks import HookPoint, PreToolUse, ReplaceInput
-from helikon_fc.shell.permissions import Permissions
+from helikon_fc.shell.control.hooks import HookPoint, PreToolUse, ReplaceInput
+from helikon_fc.shell.control.permissions import Permissions
 from helikon_fc.temporal._payloads import CALL_TOOL
 from helikon_fc.testing import simulate
 

@@ -22,8 +22,8 @@ from helikon_fc.core import (
     SystemMessage,
     ToolResult,
 )
-from helikon_fc.shell.guardrails import GuardrailVerdict, Pass, Tripwire
-from helikon_fc.shell.hooks import (
+from helikon_fc.shell.control.guardrails import GuardrailVerdict, Pass, Tripwire
+from helikon_fc.shell.control.hooks import (
     Deny,
     HookDecision,
     HookPoint,

@@ -6,7 +6,7 @@ import trio
 
 from helikon_fc import LlmAgent, function_tool
 from helikon_fc.core import RunCompleted, ToolOutputItem
-from helikon_fc.shell.config import RunConfig
+from helikon_fc.shell.context.config import RunConfig
 from helikon_fc.testing import ScriptedModel, call, call_tools, reply
 
 from .harness import on_temporal, trio_events

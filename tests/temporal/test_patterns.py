@@ -27,8 +27,8 @@ from helikon_fc.core import (
     ToolOutputItem,
     to_json,
 )
-from helikon_fc.shell.context import RunContext
-from helikon_fc.shell.tool import ToolContext
+from helikon_fc.shell.context.run_context import RunContext
+from helikon_fc.shell.tools.tool import ToolContext
 from helikon_fc.testing import FunctionModel, ScriptedModel, ScriptedTurn, call, call_tools, fail, reply
 
 from .harness import on_temporal, trio_events

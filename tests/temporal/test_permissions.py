@@ -28,7 +28,7 @@ from helikon_fc.core import (
     ToolResult,
     ToolRule,
 )
-from helikon_fc.shell.permissions import Approve, Permissions
+from helikon_fc.shell.control.permissions import Approve, Permissions
 from helikon_fc.temporal import HelikonClient, HelikonWorker
 from helikon_fc.testing import FunctionModel, call, call_tools, reply, simulate
 

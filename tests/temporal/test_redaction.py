@@ -10,8 +10,8 @@ from tests.control.leaky import CONFIGURED, HIDDEN, OUTPUT, REDACTED, ReturningT
 
 from helikon_fc import AgentAsTool, LlmAgent, RunContext
 from helikon_fc.core import ModelRequest, RedactionConfig, ToolResult, to_json
-from helikon_fc.shell.permissions import Permissions
-from helikon_fc.shell.tool import Tool
+from helikon_fc.shell.control.permissions import Permissions
+from helikon_fc.shell.tools.tool import Tool
 from helikon_fc.testing import FunctionModel, ScriptedModel, call, call_tools, reply, simulate
 from helikon_fc.testing.script import ScriptedTurn
 

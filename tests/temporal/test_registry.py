@@ -10,7 +10,7 @@ import pytest
 from helikon_fc import AgentAsTool, Handoff, LlmAgent
 from helikon_fc.agents.protocol import RunStream
 from helikon_fc.agents.sequential import SequentialAgent
-from helikon_fc.shell.context import RunContext
+from helikon_fc.shell.context.run_context import RunContext
 from helikon_fc.shell.input import AgentInput
 from helikon_fc.temporal._registry import AgentRegistry
 from helikon_fc.testing import ScriptedModel, reply

@@ -10,7 +10,7 @@ from temporalio.client import Client
 
 from helikon_fc import LlmAgent
 from helikon_fc.core import OtherError, RunFailed, RunStarted
-from helikon_fc.shell.context import RunContext
+from helikon_fc.shell.context.run_context import RunContext
 from helikon_fc.temporal import HelikonClient
 from helikon_fc.testing import ScriptedModel, reply
 

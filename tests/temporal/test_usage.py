@@ -6,7 +6,7 @@ from helikon_fc import LlmAgent, function_tool
 from helikon_fc.core import MessageOutput, ModelFailureKind, RunCompleted, UserMessage
 from helikon_fc.models import FallbackModel
 from helikon_fc.shell.input import AgentInput
-from helikon_fc.shell.tool import ToolContext
+from helikon_fc.shell.tools.tool import ToolContext
 from helikon_fc.testing import ScriptedModel, call, call_tools, fail, reply, simulate
 
 from .harness import on_temporal

@@ -11,8 +11,8 @@ from temporalio.client import Client
 
 from helikon_fc import AgentAsTool, LlmAgent, function_tool
 from helikon_fc.core import JsonValue, ModelRequest, RunCompleted, ToolOutputItem, ToolResult
-from helikon_fc.shell.context import RunContext
-from helikon_fc.shell.tool import ToolContext
+from helikon_fc.shell.context.run_context import RunContext
+from helikon_fc.shell.tools.tool import ToolContext
 from helikon_fc.temporal import HelikonClient, UserCodec
 from helikon_fc.testing import FunctionModel, ScriptedModel, ScriptedTurn, call, call_tools, reply
 

@@ -25,8 +25,8 @@ from helikon_fc.core import (
     SystemMessage,
 )
 from helikon_fc.models import ModelError
-from helikon_fc.shell.hooks import HookDecision, HookPoint, InjectSystemMessage, OnTurnStart
-from helikon_fc.shell.storage import RunStore
+from helikon_fc.shell.control.hooks import HookDecision, HookPoint, InjectSystemMessage, OnTurnStart
+from helikon_fc.shell.durable.storage import RunStore
 from helikon_fc.stores import MemoryStore, SQLiteStore
 from helikon_fc.testing import (
     RecordedCall,

@@ -11,7 +11,7 @@ import attrs
 
 from ..core.patterns import ChildRunner, RunChild
 from ..shell import _checks
-from ..shell.context import RunContext
+from ..shell.context.run_context import RunContext
 from ..shell.input import AgentInput
 from ._workflow import ChildOutcome, Emit, run_child
 from .protocol import Agent

@@ -29,7 +29,7 @@ from ..core.patterns import (
     step,
     unfinished,
 )
-from ..shell.context import RunContext
+from ..shell.context.run_context import RunContext
 from ._workflow import Emit
 
 Ctx = TypeVar("Ctx")

@@ -50,12 +50,12 @@ from ..core.patterns import (
     subrun,
 )
 from ..core.records import RecordLogError
-from ..shell.context import RunContext
-from ..shell.controls import failing_on_hook
-from ..shell.durable import IncompatibleRunError, definition_fingerprint, open_log
-from ..shell.hooks import subagent_stopped
+from ..shell.context.run_context import RunContext
+from ..shell.control.hooks import subagent_stopped
+from ..shell.durable.run_log import IncompatibleRunError, definition_fingerprint, open_log
 from ..shell.input import AgentInput
-from ..shell.run_stream import emit_run, open_run_stream
+from ..shell.loop.controls import failing_on_hook
+from ..shell.loop.run_stream import emit_run, open_run_stream
 from .protocol import Agent, RunStream
 
 Ctx = TypeVar("Ctx")
@@ -170,7 +170,7 @@ class Interleaving:
             nonlocal active
             if isinstance(event, AgentUpdated):
                 active = event.agent
-                return  # noqa: ASYNC910 - a pass-through per event, as `shell.run_stream.sender`
+                return  # noqa: ASYNC910 - a pass-through per event, as `shell.loop.run_stream.sender`
             async with self._lock:
                 if active is not None and active != self._announced:
                     self._announced = active

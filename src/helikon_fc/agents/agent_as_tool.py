@@ -11,12 +11,12 @@ from ..core import JsonObject, ToolEffect
 from ..core.patterns import subrun
 from ..core.permissions.checks import member
 from ..shell import _checks
-from ..shell.config import RunConfig
-from ..shell.context import RunContext
-from ..shell.hooks import subagent_stopped
+from ..shell.context.config import RunConfig
+from ..shell.context.run_context import RunContext
+from ..shell.control.hooks import subagent_stopped
+from ..shell.control.permissions import SubRunPaused
 from ..shell.input import AgentInput
-from ..shell.permissions import SubRunPaused
-from ..shell.tool import ToolContext, ToolError, ToolOutput
+from ..shell.tools.tool import ToolContext, ToolError, ToolOutput
 from ._workflow import ChildPaused, depth_error, run_child
 from .protocol import Agent
 

@@ -11,7 +11,7 @@ from ..core import TerminalEvent
 from ..core.patterns import context_message as context_message, graph
 from ..core.wavefront import Wavefront, find_cycle
 from ..shell import _checks
-from ..shell.context import RunContext
+from ..shell.context.run_context import RunContext
 from ..shell.input import AgentInput, as_input
 from ._children import child_runner
 from ._interpreter import interpret

@@ -11,17 +11,17 @@ from typing_extensions import TypeVar
 from ..core import ModelSettings, OutputSchema
 from ..models.protocol import Model
 from ..shell import _checks
-from ..shell.config import RunConfig
-from ..shell.context import RunContext
-from ..shell.definition import LoopDefinition
-from ..shell.driver import open_loop_run
-from ..shell.durable_llm import llm_fingerprint
-from ..shell.guardrails import Guardrail, guardrail_tuple
-from ..shell.hooks import Hook, Hooks, as_hooks
+from ..shell.context.config import RunConfig
+from ..shell.context.run_context import RunContext
+from ..shell.control.guardrails import Guardrail, guardrail_tuple
+from ..shell.control.hooks import Hook, Hooks, as_hooks
 from ..shell.input import AgentInput, as_input
-from ..shell.protocol import RunStream
-from ..shell.tool import Tool
-from ..shell.tool_source import ToolSource
+from ..shell.loop.definition import LoopDefinition
+from ..shell.loop.driver import open_loop_run
+from ..shell.loop.protocol import RunStream
+from ..shell.loop.recording import llm_fingerprint
+from ..shell.tools.tool import Tool
+from ..shell.tools.tool_source import ToolSource
 from .handoff import Handoff
 
 Ctx = TypeVar("Ctx", default=Any)
@@ -134,7 +134,7 @@ class LlmAgent(Generic[Ctx]):
             tools.append(tool)
         schema: OutputSchema | None = None
         if self.output_type is not None:
-            from ..shell.type_schema import output_schema_for
+            from ..shell.tools.type_schema import output_schema_for
 
             schema = output_schema_for(self.output_type)
         definition = LoopDefinition(

@@ -10,7 +10,7 @@ from typing_extensions import TypeVar
 from ..core import TerminalEvent
 from ..core.patterns import parallel
 from ..shell import _checks
-from ..shell.context import RunContext
+from ..shell.context.run_context import RunContext
 from ..shell.input import AgentInput, as_input
 from ._children import child_runner
 from ._interpreter import interpret

@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from ..shell.protocol import Agent as Agent, RunStream as RunStream
+from ..shell.loop.protocol import Agent as Agent, RunStream as RunStream
 
 __all__ = ["Agent", "RunStream"]

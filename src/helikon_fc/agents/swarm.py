@@ -13,7 +13,7 @@ from ..core import AgentUpdated, MaxHandoffsExceeded, RunFailed, TerminalEvent
 from ..core.events import AgentEvent
 from ..core.patterns import ChildOutcome, HandoffSeen, RunChild, swarm
 from ..shell import _checks
-from ..shell.context import RunContext
+from ..shell.context.run_context import RunContext
 from ..shell.input import AgentInput, as_input
 from ._interpreter import Interpreter
 from ._workflow import Emit, open_workflow_stream, run_child, workflow_fingerprint

@@ -12,9 +12,9 @@ import trio.testing
 from ..core import Cancelled, RunCompleted, RunFailed
 from ..models.protocol import Model
 from ..pricing import default_prices
-from ..shell.context import RunContext
-from ..shell.function_tool import sync_tools_inline
+from ..shell.context.run_context import RunContext
 from ..shell.input import AgentInput
+from ..shell.tools.function_tool import sync_tools_inline
 from .interrupts import until_interrupted
 from .render import EventRenderer
 from .resumed import play_resumed

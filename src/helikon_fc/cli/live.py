@@ -16,13 +16,13 @@ from ..agents.protocol import Agent, RunStream
 from ..core import AgentEvent, RunCompleted, RunFailed, RunPaused, TerminalEvent, to_json
 from ..models.protocol import Model
 from ..pricing import default_prices
-from ..shell.config import RunConfig
-from ..shell.context import RunContext
-from ..shell.durable import IncompatibleRunError
+from ..shell.context.config import RunConfig
+from ..shell.context.run_context import RunContext
+from ..shell.durable.run_log import IncompatibleRunError
+from ..shell.durable.storage import StoreError
 from ..shell.input import AgentInput
-from ..shell.results import RunStartError
-from ..shell.runner import Runner
-from ..shell.storage import StoreError
+from ..shell.loop.results import RunStartError
+from ..shell.loop.runner import Runner
 from ..stores import store_at
 from .render import EventRenderer
 from .terminal import EXIT_CANCELLED, line_width

@@ -9,8 +9,8 @@ from collections.abc import Callable
 from typing import TextIO
 
 from ..core import AgentEvent
-from ..shell.protocol import RunStream
-from ..shell.results import RunResult, RunResultStreaming
+from ..shell.loop.protocol import RunStream
+from ..shell.loop.results import RunResult, RunResultStreaming
 from .render import EventRenderer
 from .terminal import line_width
 

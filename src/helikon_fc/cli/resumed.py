@@ -12,10 +12,10 @@ import textwrap
 from itertools import groupby
 
 from ..core import RunCompleted, ToolCallItem, ToolOutputItem
-from ..shell.context import RunContext
+from ..shell.context.run_context import RunContext
+from ..shell.durable.storage import RunRecord, RunStore
 from ..shell.input import AgentInput
-from ..shell.runner import Runner
-from ..shell.storage import RunRecord, RunStore
+from ..shell.loop.runner import Runner
 from ..stores import MemoryStore
 from .render import EventRenderer
 from .scenarios import Scenario

@@ -18,9 +18,9 @@ from ..agents.sequential import SequentialAgent
 from ..agents.swarm import SwarmAgent
 from ..core import ModelRequest, ToolResult, UserMessage
 from ..models.protocol import Model
-from ..shell.context import RunContext
-from ..shell.function_tool import function_tool
-from ..shell.tool import Tool
+from ..shell.context.run_context import RunContext
+from ..shell.tools.function_tool import function_tool
+from ..shell.tools.tool import Tool
 from ..testing import FunctionModel, ScriptedModel, ScriptedTurn, call, call_tools, reply
 from .pacing import PacedModel
 

@@ -16,7 +16,7 @@ def run_server(main: Callable[[], Awaitable[None]], command: str) -> int:
     """
     import trio  # the library loads when a command runs, not for --help
 
-    from ..shell.storage import StoreError
+    from ..shell.durable.storage import StoreError
     from .interrupts import until_interrupted
 
     try:

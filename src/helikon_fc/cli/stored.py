@@ -30,8 +30,8 @@ from ..core.records import (
     ToolFinished,
     ToolsOffered,
 )
-from ..shell.durable import decode_records
-from ..shell.storage import RunStore, RunSummary
+from ..shell.durable.run_log import decode_records
+from ..shell.durable.storage import RunStore, RunSummary
 
 _TERMINAL = (RunCompleted, RunFailed, RunPaused)
 

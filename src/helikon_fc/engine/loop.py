@@ -14,7 +14,7 @@ perform the action:
   approval nobody could give yet pauses it (`RunPaused`);
 - `PerformHandoff`: the target's terminal is this run's.
 
-Nothing here imports trio, asyncio or temporalio: the trio shell (`shell.driver`) and the Temporal
+Nothing here imports trio, asyncio or temporalio: the trio shell (`shell.loop.driver`) and the Temporal
 workflow each supply a performer, and everything they must do concurrently goes through it
 (`Performer.beside`). What a step *is* stays in `transition`; the smaller decisions around it in
 `core.loop_steps`.

@@ -11,8 +11,8 @@ import trio
 
 from ..agents.llm_agent import LlmAgent
 from ..models.protocol import Model
-from ..shell.completion import run_to_completion
-from ..shell.results import RunError
+from ..shell.loop.completion import run_to_completion
+from ..shell.loop.results import RunError
 from ._case import Case, Verdict
 from ._observed import CaseRun
 

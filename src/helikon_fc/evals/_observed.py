@@ -8,7 +8,7 @@ from collections.abc import Iterable
 import attrs
 
 from ..core import AgentEvent, AgentUpdated, JsonValue, RunStarted, ToolCallItem, Usage
-from ..shell.results import RunResult
+from ..shell.loop.results import RunResult
 
 
 @attrs.frozen(kw_only=True)

@@ -112,7 +112,7 @@ class StructuredOutput:
 
     def evaluate(self, case: Case, run: CaseRun) -> Verdict:
         """Pass when the output parses as JSON and decodes into the type; the reason lists the problems."""
-        from ..shell.type_schema import DecodeError, decode
+        from ..shell.tools.type_schema import DecodeError, decode
 
         type_name = getattr(self.output_type, "__name__", repr(self.output_type))
         try:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..shell.storage import RunStore
+from ..shell.durable.storage import RunStore
 
 
 async def copy_runs(source: RunStore, target: RunStore) -> None:

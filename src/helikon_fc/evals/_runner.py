@@ -11,8 +11,8 @@ import trio
 import trio.testing
 
 from ..shell import _checks
-from ..shell.function_tool import sync_tools_inline
-from ..shell.storage import RunStore
+from ..shell.durable.storage import RunStore
+from ..shell.tools.function_tool import sync_tools_inline
 from ._case import Case, Dataset
 from ._case_evaluators import evaluators_for
 from ._progress import Progress

@@ -8,12 +8,12 @@ from typing import Any, TypeAlias
 import trio
 
 from ..shell._checks import describe, is_agent
-from ..shell.config import RunConfig
-from ..shell.context import RunContext
-from ..shell.protocol import Agent
-from ..shell.results import RunError, RunResultStreaming
-from ..shell.runner import Runner
-from ..shell.storage import RunStore
+from ..shell.context.config import RunConfig
+from ..shell.context.run_context import RunContext
+from ..shell.durable.storage import RunStore
+from ..shell.loop.protocol import Agent
+from ..shell.loop.results import RunError, RunResultStreaming
+from ..shell.loop.runner import Runner
 from ..stores import MemoryStore
 from ._case import Case
 from ._observed import CaseRun, trajectory

@@ -9,7 +9,7 @@ import trio
 
 from ..core import AgentEvent, ToolCallItem
 from ..core.records import RecordLogError
-from ..shell.storage import RunNotFound, RunStore
+from ..shell.durable.storage import RunNotFound, RunStore
 from ..testing import RecordedRun, Recording
 from ._observed import ObservedCall, decoded
 

@@ -22,8 +22,8 @@ from mcp.shared.exceptions import MCPError
 from mcp import ClientSession
 
 from ..core import JsonObject, ToolEffect
-from ..shell.tool import ToolError, ToolOutput
-from ..shell.tracing import current_span
+from ..shell.telemetry.tracing import current_span
+from ..shell.tools.tool import ToolError, ToolOutput
 from ._errors import MCPServerError
 from ._notices import LOG_LEVEL, Heard
 from ._renewal import Renewal

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..shell.tool_source import ToolSourceError
+from ..shell.tools.tool_source import ToolSourceError
 
 
 class MCPServerError(ToolSourceError):

@@ -24,7 +24,7 @@ from contextlib import contextmanager
 import mcp_types as types
 import trio
 
-from ..shell.tracing import Span, span_event
+from ..shell.telemetry.tracing import Span, span_event
 
 LOG_LEVEL: types.LoggingLevel = "info"
 """The level a session asks its server to log at; what a server sends below it anyway is dropped."""

@@ -9,7 +9,7 @@ from typing import Any
 import mcp_types as types
 
 from ..core import JsonValue
-from ..shell.tool import ToolError, ToolOutput
+from ..shell.tools.tool import ToolError, ToolOutput
 
 
 def tool_output(result: types.CallToolResult) -> ToolOutput:

@@ -23,11 +23,11 @@ from mcp.server.lowlevel.server import Server
 from ..agents.protocol import Agent
 from ..core import AgentEvent, JsonObject, RunFailed, RunPaused
 from ..shell._checks import describe, is_agent, message
-from ..shell.config import RunConfig
-from ..shell.context import RunContext
-from ..shell.results import final_text
-from ..shell.runner import Runner
-from ..shell.storage import RunStore, require_run_store
+from ..shell.context.config import RunConfig
+from ..shell.context.run_context import RunContext
+from ..shell.durable.storage import RunStore, require_run_store
+from ..shell.loop.results import final_text
+from ..shell.loop.runner import Runner
 from ._draining import draining
 
 INPUT_SCHEMA: JsonObject = {"type": "object", "properties": {"input": {"type": "string"}}, "required": ["input"]}
@@ -131,7 +131,7 @@ def _output_schema(agent: Agent[Any]) -> JsonObject | None:
     output_type = getattr(agent, "output_type", None)
     if output_type is None:
         return None
-    from ..shell.type_schema import output_schema_for
+    from ..shell.tools.type_schema import output_schema_for
 
     return output_schema_for(output_type).schema
 

@@ -18,7 +18,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from ..core import ToolEffect
 from ..shell._checks import message
-from ..shell.tool import Tool
+from ..shell.tools.tool import Tool
 from ._connection import Connection, Transport, open_connection, single, tail
 from ._renewal import Renewal, SessionWatch, open_renewable
 

@@ -11,7 +11,7 @@ import mcp_types as types
 
 from ..core import JsonObject, ToolEffect
 from ..core.compiled_schema import SchemaError, compile_schema
-from ..shell.tool import ToolContext, ToolOutput
+from ..shell.tools.tool import ToolContext, ToolOutput
 from ._errors import MCPServerError
 
 Call: TypeAlias = Callable[[str, JsonObject, bool], Awaitable[ToolOutput]]

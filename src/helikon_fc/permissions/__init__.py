@@ -50,7 +50,7 @@ from ..core.redaction import (
     redact_text as redact_text,
     secrets_from_environment as secrets_from_environment,
 )
-from ..shell.permissions import (
+from ..shell.control.permissions import (
     ApprovalHandler as ApprovalHandler,
     ApprovalRequest as ApprovalRequest,
     Approve as Approve,
@@ -61,7 +61,7 @@ from ..shell.permissions import (
     denial_text as denial_text,
     resolve_permission as resolve_permission,
 )
-from ..shell.redaction import known_secrets as known_secrets
+from ..shell.control.redaction import known_secrets as known_secrets
 
 __all__ = [
     "ApprovalHandler",

@@ -34,7 +34,7 @@ from ag_ui.core import (
 from pydantic_core import ErrorDetails
 
 from ..core import AssistantMessage, Item, JsonValue, SystemMessage, ToolCall, ToolResult, UserMessage
-from ..shell.permissions import ApprovalAnswer, Approve, Reject
+from ..shell.control.permissions import ApprovalAnswer, Approve, Reject
 
 
 class AgUiInputError(ValueError):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ..shell.protocol import Agent
+from ..shell.loop.protocol import Agent
 
 
 def agents_by_name(agents: object, where: str) -> dict[str, Agent[Any]]:

@@ -38,14 +38,14 @@ except ImportError as missing:  # say what to install, not which of its modules 
     ) from None
 
 from ..core import AgentEvent, ReasoningDelta, TokenDelta, ToolCallDelta
-from ..shell.context import RunContext
-from ..shell.durable import IncompatibleRunError
+from ..shell.context.run_context import RunContext
+from ..shell.control.permissions import ApprovalAnswer
+from ..shell.durable.run_log import IncompatibleRunError
+from ..shell.durable.storage import RunNotFound, RunRecordConflict, Session
 from ..shell.input import AgentInput
-from ..shell.permissions import ApprovalAnswer
-from ..shell.protocol import Agent, RunStream
-from ..shell.run_stream import forward_run
-from ..shell.runner import Runner
-from ..shell.storage import RunNotFound, RunRecordConflict, Session
+from ..shell.loop.protocol import Agent, RunStream
+from ..shell.loop.run_stream import forward_run
+from ..shell.loop.runner import Runner
 from ._ag_ui_asgi import (
     SSE_HEADERS,
     Receive,

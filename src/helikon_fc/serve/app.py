@@ -21,12 +21,12 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp
 
 from ..pricing import default_prices
-from ..shell.context import Hook, RunContext
-from ..shell.guardrails import Guardrail
-from ..shell.permissions import Permissions
-from ..shell.protocol import Agent
-from ..shell.runner import Runner
-from ..shell.storage import Store
+from ..shell.context.run_context import Hook, RunContext
+from ..shell.control.guardrails import Guardrail
+from ..shell.control.permissions import Permissions
+from ..shell.durable.storage import Store
+from ..shell.loop.protocol import Agent
+from ..shell.loop.runner import Runner
 from ..stores import SQLiteStore
 from . import bodies
 from ._served import agents_by_name

@@ -9,8 +9,8 @@ from typing import Any
 import attrs
 from starlette.requests import Request
 
-from ..shell.config import RunConfig
-from ..shell.permissions import Approve, Reject
+from ..shell.context.config import RunConfig
+from ..shell.control.permissions import Approve, Reject
 from .errors import ServeError, bad_request
 
 Decision = Approve | Reject

@@ -16,12 +16,12 @@ import trio
 
 from ..core import AgentEvent, RunCompleted, RunFailed, RunPaused, ToolCallItem, ToolOutputItem
 from ..pricing import PriceTable
-from ..shell.config import RunConfig
-from ..shell.context import CancelToken, RunContext
-from ..shell.permissions import Approve, Reject
-from ..shell.protocol import Agent, RunStream
-from ..shell.runner import Runner
-from ..shell.storage import RunNotFound, Store
+from ..shell.context.config import RunConfig
+from ..shell.context.run_context import CancelToken, RunContext
+from ..shell.control.permissions import Approve, Reject
+from ..shell.durable.storage import RunNotFound, Store
+from ..shell.loop.protocol import Agent, RunStream
+from ..shell.loop.runner import Runner
 from .envelopes import cost_of, envelope, pending_of, status_of
 from .errors import bad_request, conflict, not_found, unavailable
 from .event_log import EventLog, RunLine

@@ -18,8 +18,8 @@ import trio
 from ..agents.agent_as_tool import AgentAsTool
 from ..core import AgentEvent, AgentUpdated, RunCompleted, RunFailed, RunPaused, RunStarted, ToolOutputItem
 from ..core.records import Boundary, ModelAnswered, RecordLogError, RunOpened, RunRecordBody, ToolFinished
-from ..shell.durable import decode_records
-from ..shell.storage import RunStore, StoreError
+from ..shell.durable.run_log import decode_records
+from ..shell.durable.storage import RunStore, StoreError
 
 MAX_DEPTH = 4
 """How deep agent-as-tool sub-runs inside sub-runs are read."""

@@ -2,7 +2,7 @@
 
 `MemoryStore` keeps them in memory; `SQLiteStore` in a SQLite file (the embedded default);
 `PostgresStore` in PostgreSQL (``pip install helikon_fc[postgres]``). Each implements
-`helikon_fc.shell.storage.Store`; the interfaces and errors are re-exported here, and
+`helikon_fc.shell.durable.storage.Store`; the interfaces and errors are re-exported here, and
 `store_at(location)` picks a store from a path or a DSN. `CompactingSession` wraps any of their
 sessions to summarise a long history.
 """
@@ -10,8 +10,8 @@ sessions to summarise a long history.
 from __future__ import annotations
 
 from .._public import claim as _claim
-from ..shell.session_compaction import CompactingSession as CompactingSession
-from ..shell.storage import (
+from ..shell.durable.compacting_session import CompactingSession as CompactingSession
+from ..shell.durable.storage import (
     RunNotFound as RunNotFound,
     RunRecord as RunRecord,
     RunRecordConflict as RunRecordConflict,

@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 import trio
 
 from ..core import Item
-from ..shell.storage import RunRecord, RunStatus, RunSummary, SessionSnapshot, StoreError
+from ..shell.durable.storage import RunRecord, RunStatus, RunSummary, SessionSnapshot, StoreError
 from ._batch import GroupCommit, Pending, RunAppend
 from ._ops import StoreOps, check_id, check_items, check_records, check_since, check_status
 from ._sql import SqlOps

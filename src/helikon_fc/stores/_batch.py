@@ -26,7 +26,7 @@ from typing import Any, Generic, TypeVar
 import attrs
 import trio
 
-from ..shell.storage import RunRecord, RunStatus, StoreError
+from ..shell.durable.storage import RunRecord, RunStatus, StoreError
 
 T = TypeVar("T")
 

@@ -12,7 +12,7 @@ import typing
 from collections.abc import Sequence
 
 from ..core import Item, WireFormatError, from_json, to_json
-from ..shell.storage import (
+from ..shell.durable.storage import (
     RUN_STATUSES,
     RunRecord,
     RunRecordConflict,

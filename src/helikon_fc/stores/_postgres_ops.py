@@ -9,7 +9,7 @@ from typing import Any
 import psycopg
 from psycopg_pool import ConnectionPool, PoolTimeout
 
-from ..shell.storage import StoreError
+from ..shell.durable.storage import StoreError
 from ._sql import Row, SqlOps, Tx
 
 _SCHEMA_LOCK = 0x68656C696B6F6E  # "helikon": the advisory lock held while the tables are checked or made

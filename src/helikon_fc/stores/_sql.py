@@ -25,7 +25,7 @@ from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
 from ..core import Item
-from ..shell.storage import (
+from ..shell.durable.storage import (
     RunNotFound,
     RunRecord,
     RunRecordConflict,

@@ -10,7 +10,7 @@ import attrs
 import trio
 
 from ..core import Item
-from ..shell.storage import RunNotFound, RunRecord, RunRecordConflict, RunStatus, RunSummary, SessionSnapshot
+from ..shell.durable.storage import RunNotFound, RunRecord, RunRecordConflict, RunStatus, RunSummary, SessionSnapshot
 from ._base import StoreBase
 from ._ops import StoreOps, decode_item, encode_item, first_seq
 

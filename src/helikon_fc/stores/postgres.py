@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 
 import trio
 
-from ..shell.storage import StoreError
+from ..shell.durable.storage import StoreError
 from ._base import GroupCommitStore
 from ._batch import Pending
 from ._ops import StoreOps

@@ -10,7 +10,7 @@ from typing import Any, Literal, TypeVar
 
 import trio
 
-from ..shell.storage import StoreError
+from ..shell.durable.storage import StoreError
 from ._base import GroupCommitStore
 from ._batch import Pending
 from ._sql import Row, SqlOps, Tx

@@ -38,17 +38,17 @@ from ..core import (
 from ..core.records import ModelAnswered, ToolFinished
 from ..models.call import call_model
 from ..models.retry import RETRYABLE
-from ..shell.config import RunConfig
-from ..shell.context import RunContext, SessionState
-from ..shell.controls import failing_on_hook
-from ..shell.definition import LoopDefinition
-from ..shell.driver import call_tool
-from ..shell.metering import UsageMeter
-from ..shell.permissions import Permissions
-from ..shell.protocol import Agent
-from ..shell.tool_exec import execute_tool_call
-from ..shell.tool_round import Allowed, CallHeld, CallOutcome
-from ..shell.tool_source import ToolSourceError
+from ..shell.context.config import RunConfig
+from ..shell.context.run_context import RunContext, SessionState
+from ..shell.control.permissions import Permissions
+from ..shell.loop.controls import failing_on_hook
+from ..shell.loop.definition import LoopDefinition
+from ..shell.loop.driver import call_tool
+from ..shell.loop.protocol import Agent
+from ..shell.loop.tool_round import Allowed, CallHeld, CallOutcome
+from ..shell.telemetry.metering import UsageMeter
+from ..shell.tools.tool_exec import execute_tool_call
+from ..shell.tools.tool_source import ToolSourceError
 from . import _pipeline
 from ._decisions import answer_of, run_permissions
 from ._deltas import DeltaBuffer
@@ -234,7 +234,7 @@ class Activities:
     def call_tool(self, request: ToolCallInput) -> ToolCallOutput:
         """One tool call through the trio shell's per-call pipeline, in a context holding the run's shared state.
 
-        The pipeline is `helikon_fc.shell.driver.call_tool`'s: the agent's `PreToolUse` hooks, the
+        The pipeline is `helikon_fc.shell.loop.driver.call_tool`'s: the agent's `PreToolUse` hooks, the
         permission decision (the run's `PermissionConfig` with this worker's policy; a human's answer
         when the workflow passes one), the tool (or the call's `problem`, which answers it), `PostToolUse`,
         redaction. It returns the call's

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 import attrs
 
 from ..core import PermissionConfig, from_json
-from ..shell.permissions import ApprovalAnswer, Approvals, Approve, Permissions, Reject
+from ..shell.control.permissions import ApprovalAnswer, Approvals, Approve, Permissions, Reject
 from ._payloads import Decision
 
 __all__ = ["answer_of", "check_worker_permissions", "decisions_of", "run_permissions"]

@@ -2,13 +2,13 @@
 
 Hooks, guardrails, an async permission policy and redaction are user code, nondeterministic, so the
 workflow never runs them: it asks a worker, which runs the trio shell's own functions (the same
-firing order and effects as `helikon_fc.shell.controls`, agent-level hooks only):
+firing order and effects as `helikon_fc.shell.loop.controls`, agent-level hooks only):
 
 - `control`: one hook point (`OnRunStart`, `OnTurnStart`, `OnHandoff`, `OnRunComplete`) or one kind
   of guardrails (input, output) of the agent at a path;
 - `authorize` and `finish`: the per-call pipeline around a call the workflow runs itself (an
   `AgentAsTool` call, a child workflow): `PreToolUse` and the permission decision before it,
-  `PostToolUse` and redaction after it, as `shell.driver.call_tool` does around a tool.
+  `PostToolUse` and redaction after it, as `shell.loop.driver.call_tool` does around a tool.
 """
 
 from __future__ import annotations
@@ -24,10 +24,9 @@ from ..core import (
     from_json,
     to_json,
 )
-from ..shell.context import RunContext
-from ..shell.definition import LoopDefinition
-from ..shell.guardrails import Tripped, run_input_guardrails, run_output_guardrails
-from ..shell.hooks import (
+from ..shell.context.run_context import RunContext
+from ..shell.control.guardrails import Tripped, run_input_guardrails, run_output_guardrails
+from ..shell.control.hooks import (
     after_tool_call,
     before_tool_call,
     fire_on_handoff,
@@ -36,10 +35,11 @@ from ..shell.hooks import (
     fire_on_subagent_stop,
     fire_on_turn_start,
 )
-from ..shell.permissions import ApprovalAnswer
-from ..shell.redaction import redact_result
-from ..shell.tool import Tool
-from ..shell.tool_round import Allowed, CallDone, CallHeld, authorize as authorize_call
+from ..shell.control.permissions import ApprovalAnswer
+from ..shell.control.redaction import redact_result
+from ..shell.loop.definition import LoopDefinition
+from ..shell.loop.tool_round import Allowed, CallDone, CallHeld, authorize as authorize_call
+from ..shell.tools.tool import Tool
 from ._payloads import ControlInput, ControlOutput
 
 __all__ = ["Allowed", "authorize", "control", "finish", "subagent_stop"]
@@ -94,8 +94,8 @@ async def authorize(
     ctx: RunContext[Any],
     answer: ApprovalAnswer | None,
 ) -> CallDone | CallHeld | Allowed:
-    """`PreToolUse`, then the permission decision on the arguments the hooks left (`shell.tool_round.authorize`,
-    as `shell.driver.call_tool` orders them).
+    """`PreToolUse`, then the permission decision on the arguments the hooks left (`shell.loop.tool_round.authorize`,
+    as `shell.loop.driver.call_tool` orders them).
 
     Raises:
         HookFailure: a `PreToolUse` hook raised.

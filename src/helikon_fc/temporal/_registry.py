@@ -22,8 +22,8 @@ from ..agents.parallel import ParallelAgent
 from ..agents.sequential import SequentialAgent
 from ..agents.swarm import SwarmAgent
 from ..core.patterns.subrun import handoff_segment
-from ..shell.protocol import Agent
-from ..shell.tool_source import ToolSource
+from ..shell.loop.protocol import Agent
+from ..shell.tools.tool_source import ToolSource
 
 
 class UnknownAgentPath(LookupError):

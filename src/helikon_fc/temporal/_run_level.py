@@ -13,9 +13,9 @@ from typing import Any
 
 import attrs
 
-from ..shell.context import RunContext
-from ..shell.guardrails import Guardrail
-from ..shell.hooks import Hook
+from ..shell.context.run_context import RunContext
+from ..shell.control.guardrails import Guardrail
+from ..shell.control.hooks import Hook
 
 
 def isolated(path: str) -> bool:

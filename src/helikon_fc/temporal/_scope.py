@@ -11,7 +11,7 @@ with workflow.unsafe.imports_passed_through():
     import attrs
 
     from ..core import AgentEvent, JsonValue
-    from ..shell.metering import UsageMeter
+    from ..shell.telemetry.metering import UsageMeter
     from ._payloads import RunSettings
 
 Emit = Callable[[AgentEvent], None]

@@ -17,9 +17,9 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from typing import TypeVar
 
-from ..shell.definition import LoopDefinition
-from ..shell.listed_tools import open_sources, run_definition
-from ..shell.tool_source import ToolSource
+from ..shell.loop.definition import LoopDefinition
+from ..shell.loop.listed_tools import open_sources, run_definition
+from ..shell.tools.tool_source import ToolSource
 
 T = TypeVar("T")
 

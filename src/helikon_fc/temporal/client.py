@@ -34,9 +34,9 @@ from ..core import (
     from_json,
     to_json,
 )
-from ..shell.config import RunConfig
-from ..shell.permissions import ApprovalAnswer
-from ..shell.storage import RunNotFound
+from ..shell.context.config import RunConfig
+from ..shell.control.permissions import ApprovalAnswer
+from ..shell.durable.storage import RunNotFound
 from ._decisions import decisions_of
 from ._payloads import DECIDE, PENDING, WORKFLOW_NAME, ActivityPolicy, RunOutcome, RunRequest, RunSettings
 from ._user import UserCodec

@@ -14,10 +14,10 @@ from temporalio.client import Client
 from temporalio.worker import Worker
 from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxRestrictions
 
-from ..shell.guardrails import Guardrail
-from ..shell.hooks import Hook
-from ..shell.permissions import Permissions
-from ..shell.protocol import Agent
+from ..shell.control.guardrails import Guardrail
+from ..shell.control.hooks import Hook
+from ..shell.control.permissions import Permissions
+from ..shell.loop.protocol import Agent
 from ._activities import Activities
 from ._decisions import check_worker_permissions
 from ._portal import TrioPortal

@@ -101,7 +101,7 @@ with workflow.unsafe.imports_passed_through():
     from ..core.patterns.subrun import SubRun, depth_error, handoff_segment, tool_answer, tool_segment
     from ..core.records import ModelAnswered, ToolFinished
     from ..engine import Begin, Held, run_loop
-    from ..shell.metering import UsageMeter
+    from ..shell.telemetry.metering import UsageMeter
     from ._event_flow import ChildForward, Follower, Interleaving
     from ._loop_controls import LoopControls
     from ._patterns import Interpreter, interpret

@@ -8,14 +8,14 @@ import trio
 import trio.testing
 
 from ..shell import _checks
-from ..shell.config import RunConfig
-from ..shell.context import RunContext
-from ..shell.function_tool import sync_tools_inline
+from ..shell.context.config import RunConfig
+from ..shell.context.run_context import RunContext
+from ..shell.durable.storage import RunStore, require_run_store
 from ..shell.input import AgentInput, as_input
-from ..shell.protocol import Agent
-from ..shell.results import RunError, RunResultStreaming
-from ..shell.runner import Runner
-from ..shell.storage import RunStore, require_run_store
+from ..shell.loop.protocol import Agent
+from ..shell.loop.results import RunError, RunResultStreaming
+from ..shell.loop.runner import Runner
+from ..shell.tools.function_tool import sync_tools_inline
 from .recording import Recording
 from .simulation import Simulation, deterministic_scheduling
 

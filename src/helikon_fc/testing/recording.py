@@ -36,9 +36,9 @@ from ..core import (
     to_json,
 )
 from ..core.records import RecordLogError, RunOpened, RunRecordBody, record_kind
-from ..shell.durable import decode_records
+from ..shell.durable.run_log import decode_records
+from ..shell.durable.storage import RunRecord, RunStore
 from ..shell.input import AgentInput, as_input
-from ..shell.storage import RunRecord, RunStore
 from ._from_events import EventReplayModel, run_from_events
 from ._recorded import RecordedCall, RecordedRun, recorded_run
 from ._replay_model import ReplayModel

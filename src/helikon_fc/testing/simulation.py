@@ -13,13 +13,13 @@ import trio.testing
 
 from ..core import AgentError, AgentEvent
 from ..shell import _checks
-from ..shell.config import RunConfig
-from ..shell.context import RunContext
-from ..shell.function_tool import sync_tools_inline
+from ..shell.context.config import RunConfig
+from ..shell.context.run_context import RunContext
 from ..shell.input import AgentInput
-from ..shell.protocol import Agent
-from ..shell.results import RunError, RunResult, RunResultStreaming
-from ..shell.runner import Runner
+from ..shell.loop.protocol import Agent
+from ..shell.loop.results import RunError, RunResult, RunResultStreaming
+from ..shell.loop.runner import Runner
+from ..shell.tools.function_tool import sync_tools_inline
 
 Ctx = TypeVar("Ctx")
 

@@ -150,7 +150,7 @@ def _dataset(spec: str) -> Dataset:
 def _run(args: argparse.Namespace, agent: Any, dataset: Dataset) -> EvalReport | None:
     """The report, or `None` (after one line on stderr) when the store cannot be opened or written."""
     from ...evals import run_eval_sync
-    from ...shell.storage import StoreError
+    from ...shell.durable.storage import StoreError
 
     try:
         return run_eval_sync(

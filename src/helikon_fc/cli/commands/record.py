@@ -64,7 +64,7 @@ def _record(args: argparse.Namespace, agent: Agent[Any], model: Model | None, ou
     import trio
 
     from ...core import RunCompleted, RunFailed, RunPaused
-    from ...shell.results import RunStartError
+    from ...shell.loop.results import RunStartError
 
     try:
         recording = trio.run(partial(_recorded, agent, args.prompt, model))

@@ -16,7 +16,7 @@ from ..terminal import EXIT_FAILED, add_colour_options, exit_status, wants_colou
 if TYPE_CHECKING:
     from ...agents.protocol import Agent
     from ...models.protocol import Model
-    from ...shell.config import RunConfig
+    from ...shell.context.config import RunConfig
     from ..live import Recording
 
 _EPILOG = f"""\
@@ -86,7 +86,7 @@ def _config(args: argparse.Namespace, parser: argparse.ArgumentParser, own: RunC
     """A config from ``--timeout``/``--max-turns`` over the agent's own, or `None` to run the agent as it is."""
     if args.timeout is None and args.max_turns is None:
         return None
-    from ...shell.config import RunConfig
+    from ...shell.context.config import RunConfig
 
     config = own or RunConfig()
     try:
@@ -121,9 +121,9 @@ def _run(args: argparse.Namespace, agent: Agent[Any], config: RunConfig | None, 
     when the run cannot start, the store cannot be read, or the resumed run is not there or not this agent's)."""
     import trio
 
-    from ...shell.durable import IncompatibleRunError
-    from ...shell.results import RunStartError
-    from ...shell.storage import RunNotFound, StoreError
+    from ...shell.durable.run_log import IncompatibleRunError
+    from ...shell.durable.storage import RunNotFound, StoreError
+    from ...shell.loop.results import RunStartError
     from ..live import json_lines, live_view, run_live
 
     recording = _recording(args)

@@ -14,7 +14,7 @@ from .._command import Command
 from ..terminal import EXIT_COMPLETED, EXIT_FAILED, EXIT_USAGE, add_colour_options, line_width, wants_colour
 
 if TYPE_CHECKING:
-    from ...shell.storage import RunRecord, RunSummary
+    from ...shell.durable.storage import RunRecord, RunSummary
 
 __all__ = ["RUNS", "run_runs"]
 
@@ -44,7 +44,7 @@ def run_runs(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     store or the run cannot be read)."""
     import trio  # the stores load when the command runs, not to build the parser (`helikon --help`)
 
-    from ...shell.storage import RunNotFound, StoreError
+    from ...shell.durable.storage import RunNotFound, StoreError
     from ...stores.location import POSTGRES_SCHEMES
 
     location: str = args.store

@@ -81,7 +81,7 @@ def _execute(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 def _permissions(spec: str) -> Any:
     """The `Permissions` ``--permissions MODULE:ATTR`` names. Raises `TargetError` for anything else."""
     from ...shell._checks import describe
-    from ...shell.permissions import Permissions
+    from ...shell.control.permissions import Permissions
     from ..loading import TargetError, load_value
 
     value = load_value(spec)

@@ -84,7 +84,7 @@ def parse_decision(text: str) -> tuple[str, Any]:
     Raises:
         ValueError: `text` is none of those (the message says what is allowed).
     """
-    from ...shell.permissions import Approve, Reject
+    from ...shell.control.permissions import Approve, Reject
 
     call_id, sep, decision = text.partition("=")
     verb, _, rest = decision.partition(":")
@@ -114,7 +114,7 @@ def _answer(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     try:
         from temporalio.client import Client
 
-        from ...shell.storage import RunNotFound
+        from ...shell.durable.storage import RunNotFound
         from ...temporal import HelikonClient
     except ImportError as exc:
         parser.error(f"helikon temporal needs the extra: pip install 'helikon_fc[temporal]' ({exc})")

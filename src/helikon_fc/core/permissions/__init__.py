@@ -5,7 +5,7 @@
   guards, plugged in through `ArgumentRule`;
 - `decide`: the decision, its values and the events that record it.
 
-The shell half (the async policy and the approval handler) is `helikon_fc.shell.permissions`; users
+The shell half (the async policy and the approval handler) is `helikon_fc.shell.control.permissions`; users
 import both halves from `helikon_fc.permissions`.
 """
 
