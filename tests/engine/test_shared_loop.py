@@ -9,12 +9,14 @@ import attrs
 import pytest
 
 from helikon_fc.core import (
+    AgentError,
     AgentEvent,
     ApprovalRequested,
     Conversation,
     GuardrailTriggered,
     GuardrailTripped,
     HandoffTarget,
+    HookDenied,
     HookFailed,
     Item,
     JsonObject,
@@ -244,3 +246,25 @@ def test_begin_takes_its_options_by_keyword_only() -> None:
     for extra in ((True,), (True, ()), (True, (), False)):
         with pytest.raises(TypeError):
             Begin(initial_state(), Start(), Conversation(QUESTION), *extra)
+
+
+class RefusingStart(Controls):
+    """Controls whose `OnRunStart` hook denies the run."""
+
+    def __init__(self) -> None:
+        super().__init__(hooked=True, input_guarded=False, output_guarded=False)
+
+    async def fire_run_start(self) -> tuple[AgentError | None, Sequence[str]]:
+        return HookDenied("run_start", "closed"), ()
+
+    async def idle(self) -> None:
+        pass
+
+
+async def test_a_refused_run_start_fails_the_run_before_any_model_call() -> None:
+    """A `Deny` from `OnRunStart` is the run's end: recorded as a failed step, returned, no model called."""
+    p = Performer([ModelResponse(text="never")], records=True)
+    terminal = await run_loop(p, RefusingStart(), CTX, fresh())
+    assert terminal == RunFailed(HookDenied("run_start", "closed"))
+    assert [kind for kind, _ in p.log] == ["boundary", "ended"]
+    assert p.log[-1] == ("ended", terminal)
