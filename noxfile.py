@@ -93,10 +93,12 @@ def bench(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def mutants(session: nox.Session) -> None:
-    """Mutation testing of helikon_fc.core: the score per module and every surviving mutant (not a default session).
+    """Mutation testing of the pure layer (helikon_fc.core and helikon_fc.engine): the score per module and every
+    surviving mutant (not a default session).
 
-    Runs at niceness 15 with one worker; ``-- --module wire`` for one module, ``-- --diff main`` for the core
-    modules a change touched, ``-- --first-only`` to leave out the rest of tests/ (see docs/contributing.md).
+    Runs at niceness 15 with one worker; ``-- --module wire`` (or ``engine.loop``) for one module, ``-- --diff main``
+    for the pure-layer modules a change touched, ``-- --first-only`` to leave out the rest of tests/ (see
+    docs/contributing.md).
     """
     session.install("-e", ".[dev]")
     session.run("python", "-m", "tools.mutants", *session.posargs, env={"PYTHONPATH": "."})

@@ -1,7 +1,7 @@
 """Laws of the graph's pattern machine (`helikon_fc.core.patterns.graph`) on the pure simulated runtime: a node
 runs only once every predecessor completed, with their answers as context; failure is collect-all, skipping
 exactly the failed nodes' descendants; the end does not depend on the order nodes end in. (The makespan law,
-on trio's clock, is in ``properties/test_wavefront.py``: it runs the same machine.)"""
+on trio's clock, is in ``properties/test_wavefront_laws.py``: it runs the same machine.)"""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""`Wavefront.of`'s refusals and `sinks`, by example (the laws of a run's steps are `properties/test_wavefront.py`).
+"""`Wavefront.of`'s refusals and `sinks`, by example (the laws of a run's steps are
+`properties/test_wavefront_laws.py`).
 
 Rules (seed-multi-agent-patterns, GraphAgent): "GraphBuildError on cycle/unknown/duplicate/empty", so the core's
 `Wavefront.of` refuses such a graph before anything runs; the result comes "from the sink nodes (nodes with no

@@ -6,14 +6,17 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import TypeVar
 
 import attrs
+import pytest
 
 from helikon_fc.core import (
+    AgentError,
     AgentEvent,
     ApprovalRequested,
     Conversation,
     GuardrailTriggered,
     GuardrailTripped,
     HandoffTarget,
+    HookDenied,
     HookFailed,
     Item,
     JsonObject,
@@ -225,3 +228,43 @@ async def test_an_input_trip_after_the_answer_counts_it_and_fails_the_run() -> N
     assert not any(kind == "send" and isinstance(what, MessageOutput) for kind, what in p.log)
     assert p.meter.counted == [("a", Usage(output_tokens=2, requests=1), "m")]
     assert "answered" not in [kind for kind, _ in p.log]
+
+
+async def test_a_fresh_begin_sends_and_records_its_first_step() -> None:
+    """`Begin`'s defaults are a fresh run: the first step's events go out and it is recorded (nothing resumed,
+    nothing redelivered), so there is one boundary per step."""
+    first = transition(initial_state(), Start(), attrs.evolve(CTX, conversation=Conversation(QUESTION)))
+    p = Performer([ModelResponse(text="done")], records=True)
+    await run_loop(p, None, CTX, fresh())
+    assert p.log[0][0] == "boundary" and p.log[0][1] == first
+    assert [what for kind, what in p.log[1 : 1 + len(first.events)]] == list(first.events)
+    assert [kind for kind, _ in p.log].count("boundary") == 2
+
+
+def test_begin_takes_its_options_by_keyword_only() -> None:
+    """`resumed`, `redeliver` and `fresh` are keyword-only: a positional flag is refused, not taken as another."""
+    for extra in ((True,), (True, ()), (True, (), False)):
+        with pytest.raises(TypeError):
+            Begin(initial_state(), Start(), Conversation(QUESTION), *extra)
+
+
+class RefusingStart(Controls):
+    """Controls whose `OnRunStart` hook denies the run."""
+
+    def __init__(self) -> None:
+        super().__init__(hooked=True, input_guarded=False, output_guarded=False)
+
+    async def fire_run_start(self) -> tuple[AgentError | None, Sequence[str]]:
+        return HookDenied("run_start", "closed"), ()
+
+    async def idle(self) -> None:
+        pass
+
+
+async def test_a_refused_run_start_fails_the_run_before_any_model_call() -> None:
+    """A `Deny` from `OnRunStart` is the run's end: recorded as a failed step, returned, no model called."""
+    p = Performer([ModelResponse(text="never")], records=True)
+    terminal = await run_loop(p, RefusingStart(), CTX, fresh())
+    assert terminal == RunFailed(HookDenied("run_start", "closed"))
+    assert [kind for kind, _ in p.log] == ["boundary", "ended"]
+    assert p.log[-1] == ("ended", terminal)

@@ -11,6 +11,7 @@ import tomllib
 from collections import Counter
 from pathlib import Path
 
+from tools.mutants.layer import PURE
 from tools.mutants.operators import mutants
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -33,9 +34,9 @@ def test_repeated_changes_in_one_scope_get_their_occurrence() -> None:
     assert [(m.line, m.occurrence) for m in returns] == [(5, 1), (7, 2)]
 
 
-def test_every_mutant_of_the_core_has_a_key_of_its_own() -> None:
+def test_every_mutant_of_the_pure_layer_has_a_key_of_its_own() -> None:
     keys: Counter[str] = Counter()
-    for path in sorted((ROOT / "src/helikon_fc/core").rglob("*.py")):
+    for path in sorted(path for top in PURE for path in top.rglob("*.py")):
         relative = str(path.relative_to(ROOT))
         keys.update(m.key for m in mutants(relative, path.read_text()))
     assert [key for key, count in keys.items() if count > 1] == []

@@ -1,8 +1,9 @@
-"""Mutation testing of helikon_fc.core: ``python -m tools.mutants [--module NAME] [--diff BASE [--lines]]``.
+"""Mutation testing of the pure layer: ``python -m tools.mutants [--module NAME] [--diff BASE [--lines]]``.
 
-Every mutant (see `tools.mutants.operators`) of the chosen core modules is run against the tests
-that execute its line, found by one traced run of the suite first (`tools.mutants.coverage_map`):
-those of ``tests/core`` and ``properties`` first, then, for the mutants they let through, those of
+The pure layer is ``helikon_fc.core`` and ``helikon_fc.engine`` (`tools.mutants.layer`). Every mutant
+(see `tools.mutants.operators`) of the chosen modules is run against the tests that execute its
+line, found by one traced run of the suite first (`tools.mutants.coverage_map`): those of
+``tests/core``, ``tests/engine`` and ``properties`` first, then, for the mutants they let through, those of
 the rest of ``tests/`` (``tests/temporal`` is left out: it needs a dev server). Each mutant runs in
 a forked child of a process that has pytest, hypothesis and trio imported already, under the
 ``mutants`` Hypothesis profile (few examples, derandomized), with ``-x``. A child that exceeds its
@@ -28,8 +29,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-CORE = ROOT / "src" / "helikon_fc" / "core"
-FIRST = ("tests/core", "properties")
+FIRST = ("tests/core", "tests/engine", "properties")
 EXCLUDED = ("tests/temporal",)
 WORK = ROOT / ".mutants"
 EQUIVALENT = Path(__file__).with_name("equivalent.toml")
@@ -49,26 +49,27 @@ sys.path.insert(0, str(ROOT / "src"))
 
 import pytest  # noqa: E402
 from tools.mutants.child import PYTEST_FLAGS, register_profile  # noqa: E402
+from tools.mutants.layer import PURE, mutated_files  # noqa: E402
 from tools.mutants.operators import mutants  # noqa: E402
 from tools.mutants.server import ForkServer, Outcome  # noqa: E402
 
 
 def test_paths() -> tuple[list[str], list[str]]:
-    """The first-stage paths (tests/core, properties) and the rest of tests/ (without tests/temporal)."""
+    """The first-stage paths (tests/core, tests/engine, properties) and the rest of tests/ (without tests/temporal)."""
     rest = sorted(
         str(path.relative_to(ROOT))
         for path in (ROOT / "tests").iterdir()
-        if (path.is_dir() and path.name != "core" and not path.name.startswith(("_", "."))) or path.suffix == ".py"
-        if str(path.relative_to(ROOT)) not in EXCLUDED and path.name != "conftest.py"
+        if (path.is_dir() and not path.name.startswith(("_", "."))) or path.suffix == ".py"
+        if str(path.relative_to(ROOT)) not in (*EXCLUDED, *FIRST) and path.name != "conftest.py"
     )
     return list(FIRST), rest
 
 
 def chosen_files(names: list[str], base: str | None) -> list[Path]:
-    """The core modules to mutate: named ones, those changed since `base`, or all of them."""
+    """The pure-layer modules to mutate: named ones, those changed since `base`, or all of them."""
     if base is not None:
         changed = subprocess.run(
-            ["git", "diff", "--name-only", base, "--", "src/helikon_fc/core"],
+            ["git", "diff", "--name-only", base, "--", *(str(top.relative_to(ROOT)) for top in PURE)],
             cwd=ROOT,
             capture_output=True,
             text=True,
@@ -77,7 +78,7 @@ def chosen_files(names: list[str], base: str | None) -> list[Path]:
         return sorted(ROOT / name for name in changed if name.endswith(".py") and (ROOT / name).exists())
     if names:
         return [_module_file(name) for name in names]
-    return sorted(path for path in CORE.rglob("*.py") if path.name != "__init__.py")
+    return mutated_files()
 
 
 def changed_lines(base: str, path: Path) -> set[int]:
@@ -98,15 +99,21 @@ def changed_lines(base: str, path: Path) -> set[int]:
 
 
 def _module_file(name: str) -> Path:
-    """A core module's file from ``wire``, ``permissions.coding.paths``, ``helikon_fc.core.wire`` or a path."""
-    stem = name.removesuffix(".py").removeprefix("src/").replace("/", ".").removeprefix("helikon_fc.core.")
-    path = CORE.joinpath(*stem.split(".")).with_suffix(".py")
-    if not path.exists():
-        matches = sorted(CORE.rglob(f"{stem.rsplit('.', 1)[-1]}.py"))
-        if len(matches) != 1:
-            raise SystemExit(f"--module: no core module {name!r} (looked for {path.relative_to(ROOT)})")
-        path = matches[0]
-    return path
+    """A pure-layer module's file from ``wire``, ``permissions.coding.paths``, ``helikon_fc.core.wire``,
+    ``engine.loop``, a package (``patterns``: its ``__init__.py``) or a path."""
+    stem = name.removesuffix(".py").removeprefix("src/").replace("/", ".").removeprefix("helikon_fc.")
+    stem = stem.removesuffix(".__init__")
+    top = PURE[0].parent
+    for base in (top, PURE[0]):  # ``engine.loop``, ``core.wire``; then ``wire`` in the core
+        candidate = base.joinpath(*stem.split("."))
+        for path in (candidate.with_suffix(".py"), candidate / "__init__.py"):
+            if path.exists() and any(path.is_relative_to(pure) for pure in PURE):
+                return path
+    last = stem.rsplit(".", 1)[-1]
+    matches = sorted(path for pure in PURE for path in pure.rglob(f"{last}.py"))
+    if len(matches) != 1:
+        raise SystemExit(f"--module: no pure-layer module {name!r} ({len(matches)} files named {last}.py)")
+    return matches[0]
 
 
 def survivors_in(log: str) -> set[str]:
@@ -160,8 +167,10 @@ def report(outcomes: list[Outcome], equivalents: dict[str, str], seconds: float)
 
 def main(argv: Iterable[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tools.mutants", description=__doc__.splitlines()[0])
-    parser.add_argument("--module", action="append", default=[], help="a core module (e.g. wire); repeatable")
-    parser.add_argument("--diff", metavar="BASE", help="only the core modules changed since BASE (git diff)")
+    parser.add_argument(
+        "--module", action="append", default=[], help="a module of core or engine (e.g. wire, engine.loop); repeatable"
+    )
+    parser.add_argument("--diff", metavar="BASE", help="only the pure-layer modules changed since BASE (git diff)")
     parser.add_argument(
         "--lines", action="store_true", help="with --diff: only the mutants on lines added or changed since BASE"
     )
@@ -214,7 +223,7 @@ def main(argv: Iterable[str] | None = None) -> int:
             print(f"{mutant.path}:{mutant.line}: {mutant.scope}: {mutant.description}")
         return 0
     if not found:
-        print("no core module to mutate")
+        print("no pure-layer module to mutate")
         return 0
     for name in PRELOAD:
         __import__(name)
@@ -222,7 +231,7 @@ def main(argv: Iterable[str] | None = None) -> int:
     first, rest = test_paths()
     import coverage
 
-    import_coverage = coverage.Coverage(data_file=None, include=[str(CORE / "*")])
+    import_coverage = coverage.Coverage(data_file=None, include=[str(top / "*") for top in PURE])
     import_coverage.start()
     started = time.monotonic()
 

@@ -18,6 +18,7 @@ sys.path.insert(0, str(ROOT / "src"))
 
 import pytest  # noqa: E402
 from tools.mutants.child import PYTEST_FLAGS, MutantFinder, register_profile  # noqa: E402
+from tools.mutants.layer import module_name  # noqa: E402
 from tools.mutants.operators import Mutant, mutants, mutated_code  # noqa: E402
 from tools.mutants.server import _Profile, _quiet, _status, _timed_out, in_child  # noqa: E402
 
@@ -31,8 +32,7 @@ def _run(mutant: Mutant | None, tests: list[str], log: str) -> str:
     if mutant is not None:
         path = ROOT / mutant.path
         code = mutated_code(mutant, path.read_text(), str(path))
-        module = ".".join(Path(mutant.path).relative_to("src").with_suffix("").parts)
-        finder = MutantFinder(module, str(path), code)
+        finder = MutantFinder(module_name(mutant.path), str(path), code)
 
     def work() -> int:
         _quiet(log)

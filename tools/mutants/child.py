@@ -68,7 +68,8 @@ class _MutantLoader(importlib.abc.Loader):
 
 
 class MutantFinder(importlib.abc.MetaPathFinder):
-    """Serves `code` for the module `name`; every other import goes the usual way."""
+    """Serves `code` for the module `name` (a package when `path` is its ``__init__.py``); every other import goes
+    the usual way."""
 
     def __init__(self, name: str, path: str, code: CodeType) -> None:
         self._name, self._path, self._code = name, path, code
@@ -76,7 +77,12 @@ class MutantFinder(importlib.abc.MetaPathFinder):
     def find_spec(self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None) -> Any:
         if fullname != self._name:
             return None
-        spec = importlib.machinery.ModuleSpec(fullname, _MutantLoader(self._code), origin=self._path)
+        package = os.path.basename(self._path) == "__init__.py"
+        spec = importlib.machinery.ModuleSpec(
+            fullname, _MutantLoader(self._code), origin=self._path, is_package=package
+        )
+        if package:  # its submodules are found next to it, as for the package on disk
+            spec.submodule_search_locations = [os.path.dirname(self._path)]
         spec.has_location = True
         return spec
 

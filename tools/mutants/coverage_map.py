@@ -1,4 +1,4 @@
-"""Which tests run which lines of the core: one traced run of the suite, before any mutant.
+"""Which tests run which lines of the pure layer: one traced run of the suite, before any mutant.
 
 A mutant is then run against only the tests that execute its line (those of ``tests/core`` and
 ``properties`` first, the rest of ``tests/`` for the mutants they let through). A line run only
@@ -17,10 +17,10 @@ import pytest
 class CoveragePlugin:
     """Records, per test, the core lines it runs and how long it takes; and which tests fail unmutated."""
 
-    def __init__(self, include: str) -> None:
+    def __init__(self, include: list[str]) -> None:
         import coverage
 
-        self.cov = coverage.Coverage(data_file=None, include=[include], branch=False)
+        self.cov = coverage.Coverage(data_file=None, include=include, branch=False)
         self.durations: dict[str, float] = {}
         self.failed: list[str] = []
         self.cov.start()

@@ -5,7 +5,8 @@ child (which tests run which core lines: `tools.mutants.coverage_map`), then, fo
 child that swaps the mutant in (`tools.mutants.swap`) and runs the tests that cover its line,
 stopping at the first failure. A mutant outside every function, or one that survives the fast
 path, is run again in a fresh import of the package (`tools.mutants.child.MutantFinder`) against
-the covering tests, since a swap cannot reach what was computed while modules were imported.
+the covering tests, since a swap cannot reach what was computed while modules were imported; a line
+that runs only at import is covered by every test that runs its module's code, in the same stages.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from typing import Any, TextIO
 import pytest
 from hypothesis import settings
 from tools.mutants.child import PYTEST_FLAGS, MutantFinder
+from tools.mutants.layer import PURE, module_name
 from tools.mutants.operators import Mutant, mutated_code
 from tools.mutants.swap import enclosing, live_functions, swap
 
@@ -204,7 +206,7 @@ class ForkServer:
 
         def work() -> int:
             _quiet(str(self.work / "trace.log"))
-            plugin = CoveragePlugin(str(self.root / "src" / "helikon_fc" / "core" / "*"))
+            plugin = CoveragePlugin([str(top / "*") for top in PURE])
             session.config.pluginmanager.register(plugin)
             for position, item in enumerate(session.items):
                 nextitem = session.items[position + 1] if position + 1 < len(session.items) else None
@@ -279,9 +281,7 @@ class ForkServer:
         original = compile(source, str(path), "exec")
         keys = enclosing(original, mutant.line, mutant.end_line)
         ids = self._covering(mutant, failing)
-        first = [i for i in ids if i.startswith(tuple(f"{p}/" for p in self.first))]
-        rest = self._capped(self._killers_first([i for i in ids if i not in first]))
-        first = self._capped(self._killers_first(first))
+        first, rest = self._stages(ids)
         if keys and ids:
             status = "survived"
             for stage, chosen in (("first", first), ("rest", rest)):
@@ -296,16 +296,29 @@ class ForkServer:
                 return "survived", "rest" if rest else "first"
         if not ids and keys and not self._runs_at_import(mutant):
             return "uncovered", "-"
-        fresh = first or self._module_tests(mutant, failing)
-        return self._fresh(mutant, code, fresh, self._timeout(fresh)), "fresh"
+        if not first and not rest:
+            first, rest = self._module_tests(mutant, failing)
+        if not first and not rest:  # no test ran the module's code: all of the first stage
+            first = list(self.first)
+        status = "survived"
+        for stage, chosen in (("fresh", first), ("fresh rest", rest)):
+            if chosen:
+                status = self._fresh(mutant, code, chosen, self._timeout(chosen))
+                if status != "survived":
+                    return status, stage
+        return status, "fresh"
 
-    def _module_tests(self, mutant: Mutant, failing: set[str]) -> list[str]:
-        """For a line run only at import: the `IMPORT_TESTS` fastest first-stage tests that run the module's code."""
-        by_line: dict[str, list[str]] = self.trace["lines"].get(str(self.root / mutant.path), {})
-        ids = {i for tests in by_line.values() for i in tests if i and i not in failing}
+    def _stages(self, ids: list[str]) -> tuple[list[str], list[str]]:
+        """`ids` split into the first stage (tests/core, properties, ...) and the rest, each ordered and capped."""
         first = [i for i in ids if i.startswith(tuple(f"{p}/" for p in self.first))]
-        durations: dict[str, float] = self.trace["durations"]
-        return sorted(first, key=lambda i: durations.get(i, 0.0))[:IMPORT_TESTS] or list(self.first)
+        rest = self._capped(self._killers_first([i for i in ids if i not in first]))
+        return self._capped(self._killers_first(first)), rest
+
+    def _module_tests(self, mutant: Mutant, failing: set[str]) -> tuple[list[str], list[str]]:
+        """For a line run only at import: every test that runs the module's code, in the stages, order and caps
+        of a normal mutant's covering tests (the 60 fastest of them let about 24 mutants a run survive falsely)."""
+        by_line: dict[str, list[str]] = self.trace["lines"].get(str(self.root / mutant.path), {})
+        return self._stages(sorted({i for tests in by_line.values() for i in tests if i and i not in failing}))
 
     def _runs_at_import(self, mutant: Mutant) -> bool:
         lines = self.import_lines.get(str(self.root / mutant.path), set())
@@ -340,7 +353,7 @@ class ForkServer:
         return self._live_functions[filename]
 
     def _fresh(self, mutant: Mutant, code: CodeType, ids: list[str], timeout: float) -> str:
-        module = ".".join(Path(mutant.path).relative_to("src").with_suffix("").parts)
+        module = module_name(mutant.path)
         root = str(self.root)
 
         def work() -> int:
@@ -360,8 +373,6 @@ class _Profile:
 
 
 NO_SWAP = 97
-IMPORT_TESTS = 60
-"""How many tests check a mutant of a line that runs only at import (a module constant, a class body)."""
 
 
 def _status(code: int | None, fresh: bool = False) -> str:
