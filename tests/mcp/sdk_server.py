@@ -17,6 +17,7 @@ from typing import Literal
 
 import anyio
 import mcp_types as types
+import uvicorn
 from mcp.server.mcpserver import Context, Image, MCPServer
 from pydantic import BaseModel
 
@@ -122,16 +123,20 @@ def count(n: int = 3) -> list[int]:
 
 
 def _serve_http(style: str) -> None:
-    """Streamable HTTP at ``http://127.0.0.1:PORT/mcp`` (PORT written to ``MARKER_DIR/port`` just before it
-    listens): ``sse`` (answers as event streams), ``json`` (plain JSON answers) or ``stateless`` (no session)."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    (MARKERS / "port").write_text(str(port))
-    run = server.run_streamable_http_async(
-        port=port, json_response=style == "json", stateless_http=style == "stateless"
-    )
-    anyio.run(lambda: run)
+    """Streamable HTTP at ``http://127.0.0.1:PORT/mcp``: ``sse`` (answers as event streams), ``json`` (plain
+    JSON answers) or ``stateless`` (no session).
+
+    The socket listens before ``PORT\\n`` is written to ``MARKER_DIR/port`` (a connection made then waits
+    in its backlog until uvicorn accepts it), and uvicorn serves that very socket: no port chosen, closed
+    and bound again, which another process could take in between.
+    """
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+    app = server.streamable_http_app(json_response=style == "json", stateless_http=style == "stateless")
+    config = uvicorn.Config(app, log_level="warning")
+    (MARKERS / "port").write_text(f"{listener.getsockname()[1]}\n")
+    anyio.run(uvicorn.Server(config).serve, [listener])
 
 
 if __name__ == "__main__":

@@ -90,3 +90,15 @@ async def wait_for(path: Path, seconds: float = 10.0) -> None:
     with trio.fail_after(seconds):
         while not path.exists():
             await trio.sleep(0.01)
+
+
+async def read_port(path: Path, seconds: float = 30.0) -> int:
+    """The port a server process writes to `path` as one line (``PORT\\n``), once the whole line is there.
+
+    The file exists from the moment the writer opens it, before its text is written: a reader that takes
+    the file's existence for the port read an empty port now and then on a loaded machine.
+    """
+    with trio.fail_after(seconds):
+        while not (text := path.read_text() if path.exists() else "").endswith("\n"):
+            await trio.sleep(0.01)
+    return int(text)

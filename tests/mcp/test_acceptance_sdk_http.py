@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 import trio
-from tests.mcp.servers import results, run_to_end, wait_for
+from tests.mcp.servers import read_port, results, run_to_end, wait_for
 
 from helikon_fc import LlmAgent, RunCompleted, RunContext, RunFailed
 from helikon_fc.core import Cancelled
@@ -28,18 +28,7 @@ async def _served(markers: Path, style: str) -> AsyncIterator[str]:
     command = [sys.executable, str(SDK_SERVER), str(markers), style]
     process = await trio.lowlevel.open_process(command, stderr=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
     try:
-        await wait_for(markers / "port", 30)
-        url = f"http://127.0.0.1:{(markers / 'port').read_text()}/mcp"
-        with trio.fail_after(30):  # the port is written just before uvicorn listens
-            while True:
-                try:
-                    probe = await trio.open_tcp_stream("127.0.0.1", int((markers / "port").read_text()))
-                except OSError:
-                    await trio.sleep(0.05)
-                else:
-                    await probe.aclose()
-                    break
-        yield url
+        yield f"http://127.0.0.1:{await read_port(markers / 'port')}/mcp"  # written once the server listens
     finally:
         process.kill()
         with trio.CancelScope(shield=True):
@@ -78,3 +67,25 @@ async def test_a_cancelled_http_call_reaches_the_sdk_server(tmp_path: Path) -> N
                 events = await run_to_end(agent, "go", ctx)
             await wait_for(tmp_path / "cancelled", 5)
     assert isinstance(events[-1], RunFailed) and isinstance(events[-1].error, Cancelled)
+
+
+async def test_the_port_is_read_once_its_line_is_whole(tmp_path: Path, mock_clock: trio.testing.MockClock) -> None:
+    """A port file that exists but is not written yet, or only in part, is not read as the port (an empty
+    port was read from sdk_server.py's file now and then on a loaded machine)."""
+    port_file = tmp_path / "port"
+    port_file.write_text("")
+    read: list[int] = []
+
+    async def reader() -> None:
+        read.append(await read_port(port_file))
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(reader)
+        for partial in ("", "47"):
+            port_file.write_text(partial)
+            mock_clock.jump(1)
+            await trio.testing.wait_all_tasks_blocked()
+            assert read == []
+        port_file.write_text("4711\n")
+        mock_clock.jump(1)
+    assert read == [4711]

@@ -27,12 +27,13 @@ async def until_interrupted(main: Callable[[], Awaitable[T]]) -> tuple[T] | None
             finished.append(await main())
             nursery.cancel_scope.cancel()
 
-        async def watch() -> None:
+        async def watch(task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
             with trio.open_signal_receiver(signal.SIGINT) as signals:
+                task_status.started()
                 async for _ in signals:
                     nursery.cancel_scope.cancel()
                     return
 
-        nursery.start_soon(watch)
+        await nursery.start(watch)  # the receiver is open before `main` shows anything (start_soon: in either order)
         nursery.start_soon(work)
     return (finished[0],) if finished else None

@@ -133,8 +133,10 @@ def _stream(
 
 
 async def _cancel_on_interrupt(ctx: RunContext[Any]) -> None:
-    """The first Ctrl-C cancels the run; a second one ends the process at once, whatever the run is doing
-    (a tool that shields itself from the cancel included), with one line and exit status 130."""
+    """The first Ctrl-C cancels the run and says that a second one stops at once; the second ends the process
+    at once, whatever the run is doing (a tool that shields itself from the cancel included), with one line
+    and exit status 130. (Saying so tells the person, and a test, that the first press arrived: two presses
+    close together can reach the process as one signal.)"""
     with trio.open_signal_receiver(signal.SIGINT) as signals:
         interrupted = False
         async for _ in signals:
@@ -142,6 +144,8 @@ async def _cancel_on_interrupt(ctx: RunContext[Any]) -> None:
                 _stop_now()
             interrupted = True
             ctx.cancel("interrupted (Ctrl-C)")
+            sys.stderr.write("\nhelikon run: cancelling the run (Ctrl-C again stops at once)\n")
+            sys.stderr.flush()
 
 
 def _stop_now() -> NoReturn:

@@ -10,6 +10,8 @@
 
 from __future__ import annotations
 
+import os
+
 from helikon_fc import AgentAsTool, Handoff, LlmAgent, ParallelAgent, Permissions, function_tool
 from helikon_fc.core import (
     FinishReason,
@@ -31,6 +33,10 @@ WORD_SECONDS = 0.12
 """The gap between two streamed words: slow enough for a test (or a person) to watch the text grow."""
 
 DRAFT = "Drafting a short note about lighthouses and the keepers who tended them"
+HELD = "HELIKON_TEST_HELD_DRAFT"
+"""Set in a server's environment, the writer stops streaming its draft after this many words until the
+process ends: a test that kills the server mid-turn then does so whatever the machine's load (a loaded
+machine used to let the whole draft stream out before the kill)."""
 FINAL = "The note is published"
 
 
@@ -55,7 +61,10 @@ def _writer(request: ModelRequest) -> ScriptedTurn:
     if published:
         return raw(*_words(f"{FINAL}: {published[-1].output}"), *_ending(FinishReason.STOP))
     call = ModelToolCallDelta(call_id="publish-1", name="publish", args_delta='{"title": "Lighthouses"}')
-    return raw(*_words(DRAFT), call, *_ending(FinishReason.TOOL_CALLS))
+    draft = _words(DRAFT)
+    if held := os.environ.get(HELD):
+        draft[2 * int(held) - 1] = pause(24 * 3600)
+    return raw(*draft, call, *_ending(FinishReason.TOOL_CALLS))
 
 
 @function_tool

@@ -3,6 +3,7 @@ and start again (on the same port and store, as a restarted server would be)."""
 
 from __future__ import annotations
 
+import os
 import re
 import socket
 import subprocess
@@ -38,10 +39,15 @@ class Server:
         self._process: subprocess.Popen[str] | None = None
         self._said: _Said | None = None
 
-    def start(self) -> str:
-        """Start the process; the URL it listens at, once it does."""
+    def start(self, **environment: str) -> str:
+        """Start the process, with `environment` added to this one's; the URL it listens at, once it does."""
         process = subprocess.Popen(
-            self._command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+            self._command,
+            cwd=ROOT,
+            env={**os.environ, **environment},
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
         )
         self._process, self._said = process, _Said(process)
         return self._said.url()

@@ -34,10 +34,10 @@ def test_a_run_whose_server_died_is_picked_up_again_and_resumed_from_the_page(
     driver = chromium
     server = Server(tmp_path / "runs.db", free_port())
     try:
-        open_page(driver, f"{server.start()}/#token={TOKEN}")
+        open_page(driver, f"{server.start(**{inspector_agents.HELD: '3'})}/#token={TOKEN}")  # the draft halts
         start_run(driver, "triage", "Write about lighthouses.")
         wait_for(driver, "the writer's first words", lambda d: "Drafting a short" in text_of(d, WRITER_TEXT))
-        server.kill()
+        server.kill()  # mid-turn: the writer's draft stops at its third word until then
         wait_for(driver, "the lost connection", lambda d: "reconnecting" in text_of(d, ".stream-state"))
         shown = text_of(driver, WRITER_TEXT)
         screenshot(driver, artifacts, "9-server-gone")
