@@ -101,4 +101,6 @@ def test_a_follower_gives_up_at_its_deadline(temporal_address: str) -> None:
         assert raised.value.status in (RPCStatusCode.CANCELLED, RPCStatusCode.FAILED_PRECONDITION)
         return time.monotonic() - started
 
-    assert asyncio.run(main()) < 5.0
+    # The deadline is 2 s; the server's own answer to a history long poll comes after its 20 s poll interval.
+    # Anything well below that is the deadline at work, whatever the load adds to the 2 s.
+    assert asyncio.run(main()) < 12.0
