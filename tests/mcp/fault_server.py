@@ -158,10 +158,11 @@ async def _serve_http(markers: Path) -> None:
 
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
+    listener.listen()  # a connection made once the port is written waits in the backlog, never refused
     config = Config()
     config.bind = [f"fd://{listener.fileno()}"]
     app = _expiring(_server(markers, False).streamable_http_app(), markers)
-    (markers / "port").write_text(str(listener.getsockname()[1]))
+    (markers / "port").write_text(f"{listener.getsockname()[1]}\n")  # one whole line: see servers.read_port
     await hypercorn.trio.serve(app, config)
 
 

@@ -10,7 +10,7 @@ from functools import partial
 from pathlib import Path
 
 import trio
-from tests.mcp.servers import FAULT_SERVER, failure, live_tasks, results, run_to_end, wait_for
+from tests.mcp.servers import FAULT_SERVER, failure, live_tasks, read_port, results, run_to_end
 
 from helikon_fc import LlmAgent, RunCompleted
 from helikon_fc.mcp import MCPServerHTTP
@@ -23,8 +23,8 @@ async def http_fault_server(markers: Path) -> AsyncIterator[str]:
     async with trio.open_nursery() as nursery:
         command = [sys.executable, str(FAULT_SERVER), "http", str(markers)]
         nursery.start_soon(partial(trio.run_process, command, check=False, capture_stderr=True))
-        await wait_for(markers / "port", 60)
-        yield f"http://127.0.0.1:{(markers / 'port').read_text()}/mcp"
+        port = await read_port(markers / "port", 60)
+        yield f"http://127.0.0.1:{port}/mcp"
         nursery.cancel_scope.cancel()
 
 
