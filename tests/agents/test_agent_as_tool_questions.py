@@ -1,12 +1,13 @@
 """An agent-as-tool sub-run's questions reach its caller's stream while the call runs (as on Temporal), qualified
-by the call: before a waiting handler answers, before a pause, and not a second time when a paused run resumes."""
+by the call: before a waiting handler answers, before a pause, and not a second time when a paused run resumes
+(nor do a workflow child's, whose questions the relay qualifies the same way)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import trio
-from tests.control.scenario import DECISIONS, lead, resume, scoped, start
+from tests.control.scenario import DECISIONS, graph, lead, resume, scoped, start
 
 from helikon_fc import AgentInput, RunContext, Runner
 from helikon_fc.core import AgentEvent, ApprovalRequested, RunPaused, ToolOutputItem
@@ -55,4 +56,14 @@ async def test_a_paused_sub_runs_questions_come_before_the_pause_and_once(tmp_pa
         assert isinstance(paused.events[-1], RunPaused)
         done = await resume(store, lead(None), "lead-run", scoped("tool:ask-ops/", DECISIONS))
         assert not done.paused, done.pending
+        assert _asked(done.events) == []
+
+
+async def test_a_paused_graph_nodes_questions_are_not_handed_out_again_on_resume() -> None:
+    """The node's replayed questions are qualified copies: they stay marked as replays, so the resume drops them."""
+    async with MemoryStore() as store:
+        paused = await start(store, graph(None), "g")
+        assert _asked(paused.events) == ["clean/cmd0", "clean/cmd2", "clean/cmd3"]
+        done = await resume(store, graph(None), "g", scoped("clean/", DECISIONS))
+        assert done.final_output == "report written"
         assert _asked(done.events) == []
