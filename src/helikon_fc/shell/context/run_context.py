@@ -147,10 +147,10 @@ def guardrail_tuple(owner: str, argument: str, value: object) -> tuple[Guardrail
 _NO_HOOKS: Hooks[Any] = Hooks()
 
 ChildKind: TypeAlias = Literal["handoff", "workflow", "tool"]
+"""The kinds of sub-run a context makes a child context for (`RunContext.child`)."""
 
 Stream: TypeAlias = Callable[[AgentEvent], Awaitable[None]]
 """Where a run's events go, one at a time (the loop's ``Send``)."""
-"""The kinds of sub-run a context makes a child context for (`RunContext.child`)."""
 
 
 def _input_guardrails(value: object) -> tuple[Guardrail[Any], ...]:
