@@ -75,9 +75,9 @@ def test_a_handoff_target_starts_unannounced_and_its_terminal_ends_the_run() -> 
     assert handoff_end(state) == DONE
 
 
-def test_an_agent_as_tool_passes_nothing_and_keeps_its_answer() -> None:
+def test_an_agent_as_tool_passes_only_its_questions_and_keeps_its_answer() -> None:
     state, passed = _relayed(SubRun.TOOL, "tool:c1")
-    assert passed == []
+    assert passed == [ApprovalRequested("tool:c1/cmd0", ASK.tool, ASK.args)]
     assert child_end(state) == ChildSucceeded("done")
 
 

@@ -34,7 +34,6 @@ from helikon_fc import (
 from helikon_fc.core import (
     AgentEvent,
     AgentUpdated,
-    ApprovalRequested,
     ModelFailureKind,
     ModelRequest,
     PermissionConfig,
@@ -98,11 +97,6 @@ def by_agent(events: Events) -> object:
             continue
         own.setdefault(current, []).append(to_json(event))
     return own, events[-1]
-
-
-def unasked(events: Events) -> object:
-    """The events without the questions of an agent-as-tool sub-run, which only Temporal shows (see `XFAIL`)."""
-    return tuple(e for e in events if not (isinstance(e, ApprovalRequested) and e.call_id.startswith("tool:")))
 
 
 Decisions = Mapping[str, ApprovalAnswer]
@@ -371,8 +365,7 @@ CASES: dict[str, Case] = {
         decisions={"p2": Approve(), "p3": Reject("not now")},
         rounds=(2,),
     ),
-    "approvals in an agent-as-tool sub-run": _asking(lambda probe: lead(probe.calls), "tool:ask-ops/", unasked),
-    "an agent-as-tool sub-run's questions in its caller's stream": _asking(
+    "approvals in an agent-as-tool sub-run, its questions in its caller's stream": _asking(
         lambda probe: lead(probe.calls), "tool:ask-ops/"
     ),
     "approvals in a graph node": _asking(lambda probe: graph(probe.calls), "clean/", by_agent),
@@ -381,15 +374,7 @@ CASES: dict[str, Case] = {
 }
 
 
-XFAIL: dict[str, str] = {
-    "an agent-as-tool sub-run's questions in its caller's stream": (
-        "on Temporal the questions of an agent-as-tool sub-run's waiting calls are announced in the caller's"
-        " stream as they are asked (ApprovalRequested 'tool:ask-ops/cmd0', 'cmd2', 'cmd3', before the call's"
-        " PermissionGranted); on trio a tool cannot put an event in its caller's stream while it runs (its"
-        " events are its decision events, delivered with its result by shell/loop/tool_round.py), so none appear:"
-        " a tool round that relays a running call's events belongs to the loop body being rewritten"
-    )
-}
+XFAIL: dict[str, str] = {}
 """Cases whose difference lies in the model/tool loop body being rewritten (said in each reason)."""
 
 

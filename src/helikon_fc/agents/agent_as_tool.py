@@ -31,7 +31,7 @@ _PARAMETERS: JsonObject = {
 
 
 async def _discard(event: object) -> None:
-    """The sub-run's events stay inside the tool: the parent sees only the tool result."""
+    """No stream to relay into (the caller is no model loop): the questions stay inside the tool."""
 
 
 def _effect(value: ToolEffect | str) -> ToolEffect:
@@ -56,9 +56,11 @@ class AgentAsTool(Generic[Ctx]):
     config can tighten it for the levels below, never loosen it.
 
     A sub-run that fails becomes an error result the parent's model reads
-    (``"agent <name> failed: <error>"``); the parent run goes on. A sub-run that pauses for
-    approval holds the call: the parent pauses with the sub-run's requests, and resuming the
-    parent runs the call again, which resumes the sub-run (recorded under the call's id).
+    (``"agent <name> failed: <error>"``); the parent run goes on. Of the sub-run's events only its
+    questions reach the caller's stream, as they are asked (`ApprovalRequested`, ids qualified as
+    ``tool:CALL/ID``), so whoever watches the caller sees what to decide, as on Temporal. A sub-run
+    that pauses for approval holds the call: the parent pauses with the sub-run's requests, and
+    resuming the parent runs the call again, which resumes the sub-run (recorded under the call's id).
 
     Immutable: `with_name`, `with_description` and `with_run_config` return a new tool.
 
@@ -151,7 +153,8 @@ class AgentAsTool(Generic[Ctx]):
         segment = subrun.tool_segment(ctx.call_id)
         child = self.sub_run_context(parent, segment)
         input = AgentInput.from_user_text(text)
-        outcome = await run_child(self.agent, child, input, _discard, segment, shown=False)
+        relay = parent.stream or _discard  # its questions, as they are asked (`subrun.SubRun.TOOL`)
+        outcome = await run_child(self.agent, child, input, relay, segment, shown=False)
         await subagent_stopped(parent, self.agent.name)  # the caller's run-level hooks (the sub-run has none)
         if isinstance(outcome, ChildPaused):
             raise SubRunPaused(outcome.pending)  # the call waits; a resume runs it again and the sub-run continues

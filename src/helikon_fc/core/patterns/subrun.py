@@ -10,8 +10,9 @@ events it forwards to its own stream:
   other event passed on until its terminal, which is kept, not passed (the parent's run ends with it);
 - a workflow child's (`CHILD`, the merge convention of `helikon_fc.agents`): its `RunStarted` becomes
   `AgentUpdated`, its terminal is kept, its last answer text remembered, the rest passed on;
-- an agent-as-tool's (`TOOL`): nothing passed on (the parent's model reads the result only), the last
-  answer and the terminal kept.
+- an agent-as-tool's (`TOOL`): only its questions passed on (`ApprovalRequested`: a human watching the
+  caller's stream sees what to decide while the call runs; the parent's model reads the result only), the
+  last answer and the terminal kept.
 
 Each `ApprovalRequested` passed on is qualified by the segment (`qualified`). Once the child's stream
 ended, `handoff_end` or `child_end` says how: one terminal, or one outcome, always, also for a stream
@@ -109,7 +110,7 @@ def relay(state: Relay, event: AgentEvent) -> tuple[Relay, tuple[AgentEvent, ...
     if isinstance(event, MessageOutput):
         state = attrs.evolve(state, text=event.item.text)
     if state.kind is SubRun.TOOL:
-        return state, ()
+        return state, ((qualified(event, state.prefix),) if isinstance(event, ApprovalRequested) else ())
     if isinstance(event, RunStarted):
         return state, (() if state.kind is SubRun.HANDOFF else (AgentUpdated(event.agent),))
     return state, (qualified(event, state.prefix),)

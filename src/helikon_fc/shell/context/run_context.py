@@ -18,6 +18,7 @@ from typing import Any, Generic, Literal, TypeAlias, TypeVar
 
 import attrs
 
+from ...core import AgentEvent
 from .. import _checks
 from ..durable.run_log import Durability
 from ..durable.storage import Session
@@ -148,6 +149,9 @@ _NO_HOOKS: Hooks[Any] = Hooks()
 ChildKind: TypeAlias = Literal["handoff", "workflow", "tool"]
 """The kinds of sub-run a context makes a child context for (`RunContext.child`)."""
 
+Stream: TypeAlias = Callable[[AgentEvent], Awaitable[None]]
+"""Where a run's events go, one at a time (the loop's ``Send``)."""
+
 
 def _input_guardrails(value: object) -> tuple[Guardrail[Any], ...]:
     return value if value == () else guardrail_tuple("RunContext", "input_guardrails", value)
@@ -196,6 +200,9 @@ class RunContext(Generic[Ctx]):
     every call runs, nothing is redacted). It crosses every boundary, `AgentAsTool` included."""
     approvals: Approvals | None = attrs.field(default=None, eq=False, repr=False)
     """The human decisions a resumed run was given (``runner.resume(..., approvals=...)``), shared by its sub-runs."""
+    stream: Stream | None = attrs.field(default=None, eq=False, repr=False)
+    """The event stream of the model loop whose tools run in this context (set by `for_run`; `None` outside
+    one): an `AgentAsTool` relays its sub-run's questions into it while the call runs."""
 
     @classmethod
     def ephemeral(cls, user: Ctx, *, session: Session | None = None) -> RunContext[Ctx]:
@@ -221,6 +228,7 @@ class RunContext(Generic[Ctx]):
             actions=GatedActions(self.actions, gate),
             cancel_token=GatedCancelToken(self.cancel_token, gate),
             session=GatedSession(self.session, gate),
+            stream=None,  # an async sink the thread could not await
         )
 
     def with_run_config(self, config: RunConfig | None) -> RunContext[Ctx]:
@@ -258,17 +266,18 @@ class RunContext(Generic[Ctx]):
         """The id the run is recorded under, or `None` when it is not recorded."""
         return self.durable.run_id if self.durable is not None else None
 
-    def for_run(self, own: RunConfig | None = None) -> RunContext[Ctx]:
+    def for_run(self, own: RunConfig | None = None, stream: Stream | None = None) -> RunContext[Ctx]:
         """The context a run that starts in this one works in (what its tools and children see).
 
         It has the run's own `UsageMeter` (a child of the one in force, so the run's usage also counts
-        for every run above it) and the run's depth limit: the tighter of the one in force
+        for every run above it), the run's depth limit: the tighter of the one in force
         (`depth_limit`) and its config's ``max_agent_depth`` (the installed `run_config`, else `own`,
-        the agent's own). A limit set higher below never loosens one above.
+        the agent's own), and the run's own event `stream` (a model loop's; `None` for a workflow, whose
+        children each have theirs). A limit set higher below never loosens one above.
         """
         limit = _tightest(self.depth_limit, self.run_config or own)
         meter = self.meter.child() if self.meter is not None else UsageMeter()
-        return attrs.evolve(self, depth_limit=limit, meter=meter)
+        return attrs.evolve(self, depth_limit=limit, meter=meter, stream=stream)
 
     def with_meter_slot(self) -> tuple[RunContext[Ctx], UsageMeter]:
         """This context with a fresh meter below the one in force, for one child run; and that meter."""

@@ -152,7 +152,7 @@ class _LoopRun:
             return await with_listed_tools(self.definition, partial(self._drive_listed, send), self.ctx.durable)
         definition, ctx = self.definition, self.ctx
         config = ctx.run_config or definition.run_config or _DEFAULT_CONFIG
-        ctx = ctx.for_run(definition.run_config)  # what its tools, sub-runs and handoffs see
+        ctx = ctx.for_run(definition.run_config, send)  # what its tools, sub-runs and handoffs see
         meter = ctx.meter
         assert meter is not None
         controls = self.controls  # the run's hooks and guardrails (`LoopControls.of`), or `None`
