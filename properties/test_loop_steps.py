@@ -9,7 +9,9 @@
   summary, which is skipped; usage is credited to the model that says it answered, else the default;
 - approvals: the decided calls and the undecided ones partition the waiting calls, in call order; the
   phase's results are those of the decided calls, the undecided still waiting ahead of the rest;
-- problems: one per call that has one, under its id.
+- problems: one per call that has one, under its id;
+- a round's results: the answered calls' results and the held calls as pending, each in call order, and
+  the answered calls' events in call order (a held call's questions are not the round's events).
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from properties.strategies import (
 from helikon_fc.core import (
     AgentError,
     AgentEvent,
+    ApprovalRequested,
     CallModel,
     Compacting,
     Conversation,
@@ -58,6 +61,9 @@ from helikon_fc.core import (
 from helikon_fc.core.loop_steps import (
     AskHandoff,
     AskTurnStart,
+    CallDone,
+    CallHeld,
+    CallOutcome,
     CheckOutput,
     ReviewPoint,
     after_approval,
@@ -69,6 +75,7 @@ from helikon_fc.core.loop_steps import (
     problems_by_call,
     refused,
     review_points,
+    round_results,
 )
 
 EVENTS = st.lists(
@@ -274,3 +281,22 @@ def test_problems_are_keyed_by_the_calls_that_have_one(calls: tuple[ToolCall, ..
     assert len(found) == len(with_problems)
     for index in with_problems:
         assert found[calls[index].call_id] == problems[index]
+
+
+OUTCOMES_OF_CALLS = st.lists(
+    st.builds(CallDone, tool_results(), st.lists(agent_events(), max_size=2).map(tuple))
+    | st.builds(
+        CallHeld, tool_calls(), st.lists(st.builds(ApprovalRequested, names(), names(), texts()), max_size=2).map(tuple)
+    ),
+    max_size=6,
+).map(tuple)
+
+
+@given(outcomes=OUTCOMES_OF_CALLS)
+def test_a_rounds_results_keep_call_order_and_only_the_answered_calls_events(
+    outcomes: tuple[CallOutcome, ...],
+) -> None:
+    ran = round_results(outcomes)
+    assert ran.results == tuple(o.result for o in outcomes if isinstance(o, CallDone))
+    assert ran.pending == tuple(o.call for o in outcomes if isinstance(o, CallHeld))
+    assert ran.events == tuple(e for o in outcomes if isinstance(o, CallDone) for e in o.events)

@@ -28,6 +28,7 @@ from helikon_fc.core import (
     RunCompleted,
     RunFailed,
     Start,
+    SystemMessage,
     TerminalEvent,
     ToolCall,
     ToolResults,
@@ -74,9 +75,10 @@ class Performer:
     async def send(self, event: AgentEvent) -> None:
         self.log.append(("send", event))
 
-    async def call_model(
-        self, own: ModelRequest, request: ModelRequest, held: Held | None
-    ) -> ModelResponse | RunFailed:
+    def asking(self, own: ModelRequest, injected: int) -> None:
+        self.log.append(("asking", (own, injected)))
+
+    async def call_model(self, request: ModelRequest, held: Held | None) -> ModelResponse | RunFailed:
         self.log.append(("call_model", request))
         return self.answers.pop(0)
 
@@ -164,8 +166,8 @@ async def test_a_resumed_boundary_redelivers_its_recorded_events_unrecorded() ->
     p = Performer([ModelResponse(text="done")], records=True)
     await run_loop(p, None, CTX, begin)
     assert p.log[0] == ("send", marker)
-    assert p.log[1][0] == "call_model"
-    assert not any(kind == "send" and what in first.events for kind, what in p.log[:2])
+    assert [kind for kind, _ in p.log[1:3]] == ["asking", "call_model"]
+    assert not any(kind == "send" and what in first.events for kind, what in p.log[:3])
     assert [kind for kind, _ in p.log].count("boundary") == 1
 
 
@@ -268,3 +270,37 @@ async def test_a_refused_run_start_fails_the_run_before_any_model_call() -> None
     assert terminal == RunFailed(HookDenied("run_start", "closed"))
     assert [kind for kind, _ in p.log] == ["boundary", "ended"]
     assert p.log[-1] == ("ended", terminal)
+
+
+class Injecting(Controls):
+    """Controls whose `OnRunStart` injects one system message, and nothing else."""
+
+    def __init__(self) -> None:
+        super().__init__(hooked=True, input_guarded=False, output_guarded=False)
+
+    async def fire_run_start(self) -> tuple[AgentError | None, Sequence[str]]:
+        return None, ("be brief",)
+
+    async def fire_turn_start(self, turn: int) -> tuple[AgentError | None, Sequence[str]]:
+        return None, ()
+
+    async def fire_run_complete(self) -> None:
+        pass
+
+    async def idle(self) -> None:
+        pass
+
+
+async def test_a_recording_performer_is_told_the_request_without_its_injections() -> None:
+    """The model is asked with the hooks' injections; a performer that records is told the agent's own request
+    and how many items were injected (the log never keeps them), one that does not is not told."""
+    for records in (True, False):
+        p = Performer([ModelResponse(text="done")], records=records)
+        await run_loop(p, Injecting(), CTX, fresh())
+        sent = next(what for kind, what in p.log if kind == "call_model")
+        assert isinstance(sent, ModelRequest) and sent.items[-1] == SystemMessage("be brief")
+        told = [what for kind, what in p.log if kind == "asking"]
+        if records:
+            assert told == [(attrs.evolve(sent, items=Conversation(tuple(sent.items)[:-1])), 1)]
+        else:
+            assert told == []

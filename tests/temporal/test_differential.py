@@ -127,6 +127,7 @@ class Case:
     decisions: Decisions = attrs.field(factory=dict)
     prefix: str = ""
     rounds: tuple[int, ...] = ()
+    config: hk.RunConfig | None = None
 
 
 def _llm(name: str, *turns: ScriptedTurn, **kwargs: Any) -> LlmAgent[None]:
@@ -322,13 +323,19 @@ def _handoff_to_ops(probe: Probe) -> Agent[None]:
     return _llm("front", call_tools(call("transfer_to_ops").with_id("t1")), handoffs=[Handoff.to(target)])
 
 
-def _compacting(probe: Probe) -> Agent[None]:
+BUDGET = config(max_tokens=200)
+"""The compacting worker's run config: a budget it outgrows."""
+
+
+def _compacting(probe: Probe, run_config: hk.RunConfig | None = BUDGET) -> Agent[None]:
+    """A worker that outgrows its compaction budget (its own `run_config`; `None`: a run's config may give one)."""
+
     def turn(request: ModelRequest) -> ScriptedTurn:
         if request.instructions and request.instructions.startswith("You compress"):
             return reply("the steps so far are done")
         return worker_turn(request)
 
-    return LlmAgent(name="worker", model=FunctionModel(turn), tools=[step], run_config=config(max_tokens=200))
+    return LlmAgent(name="worker", model=FunctionModel(turn), tools=[step], run_config=run_config)
 
 
 def _asking(build: Callable[[Probe], Agent[None]], prefix: str, compare: Callable[[Events], object] = exact) -> Case:
@@ -371,6 +378,8 @@ CASES: dict[str, Case] = {
     "approvals in a graph node": _asking(lambda probe: graph(probe.calls), "clean/", by_agent),
     "approvals in a handoff target": _asking(_handoff_to_ops, "handoff:ops/"),
     "compaction": Case(_compacting),
+    "a run's config replaces the agent's compaction": Case(_compacting, config=hk.RunConfig(max_turns=20)),
+    "a run's config brings a compaction": Case(lambda probe: _compacting(probe, None), config=BUDGET),
 }
 
 
@@ -380,7 +389,7 @@ XFAIL: dict[str, str] = {}
 
 def _trio(case: Case, probe: Probe) -> Events:
     """The case on the trio runner (the simulator: virtual time, deterministic scheduling)."""
-    ctx = RunContext[None].ephemeral(None)
+    ctx = RunContext[None].ephemeral(None).with_run_config(case.config)
     ctx = ctx.with_hooks(*case.hooks(probe))
     ctx = ctx.with_input_guardrails(*case.input_guardrails(probe)).with_output_guardrails(
         *case.output_guardrails(probe)
@@ -421,6 +430,7 @@ def _temporal(case: Case, probe: Probe, address: str) -> Events:
         agent.name,
         "go",
         permissions=case.permissions,
+        config=case.config,
         during=_deciding(case),
         worker_options=worker,
     )
@@ -454,6 +464,8 @@ def _calls(probe: Probe) -> list[str]:
 
 
 def test_every_case_says_something_of_its_own() -> None:
-    """No two cases build the same system with the same controls (a copy would test nothing new)."""
-    seen = {(case.build, case.hooks, case.input_guardrails, case.output_guardrails) for case in CASES.values()}
+    """No two cases build the same system with the same controls and config (a copy would test nothing new)."""
+    seen = {
+        (case.build, case.hooks, case.input_guardrails, case.output_guardrails, case.config) for case in CASES.values()
+    }
     assert len(seen) == len(CASES)

@@ -14,19 +14,20 @@ on every runtime; they live here, pure (no IO, nothing but the core), so that ea
 - `credited_model`: the model a call's usage is counted under;
 - `problems_by_call`: why calls of an `ExecuteTools` / `AwaitApproval` cannot run, by call id;
 - `decided_split` and `after_approval`: an approval phase runs the calls a human decided and keeps the
-  others waiting, ahead of those the decided ones left waiting.
+  others waiting, ahead of those the decided ones left waiting;
+- `round_results`: a round's `ToolResults` from how each of its calls went (`CallDone`, `CallHeld`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection
-from typing import TypeAlias
+from typing import TypeAlias, assert_never
 
 import attrs
 
 from .errors import OtherError
-from .events import AgentEvent, HandoffItem, RunCompleted, RunFailed, TerminalEvent, TurnStarted
-from .items import ToolCall
+from .events import AgentEvent, ApprovalRequested, HandoffItem, RunCompleted, RunFailed, TerminalEvent, TurnStarted
+from .items import ToolCall, ToolResult
 from .model import ModelResponse
 from .states import (
     CallModel,
@@ -46,6 +47,9 @@ from .usage import Usage
 __all__ = [
     "AskHandoff",
     "AskTurnStart",
+    "CallDone",
+    "CallHeld",
+    "CallOutcome",
     "CheckOutput",
     "ReviewPoint",
     "after_approval",
@@ -57,6 +61,7 @@ __all__ = [
     "problems_by_call",
     "refused",
     "review_points",
+    "round_results",
 ]
 
 
@@ -186,3 +191,45 @@ def after_approval(undecided: tuple[ToolCall, ...], ran: ToolResults) -> ToolRes
     """What an approval phase feeds the machine: the results of the decided calls it `ran`, the calls
     still `undecided` waiting first, then those the run left waiting (asked again, or a sub-run's)."""
     return ToolResults(ran.results, undecided + ran.pending, ran.events)
+
+
+@attrs.frozen
+class CallDone:
+    """The call is answered by `result`; `events` record its permission decision."""
+
+    result: ToolResult
+    events: tuple[AgentEvent, ...] = ()
+
+
+@attrs.frozen
+class CallHeld:
+    """The call waits for a human; `requests` are what is asked (the call itself, or its sub-run's calls)."""
+
+    call: ToolCall
+    requests: tuple[ApprovalRequested, ...]
+
+
+CallOutcome: TypeAlias = CallDone | CallHeld
+"""How one call of a round went."""
+
+
+def round_results(outcomes: tuple[CallOutcome, ...]) -> ToolResults:
+    """The `ToolResults` of a round: answered calls' results, held calls as pending, the decisions' events."""
+    results: list[ToolResult] = []
+    pending: list[ToolCall] = []
+    events: list[AgentEvent] = []
+    for outcome in outcomes:
+        if type(outcome) is CallDone:  # the common case first (an exact `CallDone` can match no other case)
+            results.append(outcome.result)
+            if outcome.events:
+                events.extend(outcome.events)
+            continue
+        match outcome:
+            case CallDone(result=result, events=more):
+                results.append(result)
+                events.extend(more)
+            case CallHeld(call=call):
+                pending.append(call)
+            case _:
+                assert_never(outcome)
+    return ToolResults(tuple(results), tuple(pending), tuple(events))

@@ -8,8 +8,8 @@ data. Each method is one action the machine (or the loop around it) asks for, aw
 - `hand_off`: the target agent's run on the transcript, continuing this stream; its terminal;
 - `beside`: two awaitables at once, the first cancelled if the second answers (not `None`);
 - `send`: one event to the run's stream; `checkpoint`: where a cancelled run stops;
-- `boundary` / `answered` / `ended`: the durable record of a step, a model answer, the terminal
-  (nothing, on a runtime whose history is durable by itself).
+- `boundary` / `asking` / `answered` / `ended`: the durable record of a step, a model request, its
+  answer, the terminal (nothing, on a runtime whose history is durable by itself).
 
 A third runtime (DBOS, Restate, Prefect) is one more class with these methods (docs/architecture.md).
 """
@@ -75,11 +75,13 @@ class Performer(Protocol):
     def checkpoint(self) -> Awaitable[None]:
         """Before every step: a cancelled run stops here."""
 
-    def call_model(
-        self, own: ModelRequest, request: ModelRequest, held: Held | None
-    ) -> Awaitable[ModelResponse | RunFailed]:
-        """Ask the agent's model `request` (`own` plus the hooks' injections), streaming its deltas (through
+    def call_model(self, request: ModelRequest, held: Held | None) -> Awaitable[ModelResponse | RunFailed]:
+        """Ask the agent's model `request` (the hooks' injections included), streaming its deltas (through
         `held` when given); the answer, or the failure."""
+
+    def asking(self, own: ModelRequest, injected: int) -> None:
+        """The next `call_model` asks `own` with `injected` more items (the hooks' injections, which a record
+        never keeps): only a performer that `records` is told."""
 
     async def summarise(self, request: ModelRequest) -> ModelResponse | RunFailed:
         """Ask the compaction's model for a summary (its deltas dropped); the answer names the model."""

@@ -21,8 +21,6 @@ from ..agents.sequential import SequentialAgent
 from ..agents.swarm import SwarmAgent
 from ..core import (
     AgentEvent,
-    CompactionPolicy,
-    Conversation,
     HookFailed,
     ModelRequest,
     ModelResponse,
@@ -30,7 +28,6 @@ from ..core import (
     RunFailed,
     ToolCall,
     ToolResult,
-    TransitionCtx,
     UnknownHandoffTarget,
     from_json,
     to_json,
@@ -43,7 +40,7 @@ from ..shell.context.run_context import RunContext, SessionState
 from ..shell.control.permissions import Permissions
 from ..shell.loop.controls import failing_on_hook
 from ..shell.loop.definition import LoopDefinition
-from ..shell.loop.driver import call_tool
+from ..shell.loop.driver import call_tool, transition_context
 from ..shell.loop.protocol import Agent
 from ..shell.loop.tool_round import Allowed, CallHeld, CallOutcome
 from ..shell.telemetry.metering import UsageMeter
@@ -76,24 +73,9 @@ from ._payloads import (
 from ._portal import TrioPortal
 from ._registry import AgentRegistry, UnknownAgentPath
 from ._run_level import RunLevel
+from ._settings import config_of, settings_of
 from ._tool_sources import listed_definition, with_listed
 from ._user import UserCodec
-
-
-def settings_of(config: RunConfig | None) -> RunSettings | None:
-    """`config` as it crosses the boundary."""
-    if config is None:
-        return None
-    return RunSettings(config.max_turns, config.parallel_tool_call_limit, config.max_agent_depth, config.timeout)
-
-
-def _config_of(settings: RunSettings) -> RunConfig:
-    return RunConfig(
-        max_turns=settings.max_turns,
-        parallel_tool_call_limit=settings.parallel_tool_call_limit,
-        max_agent_depth=settings.max_agent_depth,
-        timeout=settings.timeout,
-    )
 
 
 async def _ignore(event: AgentEvent) -> None:
@@ -382,11 +364,6 @@ def _plan(
     return _error_plan(agent.name, OtherError(message))
 
 
-def _compaction_of(config: RunConfig | None) -> CompactionPolicy | None:
-    """The agent's own compaction budget (its summaries are made by its model, as every model call here)."""
-    return config.compaction.policy() if config is not None and config.compaction is not None else None
-
-
 def _loop_plan(agent: LlmAgent[Any], definition: LoopDefinition, request: DescribeInput, user: Any) -> AgentPlan:
     settings = request.config or settings_of(definition.run_config) or RunSettings()
     if definition.collision is not None:
@@ -396,25 +373,14 @@ def _loop_plan(agent: LlmAgent[Any], definition: LoopDefinition, request: Descri
         ctx: RunContext[Any] = RunContext(
             user, state=SessionState(json.loads(request.state_json)), agent_depth=request.depth
         )
-        ctx = ctx.with_run_config(_config_of(settings))
+        ctx = ctx.with_run_config(config_of(settings))
         try:
             instructions = instructions(ctx)
         except Exception as exc:
             message = f"instructions of agent {agent.name!r} failed: {type(exc).__name__}: {exc}"
             return _error_plan(agent.name, OtherError(message))
-    tctx = TransitionCtx(
-        agent_name=agent.name,
-        instructions=instructions or None,
-        conversation=Conversation(()),
-        tools=definition.tool_defs,
-        handoffs=definition.handoff_targets,
-        settings=definition.settings,
-        max_turns=settings.max_turns,
-        output_schema=definition.output_schema,
-        agent_depth=request.depth,
-        max_agent_depth=settings.max_agent_depth,
-        compaction=_compaction_of(definition.run_config),
-    )
+    in_force = config_of(request.config) if request.config is not None else definition.run_config or RunConfig()
+    tctx = transition_context(definition, in_force, instructions or None, request.depth, settings.max_agent_depth)
     agent_tools = [
         AgentToolRef(tool.name, tool.agent.name, settings_of(tool.run_config))
         for tool in definition.tools

@@ -25,12 +25,14 @@ PENDING = "pending"
 
 @dataclass(frozen=True)
 class RunSettings:
-    """A `RunConfig` as it crosses the boundary (the same fields)."""
+    """A `RunConfig` as it crosses the boundary (the same fields; the compaction as its `CompactionPolicy`'s
+    wire JSON, without a summary model: `_settings`)."""
 
     max_turns: int = 16
     parallel_tool_call_limit: int | None = None
     max_agent_depth: int = 8
     timeout: float | None = None
+    compaction_json: str | None = None
 
 
 @dataclass(frozen=True)

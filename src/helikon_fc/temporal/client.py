@@ -38,7 +38,8 @@ from ..shell.context.config import RunConfig
 from ..shell.control.permissions import ApprovalAnswer
 from ..shell.durable.storage import RunNotFound
 from ._decisions import decisions_of
-from ._payloads import DECIDE, PENDING, WORKFLOW_NAME, ActivityPolicy, RunOutcome, RunRequest, RunSettings
+from ._payloads import DECIDE, PENDING, WORKFLOW_NAME, ActivityPolicy, RunOutcome, RunRequest
+from ._settings import settings_of
 from ._user import UserCodec
 
 
@@ -296,15 +297,10 @@ class HelikonClient:
             )
         user_json = None if user is None else self._codec.to_text(user)
         items = (UserMessage(input),) if isinstance(input, str) else tuple(input)
-        settings = None
-        if config is not None:
-            settings = RunSettings(
-                config.max_turns, config.parallel_tool_call_limit, config.max_agent_depth, config.timeout
-            )
         request = RunRequest(
             path=agent,
             input_json=to_json(items),
-            config=settings,
+            config=settings_of(config),
             policy=self._policy,
             user_json=user_json,
             permissions_json=to_json(permissions) if permissions is not None else None,

@@ -85,7 +85,15 @@ with workflow.unsafe.imports_passed_through():
         initial_state,
         to_json,
     )
-    from ..core.loop_steps import after_approval, decided_split, problems_by_call
+    from ..core.loop_steps import (
+        CallDone,
+        CallHeld,
+        CallOutcome,
+        after_approval,
+        decided_split,
+        problems_by_call,
+        round_results,
+    )
     from ..core.patterns import (
         ChildFailed,
         ChildOutcome,
@@ -129,7 +137,6 @@ with workflow.unsafe.imports_passed_through():
         ModelCallInput,
         RunOutcome,
         RunRequest,
-        RunSettings,
         ToolCallInput,
         ToolCallOutput,
     )
@@ -480,7 +487,7 @@ class RunWorkflow:
         self._children += 1
         config = scope.config
         if config is not None and config.timeout is not None:  # a run's timeout is its root's alone
-            config = RunSettings(config.max_turns, config.parallel_tool_call_limit, config.max_agent_depth, None)
+            config = dataclasses.replace(config, timeout=None)
         request = RunRequest(
             path=path,
             input_json=to_json(items),
@@ -600,19 +607,11 @@ class RunWorkflow:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
             return raised.error
-        results: list[ToolResult] = []
-        pending: list[ToolCall] = []
-        events: list[AgentEvent] = []
-        for call, called in zip(calls, done, strict=True):
+        for called in done:
             if called.after is not None:
                 scope.state.update(called.after)
             actions.escalated = actions.escalated or called.escalated
-            if called.result is None:  # it waits as the call its question is about (a replacement, maybe)
-                pending.append(called.held or call)
-            else:
-                results.append(called.result)
-                events.extend(called.events)
-        return ToolResults(tuple(results), tuple(pending), tuple(events))
+        return round_results(tuple(called.outcome(call) for call, called in zip(calls, done, strict=True)))
 
     async def _await_approval(
         self,
@@ -756,6 +755,13 @@ class _Called:
     run: ToolCall | None = None
     held: ToolCall | None = None
 
+    def outcome(self, call: ToolCall) -> CallOutcome:
+        """How `call` went, as the round's results take it: done, or waiting as the call its question is about
+        (a replacement, maybe; the question itself is listed by `RunWorkflow._ask`, not here)."""
+        if self.result is None:
+            return CallHeld(self.held or call, ())
+        return CallDone(self.result, self.events)
+
 
 class _HookRaised(Exception):
     """A tool hook raised in one call of a round: the round stops, the run fails with `error`."""
@@ -800,9 +806,7 @@ class _LoopPerformer:
     async def send(self, event: AgentEvent) -> None:
         self._emit(event)
 
-    async def call_model(
-        self, own: ModelRequest, request: ModelRequest, held: Held | None
-    ) -> ModelResponse | RunFailed:
+    async def call_model(self, request: ModelRequest, held: Held | None) -> ModelResponse | RunFailed:
         emit = self._emit
         if held is None:
             return await self._wf._call_model(self._path, request, emit)
@@ -817,6 +821,9 @@ class _LoopPerformer:
     async def summarise(self, request: ModelRequest) -> ModelResponse | RunFailed:
         """The summary call: the agent's model (the activity's), its deltas unseen."""
         return await self._wf._call_model(self._path, request, _unseen)
+
+    def asking(self, own: ModelRequest, injected: int) -> None:
+        """Nothing (never asked: `records` is false; the activity's input is in the history)."""
 
     def answered(self, answer: ModelResponse) -> None:
         """Nothing: the model activity's result is in the history."""

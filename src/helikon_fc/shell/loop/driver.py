@@ -184,7 +184,7 @@ async def _loop(
         except Exception as exc:
             message = f"instructions of agent {definition.name!r} failed: {type(exc).__name__}: {exc}"
             return RunFailed(OtherError(message))  # noqa: ASYNC910 - `drive` passed a schedule point just before
-    base = _transition_ctx(definition, config, ctx, instructions or None)
+    base = transition_context(definition, config, instructions or None, ctx.agent_depth, ctx.max_agent_depth)
     try:
         recording = await LlmRecording.open(definition, ctx, ctx.durable, input) if ctx.durable is not None else None
     except (IncompatibleRunError, RecordLogError) as exc:
@@ -196,44 +196,25 @@ async def _loop(
     return await run_loop(steps, controls, base, begin)
 
 
-def _transition_ctx(
-    definition: LoopDefinition, config: RunConfig, ctx: RunContext[Any], instructions: str | None
+def transition_context(
+    definition: LoopDefinition, config: RunConfig, instructions: str | None, depth: int, max_depth: int
 ) -> TransitionCtx:
-    """The run's transition context over an empty conversation (`engine.contexts` puts the run's in)."""
-    fixed = zip(_FIXED_FIELDS, _fixed_context(definition, config, ctx, instructions), strict=True)
-    return TransitionCtx(conversation=_EMPTY, **dict(fixed))
-
-
-_FIXED_FIELDS = (
-    "agent_name",
-    "instructions",
-    "tools",
-    "handoffs",
-    "settings",
-    "max_turns",
-    "output_schema",
-    "agent_depth",
-    "max_agent_depth",
-    "compaction",
-)
-"""The fields of the run's `TransitionCtx` that `_fixed_context` gives, in its order."""
-
-
-def _fixed_context(
-    definition: LoopDefinition, config: RunConfig, ctx: RunContext[Any], instructions: str | None
-) -> tuple[Any, ...]:
-    """Everything of the run's transition context but the conversation (fixed for the run)."""
-    return (
-        definition.name,
-        instructions,
-        definition.tool_defs,
-        definition.handoff_targets,
-        definition.settings,
-        config.max_turns,
-        definition.output_schema,
-        ctx.agent_depth,
-        ctx.max_agent_depth,
-        config.compaction.policy() if config.compaction is not None else None,
+    """The transition context of a run of `definition` over an empty conversation (`engine.contexts` puts
+    the run's in), on every runtime: `config` is the one in force (the run's, else the agent's own: its
+    turns and its compaction), `instructions` the agent's for this run, `depth` the run's level and
+    `max_depth` the deepest a child of it may start at."""
+    return TransitionCtx(
+        agent_name=definition.name,
+        instructions=instructions,
+        conversation=_EMPTY,
+        tools=definition.tool_defs,
+        handoffs=definition.handoff_targets,
+        settings=definition.settings,
+        max_turns=config.max_turns,
+        output_schema=definition.output_schema,
+        agent_depth=depth,
+        max_agent_depth=max_depth,
+        compaction=config.compaction.policy() if config.compaction is not None else None,
     )
 
 
@@ -301,12 +282,15 @@ class _Steps:
             point.state, point.step, point.conversation, resumed=point.resumed, redeliver=point.redeliver, fresh=fresh
         )
 
-    def call_model(
-        self, own: ModelRequest, request: ModelRequest, held: Held | None
-    ) -> Awaitable[ModelResponse | RunFailed]:
-        """The agent's model on `request` (`own` plus the hooks' injections, which the log never keeps)."""
+    def asking(self, own: ModelRequest, injected: int) -> None:
+        """The next model call's request as the log keeps it (without the hooks' `injected` items)."""
+        assert self.recording is not None
+        self.recording.asking(own, injected)
+
+    def call_model(self, request: ModelRequest, held: Held | None) -> Awaitable[ModelResponse | RunFailed]:
+        """The agent's model on `request`, its deltas sent (and collected for the log, when the run has one)."""
         recording, send = self.recording, self.send
-        sink = recording.collecting(send, own, len(request.items) - len(own.items)) if recording is not None else send
+        sink = recording.collecting(send) if recording is not None else send
         if held is not None:
             held.send = sink
             sink = _HeldSend(sink, held)

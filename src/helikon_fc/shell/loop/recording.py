@@ -257,13 +257,15 @@ class LlmRecording:
                 for part in _shares(terminal, records_agent(records)):
                     meter.add(part.agent, part.usage, part.model)
 
-    def collecting(self, send: Send, request: ModelRequest, injected: int = 0) -> Send:
-        """`send` that also keeps the model's delta events, to record them (and `request`, the agent's own
-        request before the hooks' `injected` system messages were appended, and how long the call took) with
-        the model's answer."""
+    def asking(self, request: ModelRequest, injected: int = 0) -> None:
+        """The next model call asks `request` (the agent's own, before the hooks' `injected` system messages
+        were appended), from now: recorded, with how long the call took, with the model's answer."""
+        self._asked = (request, injected, trio.current_time())
+
+    def collecting(self, send: Send) -> Send:
+        """`send` that also keeps the model's delta events, to record them with the model's answer."""
         deltas = self._deltas
         deltas.clear()
-        self._asked = (request, injected, trio.current_time())
 
         async def forward(event: AgentEvent) -> None:  # noqa: ASYNC910 - a pass-through per event, as `sender`
             deltas.append(event)

@@ -28,7 +28,7 @@ import attrs
 import trio
 
 from ...core import AgentEvent, ApprovalRequested, Deny, JsonObject, ToolCall, ToolResult, ToolResults
-from ...core.loop_steps import after_approval, decided_split
+from ...core.loop_steps import CallDone, CallHeld, CallOutcome, after_approval, decided_split, round_results
 from ..context.run_context import RunContext
 from ..control.permissions import (
     MAX_APPROVAL_ROUNDS,
@@ -60,26 +60,6 @@ __all__ = [
 
 RunTool: TypeAlias = Callable[..., Awaitable[ToolResult]]
 """`execute_tool_call` or its traced form: ``run(tool, call, ctx, checked=..., arguments=..., problem=...)``."""
-
-
-@attrs.frozen
-class CallDone:
-    """The call is answered by `result`; `events` record its permission decision."""
-
-    result: ToolResult
-    events: tuple[AgentEvent, ...] = ()
-
-
-@attrs.frozen
-class CallHeld:
-    """The call waits for a human; `requests` are what is asked (the call itself, or its sub-run's calls)."""
-
-    call: ToolCall
-    requests: tuple[ApprovalRequested, ...]
-
-
-CallOutcome: TypeAlias = CallDone | CallHeld
-"""How one call of a round went."""
 
 
 @attrs.frozen
@@ -187,28 +167,6 @@ async def invoke_call(
         return CallDone(await run(tool, call, ctx, checked=checked, arguments=arguments, problem=problem))
     except SubRunPaused as paused:
         return CallHeld(call, paused.requests)  # noqa: ASYNC910 - raised out of the tool's own awaited run
-
-
-def round_results(outcomes: tuple[CallOutcome, ...]) -> ToolResults:
-    """The `ToolResults` of a round: answered calls' results, held calls as pending, the decisions' events."""
-    results: list[ToolResult] = []
-    pending: list[ToolCall] = []
-    events: list[AgentEvent] = []
-    for outcome in outcomes:
-        if type(outcome) is CallDone:  # the common case first (an exact `CallDone` can match no other case)
-            results.append(outcome.result)
-            if outcome.events:
-                events.extend(outcome.events)
-            continue
-        match outcome:
-            case CallDone(result=result, events=more):
-                results.append(result)
-                events.extend(more)
-            case CallHeld(call=call):
-                pending.append(call)
-            case _:
-                assert_never(outcome)
-    return ToolResults(tuple(results), tuple(pending), tuple(events))
 
 
 def held_requests(outcomes: tuple[CallOutcome, ...]) -> tuple[ApprovalRequested, ...]:
