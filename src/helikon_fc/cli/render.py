@@ -364,15 +364,16 @@ class EventRenderer:
 
 
 _Noted = (
-    GuardrailTriggered
-    | ApprovalRequested
+    ApprovalRequested
+    | CompactionSkipped
+    | ConversationCompacted
+    | GuardrailTriggered
     | PermissionDenied
     | PermissionGranted
     | RepairStarted
     | StructuredOutputFailed
-    | ConversationCompacted
-    | CompactionSkipped
 )
+"""The events of the run's controls (guardrails, permissions, repairs, compaction): a note line each."""
 
 
 def _note(event: _Noted) -> tuple[str, str] | None:
