@@ -24,8 +24,9 @@ The merge convention, the same for every workflow agent:
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any, TypeAlias, TypeVar, cast
+from typing import Any, Generic, TypeAlias, TypeVar, cast
 
+import attrs
 import trio
 
 from ..core import (
@@ -53,10 +54,11 @@ from ..core.patterns import (
 from ..core.records import RecordLogError
 from ..shell.context.run_context import RunContext
 from ..shell.control.hooks import subagent_stopped
-from ..shell.durable.run_log import IncompatibleRunError, ReplayMarks, definition_fingerprint, open_log
+from ..shell.durable.run_log import Durability, IncompatibleRunError, ReplayMarks, definition_fingerprint, open_log
 from ..shell.input import AgentInput
 from ..shell.loop.controls import failing_on_hook
 from ..shell.loop.run_stream import emit_run, open_run_stream
+from ..shell.telemetry.metering import UsageMeter
 from .protocol import Agent, RunStream
 
 Ctx = TypeVar("Ctx")
@@ -236,46 +238,78 @@ def open_workflow_stream(
     continue them (finished ones give back their outcomes without running). When the workflow had
     finished, every event of that second pass is a replay, and its recorded terminal is returned.
     """
+    run = _WorkflowRun(name, ctx, body, input, pattern, fingerprint)
+    return open_run_stream(run.produce)
 
-    async def run_body(emit: Emit, run_ctx: RunContext[Ctx]) -> TerminalEvent:
-        terminal = await failing_on_hook(body(emit, run_ctx))  # a raising OnSubagentStop hook fails the run
-        return RunFailed(terminal) if isinstance(terminal, HookFailed) else terminal
 
-    async def guarded(emit: Emit) -> TerminalEvent:
-        run_ctx = ctx.for_run()
+@attrs.frozen
+class _WorkflowRun(Generic[Ctx]):
+    """One run of a workflow agent, as `open_workflow_stream` describes it: its producer and its steps."""
+
+    name: str
+    ctx: RunContext[Ctx]
+    body: Body[Ctx]
+    input: AgentInput | None
+    pattern: str
+    fingerprint: str | None
+
+    async def produce(
+        self,
+        send_channel: trio.MemorySendChannel[AgentEvent],
+        *,
+        task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED,
+    ) -> None:
+        """The stream's producer: the run's events into `send_channel`, which it closes at the end."""
+        async with send_channel:
+            task_status.started()
+            await emit_run(send_channel.send, self.ctx, self.name, self.guarded)
+
+    async def guarded(self, emit: Emit) -> TerminalEvent:
+        """The run after its `RunStarted`: refused too deep, recorded when durable, ending with the meter's usage."""
+        run_ctx = self.ctx.for_run()
         too_deep = depth_error(run_ctx)
         if too_deep is not None:
             return RunFailed(too_deep)  # noqa: ASYNC910 - `emit_run` sent RunStarted (a channel send) just before
         meter = run_ctx.meter
         assert meter is not None
         durable = run_ctx.durable
-        if durable is None or fingerprint is None:
-            return meter.completed(await run_body(emit, run_ctx))
+        if durable is None or self.fingerprint is None:
+            return meter.completed(await self._run_body(emit, run_ctx))
+        return await self._recorded(emit, run_ctx, meter, durable, self.fingerprint)
+
+    async def _recorded(
+        self, emit: Emit, run_ctx: RunContext[Ctx], meter: UsageMeter, durable: Durability, fingerprint: str
+    ) -> TerminalEvent:
+        """A durable run: its own log opened, and on resume of a finished run every event replayed."""
         try:
             recorder, point = await open_log(
-                durable, agent=name, pattern=pattern, fingerprint_=fingerprint, input=input or AgentInput(())
+                durable,
+                agent=self.name,
+                pattern=self.pattern,
+                fingerprint_=fingerprint,
+                input=self.input or AgentInput(()),
             )
         except (IncompatibleRunError, RecordLogError) as exc:
             return RunFailed(OtherError(str(exc)))  # noqa: ASYNC910 - reading the log was a store call
         if point.finished is not None:
-            marks = durable.marks
-
-            async def replaying(event: AgentEvent) -> None:
-                await emit(marks.mark(event))
-
-            await run_body(replaying, run_ctx)  # the children replay their usage onto the meter
+            await self._run_body(
+                _replaying(emit, durable.marks), run_ctx
+            )  # the children replay their usage onto the meter
             return meter.completed(cast("TerminalEvent", point.finished.terminal))
-        terminal = meter.completed(await run_body(emit, run_ctx))
+        terminal = meter.completed(await self._run_body(emit, run_ctx))
         await recorder.finish(terminal)
         return terminal
 
-    async def produce(
-        send_channel: trio.MemorySendChannel[AgentEvent],
-        *,
-        task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED,
-    ) -> None:
-        async with send_channel:
-            task_status.started()
-            await emit_run(send_channel.send, ctx, name, guarded)
+    async def _run_body(self, emit: Emit, run_ctx: RunContext[Ctx]) -> TerminalEvent:
+        """The body's terminal event; a raising OnSubagentStop hook fails the run."""
+        terminal = await failing_on_hook(self.body(emit, run_ctx))
+        return RunFailed(terminal) if isinstance(terminal, HookFailed) else terminal
 
-    return open_run_stream(produce)
+
+def _replaying(emit: Emit, marks: ReplayMarks) -> Emit:
+    """`emit` marking every event as a replay, for the second pass of a workflow that had finished."""
+
+    async def replaying(event: AgentEvent) -> None:
+        await emit(marks.mark(event))
+
+    return replaying

@@ -276,18 +276,59 @@ class EventRenderer:
 
     def render(self, event: AgentEvent) -> None:
         """Write `event`."""
+        match event:
+            case RunStarted() | RunCompleted() | RunFailed() | RunPaused():
+                self._run_line(event)
+            case AgentUpdated(agent=updated):
+                self._agent = updated
+            case TurnStarted() | ToolCallDelta():
+                pass
+            case TokenDelta() | ReasoningDelta() | MessageOutput():
+                self._text(event)
+            case ToolCallItem() | ToolOutputItem() | HandoffItem():
+                self._tool_line(event)
+            case (
+                GuardrailTriggered()
+                | ApprovalRequested()
+                | PermissionDenied()
+                | PermissionGranted()
+                | RepairStarted()
+                | StructuredOutputFailed()
+                | ConversationCompacted()
+                | CompactionSkipped()
+            ):
+                note = _note(event)
+                if note is not None:
+                    self._agent_line(self._agent, self._indent + self.paint(*note))
+            case _:
+                assert_never(event)
+
+    def _run_line(self, event: RunStarted | RunCompleted | RunFailed | RunPaused) -> None:
+        """Write a run's start or end on a line of its own, with its time, usage and cost at the end."""
         pad = self._indent
-        agent = self._agent
         match event:
             case RunStarted(agent=started):
                 self._agent = self._announced = started
                 if self._clock is not None and self._started_at is None:
                     self._started_at = self._clock()
                 self.line(pad + self.paint("run ", "dim") + self._name(started))
-            case AgentUpdated(agent=updated):
-                self._agent = updated
-            case TurnStarted() | ToolCallDelta():
-                pass
+            case RunCompleted(usage=usage):
+                ending = self._elapsed() + self._usage(usage) + self._cost(event)
+                self.line(pad + self.paint("done", "green", "bold") + self.paint(ending, "dim"))
+            case RunFailed(error=error):
+                self.line(pad + self.paint(f"failed{self._elapsed()}: {error}", "red", "bold"))
+            case RunPaused(pending=pending):
+                waiting = ", ".join(f"{request.tool} ({request.call_id})" for request in pending)
+                self.line(
+                    pad + self.paint(f"paused{self._elapsed()}: waiting for approval of {waiting}", "yellow", "bold")
+                )
+            case _:
+                assert_never(event)
+
+    def _text(self, event: TokenDelta | ReasoningDelta | MessageOutput) -> None:
+        """Stream a token or a thought as it comes, or write a whole message (in place of its streamed tokens)."""
+        agent = self._agent
+        match event:
             case TokenDelta(text=text):
                 self._streamed.add(agent)
                 self._stream((agent, "text"), text)
@@ -297,6 +338,14 @@ class EventRenderer:
                 who = item.agent or agent
                 self._message(who, item.text)
                 self._streamed.discard(who)
+            case _:
+                assert_never(event)
+
+    def _tool_line(self, event: ToolCallItem | ToolOutputItem | HandoffItem) -> None:
+        """Write a tool call with its arguments, its result (or error), or a handoff from one agent to another."""
+        pad = self._indent
+        agent = self._agent
+        match event:
             case ToolCallItem(item=call):
                 arguments = call.arguments.strip() or "{}"
                 line = pad + self.paint("-> ", "yellow") + self.paint(call.name, "yellow", "bold") + f" {arguments}"
@@ -310,35 +359,41 @@ class EventRenderer:
                 self._agent_line(
                     source, pad + self.paint("=> handoff ", "magenta", "bold") + f"{source} {arrow} {target}"
                 )
-            case GuardrailTriggered(kind=kind):
-                self._agent_line(agent, pad + self.paint(f"guardrail tripped: {kind}", "red"))
-            case ApprovalRequested(tool=tool):
-                self._agent_line(agent, pad + self.paint(f"approval requested for {tool}", "yellow"))
-            case PermissionDenied(tool=tool, reason=reason):
-                self._agent_line(agent, pad + self.paint(f"permission denied for {tool}: {reason}", "red"))
-            case PermissionGranted(tool=tool, approved=approved):
-                if approved:
-                    self._agent_line(agent, pad + self.paint(f"approved: {tool}", "green"))
-            case RepairStarted(attempt=attempt):
-                self._agent_line(
-                    agent, pad + self.paint(f"structured output invalid; repair attempt {attempt}", "yellow")
-                )
-            case StructuredOutputFailed(schema_errors=errors):
-                self._agent_line(agent, pad + self.paint("structured output failed: " + "; ".join(errors), "red"))
-            case ConversationCompacted(replaced=replaced, tokens_before=before, tokens_after=after):
-                text = f"compacted {replaced} items (~{before} -> ~{after} tokens)"
-                self._agent_line(agent, pad + self.paint(text, "dim"))
-            case CompactionSkipped(reason=reason):
-                self._agent_line(agent, pad + self.paint(f"compaction skipped: {reason}", "yellow"))
-            case RunCompleted(usage=usage):
-                ending = self._elapsed() + self._usage(usage) + self._cost(event)
-                self.line(pad + self.paint("done", "green", "bold") + self.paint(ending, "dim"))
-            case RunFailed(error=error):
-                self.line(pad + self.paint(f"failed{self._elapsed()}: {error}", "red", "bold"))
-            case RunPaused(pending=pending):
-                waiting = ", ".join(f"{request.tool} ({request.call_id})" for request in pending)
-                self.line(
-                    pad + self.paint(f"paused{self._elapsed()}: waiting for approval of {waiting}", "yellow", "bold")
-                )
             case _:
                 assert_never(event)
+
+
+_Noted = (
+    ApprovalRequested
+    | CompactionSkipped
+    | ConversationCompacted
+    | GuardrailTriggered
+    | PermissionDenied
+    | PermissionGranted
+    | RepairStarted
+    | StructuredOutputFailed
+)
+"""The events of the run's controls (guardrails, permissions, repairs, compaction): a note line each."""
+
+
+def _note(event: _Noted) -> tuple[str, str] | None:
+    """The one-line note an event of the run's controls gets, and its colour (`None`: nothing worth a line)."""
+    match event:
+        case GuardrailTriggered(kind=kind):
+            return f"guardrail tripped: {kind}", "red"
+        case ApprovalRequested(tool=tool):
+            return f"approval requested for {tool}", "yellow"
+        case PermissionDenied(tool=tool, reason=reason):
+            return f"permission denied for {tool}: {reason}", "red"
+        case PermissionGranted(tool=tool, approved=approved):
+            return (f"approved: {tool}", "green") if approved else None
+        case RepairStarted(attempt=attempt):
+            return f"structured output invalid; repair attempt {attempt}", "yellow"
+        case StructuredOutputFailed(schema_errors=errors):
+            return "structured output failed: " + "; ".join(errors), "red"
+        case ConversationCompacted(replaced=replaced, tokens_before=before, tokens_after=after):
+            return f"compacted {replaced} items (~{before} -> ~{after} tokens)", "dim"
+        case CompactionSkipped(reason=reason):
+            return f"compaction skipped: {reason}", "yellow"
+        case _:
+            assert_never(event)

@@ -244,6 +244,14 @@ def restore(records: Sequence[RunRecordBody]) -> Resumption:
         RecordLogError: the log does not start with `RunOpened`, has a second one, goes on after
             `RunFinished`, or is in a record format newer than `RECORD_FORMAT_VERSION`.
     """
+    fold = _Fold(_opening(records))
+    for index, record in enumerate(records[1:], start=1):
+        fold.take(index, record)
+    return fold.resumption(next_seq=len(records))
+
+
+def _opening(records: Sequence[RunRecordBody]) -> RunOpened:
+    """The log's `RunOpened`, refused when missing or written in a format newer than this reader's."""
     if not records or not isinstance(records[0], RunOpened):
         raise RecordLogError("a run's log must start with a run_opened record")
     opened = records[0]
@@ -252,21 +260,48 @@ def restore(records: Sequence[RunRecordBody]) -> Resumption:
             f"the run was recorded in record format {opened.version}, newer than the {RECORD_FORMAT_VERSION} "
             "this helikon_fc reads: it was written by a newer helikon_fc; upgrade to resume it"
         )
-    conversation: list[Item] = list(opened.input)
-    replayed: list[AgentEvent] = []
-    state: LoopState | None = None
-    last: Boundary | None = None
-    after_last = False
-    response: ModelResponse | None = None
-    answers: list[ModelResponse] = []
-    finished_calls: list[str] = []
-    results: list[ToolResult] = []
-    decided: list[tuple[str, tuple[AgentEvent, ...]]] = []
-    escalated = False
-    finished: RunFinished | None = None
-    offered: ToolsOffered | None = None
-    for index, record in enumerate(records[1:], start=1):
-        if finished is not None:
+    return opened
+
+
+class _Fold:
+    """What `restore` has read so far, one record at a time: a local accumulator, so `restore` stays pure."""
+
+    __slots__ = (
+        "after_last",
+        "answers",
+        "conversation",
+        "decided",
+        "escalated",
+        "finished",
+        "finished_calls",
+        "last",
+        "offered",
+        "opened",
+        "replayed",
+        "response",
+        "results",
+        "state",
+    )
+
+    def __init__(self, opened: RunOpened) -> None:
+        self.opened = opened
+        self.conversation: list[Item] = list(opened.input)
+        self.replayed: list[AgentEvent] = []
+        self.state: LoopState | None = None
+        self.last: Boundary | None = None
+        self.after_last = False
+        self.response: ModelResponse | None = None
+        self.answers: list[ModelResponse] = []
+        self.finished_calls: list[str] = []
+        self.results: list[ToolResult] = []
+        self.decided: list[tuple[str, tuple[AgentEvent, ...]]] = []
+        self.escalated = False
+        self.finished: RunFinished | None = None
+        self.offered: ToolsOffered | None = None
+
+    def take(self, index: int, record: RunRecordBody) -> None:
+        """Fold in record `index`, refusing one that cannot stand there (after the end, a second opening)."""
+        if self.finished is not None:
             raise RecordLogError(f"record {index} ({_tag(record)}) comes after the run_finished record")
         match record:
             case RunOpened():
@@ -274,49 +309,63 @@ def restore(records: Sequence[RunRecordBody]) -> Resumption:
             case ToolsOffered():
                 if index != 1:
                     raise RecordLogError(f"record {index} is a tools_offered record; only record 1 may be one")
-                offered = record
+                self.offered = record
             case Boundary():
-                replayed.extend(record.events)
-                state, last, after_last, response, results, decided = record.state, record, False, None, [], []
-                conversation.extend(record.appends)
+                self._boundary(record)
             case ModelAnswered():
-                replayed.extend(record.deltas)
-                answers.append(record.response)
-                response, after_last = record.response, True
+                self.replayed.extend(record.deltas)
+                self.answers.append(record.response)
+                self.response, self.after_last = record.response, True
             case ToolFinished():
-                results.append(record.result)
-                if record.events:
-                    decided.append((record.result.call_id, record.events))
-                finished_calls.append(record.result.call_id)
-                escalated = escalated or record.escalated
-                after_last = True
+                self._tool_finished(record)
             case RunFinished():
-                finished, after_last = record, True
-                escalated = escalated or record.escalated
+                self.finished, self.after_last = record, True
+                self.escalated = self.escalated or record.escalated
             case _:
                 assert_never(record)
-    redeliver: tuple[AgentEvent, ...] = ()
-    if last is not None and not after_last and last.events:
-        # Nothing was recorded after the last boundary: its events may not have been delivered.
-        redeliver = last.events
-        del replayed[len(replayed) - len(redeliver) :]
-    return Resumption(
-        opened=opened,
-        offered=offered,
-        state=state,
-        conversation=tuple(conversation),
-        replayed=tuple(replayed),
-        redeliver=redeliver,
-        action=last.action if last is not None else None,
-        response=response,
-        answers=tuple(answers),
-        finished_calls=tuple(finished_calls),
-        tool_results=tuple(results),
-        tool_events=tuple(decided),
-        escalated=escalated,
-        finished=finished,
-        next_seq=len(records),
-    )
+
+    def _boundary(self, record: Boundary) -> None:
+        """A new boundary: what was recorded after the previous one is behind the run now."""
+        self.replayed.extend(record.events)
+        self.state, self.last, self.after_last = record.state, record, False
+        self.response, self.results, self.decided = None, [], []
+        self.conversation.extend(record.appends)
+
+    def _tool_finished(self, record: ToolFinished) -> None:
+        """A finished call of the current round: its result and permission events are not to be made again."""
+        self.results.append(record.result)
+        if record.events:
+            self.decided.append((record.result.call_id, record.events))
+        self.finished_calls.append(record.result.call_id)
+        self.escalated = self.escalated or record.escalated
+        self.after_last = True
+
+    def resumption(self, *, next_seq: int) -> Resumption:
+        """The fold as a `Resumption`, with the last boundary's events held back when nothing followed them."""
+        last = self.last
+        replayed = self.replayed
+        redeliver: tuple[AgentEvent, ...] = ()
+        if last is not None and not self.after_last and last.events:
+            # Nothing was recorded after the last boundary: its events may not have been delivered.
+            redeliver = last.events
+            del replayed[len(replayed) - len(redeliver) :]
+        return Resumption(
+            opened=self.opened,
+            offered=self.offered,
+            state=self.state,
+            conversation=tuple(self.conversation),
+            replayed=tuple(replayed),
+            redeliver=redeliver,
+            action=last.action if last is not None else None,
+            response=self.response,
+            answers=tuple(self.answers),
+            finished_calls=tuple(self.finished_calls),
+            tool_results=tuple(self.results),
+            tool_events=tuple(self.decided),
+            escalated=self.escalated,
+            finished=self.finished,
+            next_seq=next_seq,
+        )
 
 
 def _tag(record: RunRecordBody) -> str:

@@ -62,41 +62,70 @@ async def run_eval(
     _check(agent, dataset, repeat, concurrency, timeout, min_pass_rate)
     from ..stores import MemoryStore
 
-    prefix = f"eval-{uuid.uuid4().hex[:8]}"
-    cases = dataset.cases
-    slots: list[list[Repetition | None]] = [[None] * repeat for _ in cases]
-    limiter = trio.CapacityLimiter(concurrency)
     memory = MemoryStore() if store is not None else None
-    meter = Progress(progress, total=len(cases) * repeat)
-
-    async def one(case_index: int, rep: int) -> None:
-        case = cases[case_index]
-        run_id = f"{prefix}-{case_index}-{rep}" if memory is not None else None
-        async with limiter:
-            run = await run_case(agent, case, run_id=run_id, timeout=timeout, store=memory, context=context)
-            repetition = await score_run(rep, case, run, evaluators_for(dataset, case))
-        slots[case_index][rep] = repetition
-        meter.finished(case.name, repetition)
-
+    runs = _Repetitions(agent, dataset, repeat, concurrency, timeout, memory, context, progress)
     async with AsyncExitStack() as stack:
         target = await _open_store(stack, store)  # before the runs: a store that cannot open fails the eval at once
         if isinstance(trio.lowlevel.current_clock(), trio.testing.MockClock):
             stack.enter_context(sync_tools_inline())  # a worker thread would look idle to the virtual clock
-        async with trio.open_nursery() as nursery:
-            for case_index in range(len(cases)):
-                for rep in range(repeat):
-                    nursery.start_soon(one, case_index, rep)
+        await runs.run_all()
         if target is not None and memory is not None:
             await copy_runs(memory, target)
-    meter.done()
+    runs.meter.done()
     return EvalReport(
         dataset=dataset.name,
         agent=_agent_name(agent),
         repeat=repeat,
         min_pass_rate=min_pass_rate,
-        cases=tuple(_case_report(case, slots[i], min_pass_rate) for i, case in enumerate(cases)),
+        cases=tuple(_case_report(case, runs.slots[i], min_pass_rate) for i, case in enumerate(dataset.cases)),
         store=os.fspath(store) if isinstance(store, str | os.PathLike) else None,
     )
+
+
+class _Repetitions:
+    """Every run of an eval, each scored into a slot of its own so the report keeps the cases' order."""
+
+    def __init__(
+        self,
+        agent: AgentSource,
+        dataset: Dataset,
+        repeat: int,
+        concurrency: int,
+        timeout: float | None,
+        memory: RunStore | None,
+        context: ContextFactory | None,
+        progress: TextIO | None,
+    ) -> None:
+        self._prefix = f"eval-{uuid.uuid4().hex[:8]}"
+        self._agent = agent
+        self._dataset = dataset
+        self._repeat = repeat
+        self._limiter = trio.CapacityLimiter(concurrency)
+        self._timeout = timeout
+        self._memory = memory
+        self._context = context
+        self.slots: list[list[Repetition | None]] = [[None] * repeat for _ in dataset.cases]
+        """Per case, per repetition: its scored run (`None` until it finished)."""
+        self.meter = Progress(progress, total=len(dataset.cases) * repeat)
+
+    async def run_all(self) -> None:
+        """Start every (case, repetition) in one nursery; the limiter caps how many run at once."""
+        async with trio.open_nursery() as nursery:
+            for case_index in range(len(self._dataset.cases)):
+                for rep in range(self._repeat):
+                    nursery.start_soon(self._one, case_index, rep)
+
+    async def _one(self, case_index: int, rep: int) -> None:
+        """Run and score one repetition of one case (recorded under a run id of the eval when there is a store)."""
+        case = self._dataset.cases[case_index]
+        run_id = f"{self._prefix}-{case_index}-{rep}" if self._memory is not None else None
+        async with self._limiter:
+            run = await run_case(
+                self._agent, case, run_id=run_id, timeout=self._timeout, store=self._memory, context=self._context
+            )
+            repetition = await score_run(rep, case, run, evaluators_for(self._dataset, case))
+        self.slots[case_index][rep] = repetition
+        self.meter.finished(case.name, repetition)
 
 
 async def _open_store(stack: AsyncExitStack, store: StoreOption) -> RunStore | None:

@@ -6,8 +6,8 @@ import datetime
 import json
 import logging
 import os
-from collections.abc import AsyncIterator, Mapping, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +35,7 @@ from .auth import BearerAuth
 from .envelopes import CachedPrices
 from .errors import ServeError, bad_request
 from .event_log import EventLog, MemoryEventLog, RunLine, SQLiteEventLog
-from .hub import RunHub
+from .hub import ContextFactory, RunHub
 from .streams import EventStream, follow
 
 log = logging.getLogger("helikon_fc.serve")
@@ -83,40 +83,15 @@ def create_app(
         TypeError, ValueError: a bad argument (named in the message).
     """
     served = agents_by_name(agents, "create_app")
-    if isinstance(max_body_bytes, bool) or not isinstance(max_body_bytes, int) or max_body_bytes < 1:
-        raise ValueError(f"create_app: max_body_bytes must be a positive int, got {max_body_bytes!r}")
-    if token is not None and (not isinstance(token, str) or not token):
-        raise ValueError("create_app: token must be a non-empty string or None")
+    _check_limits(max_body_bytes, token)
     owned_store = store is None
     run_store: Store = SQLiteStore(DEFAULT_STORE) if store is None else store
     log_of_events = event_log if event_log is not None else _default_log(run_store)
-    hooks, input_guardrails, output_guardrails = tuple(hooks), tuple(input_guardrails), tuple(output_guardrails)
-
-    def context(session_id: str | None) -> RunContext[Any]:
-        """A fresh context per run: its session (kept in the store) and the served module's controls."""
-        session = run_store.session(session_id) if session_id else None
-        ctx: RunContext[Any] = RunContext.ephemeral(None, session=session).with_permissions(permissions)
-        return (
-            ctx.with_hooks(*hooks).with_input_guardrails(*input_guardrails).with_output_guardrails(*output_guardrails)
-        )
-
+    context = _contexts(run_store, permissions, tuple(hooks), tuple(input_guardrails), tuple(output_guardrails))
     context(None)  # bad permissions, hooks or guardrails are refused here, not by the first run
 
     hub = RunHub(served, run_store, log_of_events, context, CachedPrices(default_prices()))
-
-    @asynccontextmanager
-    async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        try:
-            async with trio.open_nursery() as nursery:
-                hub.nursery = nursery
-                yield
-                await hub.shutdown()
-        finally:
-            with trio.CancelScope(shield=True):
-                await log_of_events.aclose()
-                if owned_store:
-                    await run_store.aclose()
-
+    lifespan = _lifespan(hub, log_of_events, run_store if owned_store else None)
     ag_ui = ag_ui_endpoint(
         served,
         runner=Runner(store=run_store),
@@ -131,6 +106,55 @@ def create_app(
     if token is not None:
         app.add_middleware(_Wrap, wrapper=lambda inner: BearerAuth(inner, token))
     return app
+
+
+def _check_limits(max_body_bytes: int, token: str | None) -> None:
+    """Refuse a bad body limit or token when the app is built, not on its first request."""
+    if isinstance(max_body_bytes, bool) or not isinstance(max_body_bytes, int) or max_body_bytes < 1:
+        raise ValueError(f"create_app: max_body_bytes must be a positive int, got {max_body_bytes!r}")
+    if token is not None and (not isinstance(token, str) or not token):
+        raise ValueError("create_app: token must be a non-empty string or None")
+
+
+def _contexts(
+    store: Store,
+    permissions: Permissions | None,
+    hooks: tuple[Hook[Any], ...],
+    input_guardrails: tuple[Guardrail[Any], ...],
+    output_guardrails: tuple[Guardrail[Any], ...],
+) -> ContextFactory:
+    """The served runs' context factory, so every run gets the server's controls on a fresh context."""
+
+    def context(session_id: str | None) -> RunContext[Any]:
+        """A fresh context per run: its session (kept in the store) and the served module's controls."""
+        session = store.session(session_id) if session_id else None
+        ctx: RunContext[Any] = RunContext.ephemeral(None, session=session).with_permissions(permissions)
+        return (
+            ctx.with_hooks(*hooks).with_input_guardrails(*input_guardrails).with_output_guardrails(*output_guardrails)
+        )
+
+    return context
+
+
+def _lifespan(
+    hub: RunHub, events: EventLog, owned_store: Store | None
+) -> Callable[[Starlette], AbstractAsyncContextManager[None]]:
+    """The app's lifespan: the hub's nursery while it serves, then the event log (and a store it opened) closed."""
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        try:
+            async with trio.open_nursery() as nursery:
+                hub.nursery = nursery
+                yield
+                await hub.shutdown()
+        finally:
+            with trio.CancelScope(shield=True):
+                await events.aclose()
+                if owned_store is not None:
+                    await owned_store.aclose()
+
+    return lifespan
 
 
 class _Wrap:
@@ -162,23 +186,52 @@ def events_path(store_path: str) -> str:
 
 
 def _routes(hub: RunHub, max_body_bytes: int) -> list[Route]:
-    async def health(request: Request) -> Response:
-        await trio.lowlevel.checkpoint()  # async, as Starlette would run a sync endpoint in a worker thread
-        return JSONResponse({"status": "ok", "active_runs": len(hub.active)})
+    """The ``/health``, ``/agents`` and ``/runs`` endpoints, each answering a `ServeError` in the error shape."""
+    served = _Endpoints(hub, max_body_bytes)
+    handlers = [
+        Route("/health", served.health, methods=["GET"]),
+        Route("/agents", served.agents, methods=["GET"]),
+        Route("/runs", served.start, methods=["POST"]),
+        Route("/runs", served.listing, methods=["GET"]),
+        Route("/runs/{run_id}/events", served.events, methods=["GET"]),
+        Route("/runs/{run_id}/approvals", served.approvals, methods=["POST"]),
+        Route("/runs/{run_id}/cancel", served.cancel, methods=["POST"]),
+        Route("/runs/{run_id}/resume", served.resume, methods=["POST"]),
+        Route("/runs/{run_id}", served.one, methods=["GET"]),
+    ]
+    return [Route(r.path, _answering_errors(r.endpoint), methods=r.methods) for r in handlers]
 
-    async def agents(request: Request) -> Response:
+
+class _Endpoints:
+    """The endpoints of ``/health``, ``/agents`` and ``/runs``, one method each, over the app's `RunHub`."""
+
+    def __init__(self, hub: RunHub, max_body_bytes: int) -> None:
+        self._hub = hub
+        self._max_body_bytes = max_body_bytes
+
+    async def health(self, request: Request) -> Response:
+        """``GET /health``: up, and how many runs are active."""
+        await trio.lowlevel.checkpoint()  # async, as Starlette would run a sync endpoint in a worker thread
+        return JSONResponse({"status": "ok", "active_runs": len(self._hub.active)})
+
+    async def agents(self, request: Request) -> Response:
+        """``GET /agents``: the served agents' names and descriptions."""
         await trio.lowlevel.checkpoint()
-        listed = [{"name": name, "description": getattr(a, "description", "") or ""} for name, a in hub.agents.items()]
+        listed = [
+            {"name": name, "description": getattr(a, "description", "") or ""} for name, a in self._hub.agents.items()
+        ]
         return JSONResponse({"agents": listed})
 
-    async def start(request: Request) -> Response:
-        asked = bodies.start_run(await bodies.read_json(request, max_body_bytes))
-        run_id = await hub.start(asked.agent, asked.input, asked.session_id, asked.run_id, asked.config)
+    async def start(self, request: Request) -> Response:
+        """``POST /runs``: start a run; stream its events when the client accepts an event stream."""
+        asked = bodies.start_run(await bodies.read_json(request, self._max_body_bytes))
+        run_id = await self._hub.start(asked.agent, asked.input, asked.session_id, asked.run_id, asked.config)
         if "text/event-stream" in request.headers.get("accept", ""):
-            return EventStream(follow(hub, run_id, 0))
+            return EventStream(follow(self._hub, run_id, 0))
         return JSONResponse({"run_id": run_id}, status_code=202)
 
-    async def listing(request: Request) -> Response:
+    async def listing(self, request: Request) -> Response:
+        """``GET /runs``: the run summaries, filtered by ``status`` and ``agent`` when given."""
         wanted = {key: request.query_params.get(key) or None for key in ("status", "agent")}  # (empty: any)
         if wanted["status"] is not None and wanted["status"] not in STATUSES:
             listed = ", ".join(sorted(STATUSES))
@@ -187,55 +240,47 @@ def _routes(hub: RunHub, max_body_bytes: int) -> list[Route]:
             )
         lines = [
             line
-            for line in await hub.lines()
+            for line in await self._hub.lines()
             if all(value is None or getattr(line, key) == value for key, value in wanted.items())
         ]
         return JSONResponse({"runs": [summary(line) for line in lines]})
 
-    async def one(request: Request) -> Response:
+    async def one(self, request: Request) -> Response:
+        """``GET /runs/{run_id}``: a run's summary, its pending calls and every logged envelope."""
         run_id = request.path_params["run_id"]
-        line = await hub.status(run_id)
+        line = await self._hub.status(run_id)
         envelopes: list[object] = []
         after = 0
-        while batch := await hub.log.read(run_id, after, 1000):
+        while batch := await self._hub.log.read(run_id, after, 1000):
             envelopes.extend(json.loads(logged.data) for logged in batch)
             after = batch[-1].position
         body = {"run": summary(line), "pending": json.loads(line.pending), "events": envelopes}
         return JSONResponse(body)
 
-    async def events(request: Request) -> Response:
+    async def events(self, request: Request) -> Response:
+        """``GET /runs/{run_id}/events``: a run's envelopes as an event stream, from the Last-Event-ID on."""
         run_id = request.path_params["run_id"]
-        await hub.status(run_id)  # 404 for an unknown run
-        return EventStream(follow(hub, run_id, _last_event_id(request)))
+        await self._hub.status(run_id)  # 404 for an unknown run
+        return EventStream(follow(self._hub, run_id, _last_event_id(request)))
 
-    async def approvals(request: Request) -> Response:
+    async def approvals(self, request: Request) -> Response:
+        """``POST /runs/{run_id}/approvals``: decide a paused run's waiting calls."""
         run_id = request.path_params["run_id"]
-        decided = bodies.decisions(await bodies.read_json(request, max_body_bytes))
-        await hub.decide(run_id, decided)
+        decided = bodies.decisions(await bodies.read_json(request, self._max_body_bytes))
+        await self._hub.decide(run_id, decided)
         return JSONResponse({"run_id": run_id}, status_code=202)
 
-    async def cancel(request: Request) -> Response:
+    async def cancel(self, request: Request) -> Response:
+        """``POST /runs/{run_id}/cancel``: cancel a run."""
         run_id = request.path_params["run_id"]
-        await hub.cancel(run_id)
+        await self._hub.cancel(run_id)
         return JSONResponse({"run_id": run_id}, status_code=202)
 
-    async def resume(request: Request) -> Response:
+    async def resume(self, request: Request) -> Response:
+        """``POST /runs/{run_id}/resume``: continue an interrupted run from its last boundary."""
         run_id = request.path_params["run_id"]
-        await hub.resume(run_id)
+        await self._hub.resume(run_id)
         return JSONResponse({"run_id": run_id}, status_code=202)
-
-    handlers = [
-        Route("/health", health, methods=["GET"]),
-        Route("/agents", agents, methods=["GET"]),
-        Route("/runs", start, methods=["POST"]),
-        Route("/runs", listing, methods=["GET"]),
-        Route("/runs/{run_id}/events", events, methods=["GET"]),
-        Route("/runs/{run_id}/approvals", approvals, methods=["POST"]),
-        Route("/runs/{run_id}/cancel", cancel, methods=["POST"]),
-        Route("/runs/{run_id}/resume", resume, methods=["POST"]),
-        Route("/runs/{run_id}", one, methods=["GET"]),
-    ]
-    return [Route(r.path, _answering_errors(r.endpoint), methods=r.methods) for r in handlers]
 
 
 def _ag_ui_routes(endpoint: AgUiEndpoint) -> list[Route]:

@@ -34,7 +34,7 @@ from ..context.config import RunConfig
 from ..context.run_context import RunContext
 from ..control.permissions import ApprovalAnswer, Approvals
 from ..durable.run_log import Durability, ReplayMarks, check_compatible, paused_run, read_opened, records_under
-from ..durable.storage import RunRecordConflict, RunStore, require_run_store
+from ..durable.storage import RunRecordConflict, RunStore, Session, require_run_store
 from ..input import AgentInput, as_input
 from ..telemetry.tracing import run_deadline
 from .protocol import Agent, RunStream
@@ -177,106 +177,181 @@ class Runner:
         `started` is called once the run has started; whatever is raised before that is a failure
         to start and propagates.
         """
-        session = ctx.session
-        new_items: list[Item] = list(input.items)
-        kept: ReplayMarks | None = None  # a paused run's replays: already in the session
-        history = await session.items()
-        full_input = AgentInput.from_items(history + input.items) if history else input
-        durable = ctx.durable
-        if durable is not None:
-            if mode.resume:
-                opened = await read_opened(durable.store, durable.run_id)
-                expected = getattr(agent, "durable_fingerprint", None)
-                if callable(expected):
-                    check_compatible(opened, durable.run_id, agent.name, expected())
-                full_input = AgentInput(opened.input)
-                # the recorded input is the history then the new input: only the new part is the run's own
-                own = opened.input[len(history) :] if opened.input[: len(history)] == history else opened.input
-                new_items = list(own)
-                if await paused_run(durable.store, durable.run_id):
-                    new_items, kept = [], durable.marks  # its pause appended them, and every replayed item
-            elif not durable.fresh:
-                recorded = await records_under(durable.store, durable.run_id)
-                if recorded:
-                    raise RunRecordConflict(
-                        f"a run is recorded under {durable.run_id!r} already; "
-                        "continue it with runner.resume(run_id, agent, ctx)"
-                    )
-                if recorded is None:  # nothing under this id, so nothing under its sub-runs' ids either
-                    durable = attrs.evolve(durable, fresh=True)
-                    ctx = attrs.evolve(ctx, durable=durable)
-        # a fresh run replays nothing (no sub-run of it has records to replay), so it marks nothing
-        marks = durable.marks if durable is not None and mode.resume and not mode.replay else None
-        resumed = _ResumedStream(marks) if marks is not None else None
-        timeout = self.config.timeout
-        deadline = trio.current_time() + timeout if timeout is not None else math.inf
-        terminal: TerminalEvent | None = None
-        has_started = False
+        opening = await _open(agent, ctx, input, mode)
+        ctx = opening.ctx
+        relay = _Relay(send, opening.new_items, opening.kept, _resumed_stream(ctx, mode))
+        start = _Start(started)
         recorded = False
-
-        async def record() -> None:  # noqa: ASYNC910 - the append is the checkpoint (a failure comes out of it)
-            nonlocal terminal
-            try:
-                with trio.CancelScope(shield=True):  # a cancelled or timed-out run is recorded too
-                    await session.append(new_items)
-            except Exception as exc:
-                terminal = RunFailed(SessionFailed(f"{type(exc).__name__}: {exc}"))
-
-        async def forward(event: AgentEvent) -> None:  # noqa: ASYNC910 - a pass-through per event, as `sender`
-            nonlocal terminal
-            if terminal is not None:
-                return  # noqa: ASYNC910 - a pass-through per event, as `sender`
-            match event:
-                case RunCompleted() | RunFailed() | RunPaused():
-                    terminal = event
-                    return  # noqa: ASYNC910
-                case MessageOutput(item=item) | ToolCallItem(item=item) | ToolOutputItem(item=item):
-                    if kept is None or not kept.has(event):
-                        new_items.append(item)
-            if resumed is None:
-                await send(event)
-                return
-            for delivered in resumed.deliver(event):  # (none: delivered before the crash; a replay takes no turn)
-                await send(delivered)
-
-        def start() -> None:
-            nonlocal has_started
-            has_started = True
-            started()
-
+        terminal: TerminalEvent
         try:
-            with trio.CancelScope(deadline=deadline) as scope:
-                if ctx.tracer is None or timeout is None:
-                    await forward_run(agent.run(ctx, full_input), forward, started=start)
-                else:
-                    with run_deadline(deadline):  # so the tracer can tell a timeout from a cancel
-                        await forward_run(agent.run(ctx, full_input), forward, started=start)
-            if terminal is None:
-                if scope.cancelled_caught:
-                    terminal = RunFailed(TimedOut(timeout or 0.0))
-                elif ctx.cancelled:
-                    terminal = RunFailed(Cancelled(ctx.cancel_token.reason or "run cancelled"))
-                else:
-                    message = f"agent {agent.name!r} ended its stream without a terminal event"
-                    terminal = RunFailed(OtherError(message))
-            if not has_started:
-                start()
-                await send(RunStarted(agent.name, ctx.run_id))
+            terminal = await self._run(agent, ctx, opening.input, relay, start)
         except Exception as exc:
             # Also trio's BrokenResourceError: the agent's own stream may break that way. Should it
             # come from `send` instead (the consumer has gone), sending the terminal raises it again.
-            if not has_started:
+            if not start.done:
                 recorded = True  # a run that never started leaves the session as it was
                 raise
             terminal = RunFailed(OtherError(f"internal error: {type(exc).__name__}: {exc}"))
         finally:
             if not recorded:
-                await record()  # noqa: ASYNC102 - shielded inside; a store bounds its own waits (busy/pool timeouts)
+                await relay.record(ctx.session)  # noqa: ASYNC102 - shielded inside; a store bounds its own waits (busy/pool timeouts)
+        failure = relay.session_failure
+        await relay.finish(terminal if failure is None else failure)
+
+    async def _run(
+        self, agent: Agent[Any], ctx: RunContext[Any], input: AgentInput, relay: _Relay, start: _Start
+    ) -> TerminalEvent:
+        """Forward the agent's run under the deadline; a run that gave no terminal event still gets one, and starts."""
+        timeout = self.config.timeout
+        deadline = trio.current_time() + timeout if timeout is not None else math.inf
+        with trio.CancelScope(deadline=deadline) as scope:
+            if ctx.tracer is None or timeout is None:
+                await forward_run(agent.run(ctx, input), relay.forward, started=start)
+            else:
+                with run_deadline(deadline):  # so the tracer can tell a timeout from a cancel
+                    await forward_run(agent.run(ctx, input), relay.forward, started=start)
+        terminal = relay.terminal
+        if terminal is None:
+            terminal = _missing_terminal(agent, ctx, timeout, timed_out=scope.cancelled_caught)
+        if not start.done:
+            start()
+            await relay.send(RunStarted(agent.name, ctx.run_id))
+        return terminal
+
+
+@attrs.frozen
+class _Opening:
+    """What `Runner._drive` starts a run from."""
+
+    ctx: RunContext[Any]
+    """The run context (a given run id found unused is marked fresh on it)."""
+    input: AgentInput
+    """The agent's whole input: the session history then the new input, or a recorded run's input."""
+    new_items: tuple[Item, ...]
+    """The items of the input that are the run's own, for the session."""
+    kept: ReplayMarks | None = None
+    """A paused run's replay marks: its replayed items are in the session already."""
+
+
+async def _open(agent: Agent[Any], ctx: RunContext[Any], input: AgentInput, mode: _Mode) -> _Opening:
+    """Where a run starts: the session history before its input, or, resumed, the recorded run's input."""
+    history = await ctx.session.items()
+    durable = ctx.durable
+    if durable is not None and mode.resume:
+        return await _reopen(agent, ctx, durable, history)
+    if durable is not None and not durable.fresh:
+        ctx = await _claim(ctx, durable)
+    full_input = AgentInput.from_items(history + input.items) if history else input
+    return _Opening(ctx, full_input, input.items)
+
+
+async def _reopen(agent: Agent[Any], ctx: RunContext[Any], durable: Durability, history: tuple[Item, ...]) -> _Opening:
+    """A recorded run's opening, checked against `agent`'s definition so a changed agent is refused."""
+    opened = await read_opened(durable.store, durable.run_id)
+    expected = getattr(agent, "durable_fingerprint", None)
+    if callable(expected):
+        check_compatible(opened, durable.run_id, agent.name, expected())
+    full_input = AgentInput(opened.input)
+    if await paused_run(durable.store, durable.run_id):
+        return _Opening(ctx, full_input, (), durable.marks)  # its pause appended them, and every replayed item
+    # the recorded input is the history then the new input: only the new part is the run's own
+    own = opened.input[len(history) :] if opened.input[: len(history)] == history else opened.input
+    return _Opening(ctx, full_input, own)
+
+
+async def _claim(ctx: RunContext[Any], durable: Durability) -> RunContext[Any]:
+    """Refuse a given run id that has records; one with nothing under it names a fresh run (so do its sub-runs')."""
+    recorded = await records_under(durable.store, durable.run_id)
+    if recorded:
+        raise RunRecordConflict(
+            f"a run is recorded under {durable.run_id!r} already; continue it with runner.resume(run_id, agent, ctx)"
+        )
+    if recorded is None:  # nothing under this id, so nothing under its sub-runs' ids either
+        return attrs.evolve(ctx, durable=attrs.evolve(durable, fresh=True))
+    return ctx
+
+
+def _resumed_stream(ctx: RunContext[Any], mode: _Mode) -> _ResumedStream | None:
+    """The filter of a resumed run that does not replay; a fresh run replays nothing, so it marks nothing."""
+    durable = ctx.durable
+    if durable is None or not mode.resume or mode.replay:
+        return None
+    return _ResumedStream(durable.marks)
+
+
+def _missing_terminal(agent: Agent[Any], ctx: RunContext[Any], timeout: float | None, *, timed_out: bool) -> RunFailed:
+    """The terminal event of a run that gave none: it timed out, was cancelled, or its agent is broken."""
+    if timed_out:
+        return RunFailed(TimedOut(timeout or 0.0))
+    if ctx.cancelled:
+        return RunFailed(Cancelled(ctx.cancel_token.reason or "run cancelled"))
+    return RunFailed(OtherError(f"agent {agent.name!r} ended its stream without a terminal event"))
+
+
+class _Start:
+    """The run's `started` callback, remembering that it was called: a failure before it propagates."""
+
+    __slots__ = ("_started", "done")
+
+    def __init__(self, started: Callable[[], None]) -> None:
+        self._started = started
+        self.done = False
+
+    def __call__(self) -> None:
+        self.done = True
+        self._started()
+
+
+class _Relay:
+    """Passes a run's events on: each to the consumer (through a resumed run's filter), its items to the
+    session's list, and its terminal event held back until the session is written."""
+
+    __slots__ = ("_kept", "_resumed", "new_items", "send", "session_failure", "terminal")
+
+    def __init__(
+        self, send: Send, new_items: tuple[Item, ...], kept: ReplayMarks | None, resumed: _ResumedStream | None
+    ) -> None:
+        self.send = send
+        self.new_items: list[Item] = list(new_items)
+        self._kept = kept
+        self._resumed = resumed
+        self.terminal: TerminalEvent | None = None
+        """The agent's terminal event: nothing after it is forwarded."""
+        self.session_failure: RunFailed | None = None
+        """Set when the session could not be written: it replaces the run's terminal event."""
+
+    async def forward(self, event: AgentEvent) -> None:  # noqa: ASYNC910 - a pass-through per event, as `sender`
+        """Deliver `event` and keep its item, or hold it back when it is the terminal event."""
+        if self.terminal is not None:
+            return  # noqa: ASYNC910 - a pass-through per event, as `sender`
+        match event:
+            case RunCompleted() | RunFailed() | RunPaused():
+                self.terminal = event
+                return  # noqa: ASYNC910
+            case MessageOutput(item=item) | ToolCallItem(item=item) | ToolOutputItem(item=item):
+                if self._kept is None or not self._kept.has(event):
+                    self.new_items.append(item)
+        if self._resumed is None:
+            await self.send(event)
+            return
+        for delivered in self._resumed.deliver(event):  # (none: delivered before the crash; a replay takes no turn)
+            await self.send(delivered)
+
+    async def record(self, session: Session) -> None:  # noqa: ASYNC910 - the append is the checkpoint (a failure comes out of it)
+        """Append the run's new items to `session`, also when the run was cancelled or timed out."""
         try:
-            if resumed is not None and type(terminal) is RunCompleted:
-                for delivered in resumed.answer():
-                    await send(delivered)
-            await send(terminal)
+            with trio.CancelScope(shield=True):  # a cancelled or timed-out run is recorded too
+                await session.append(self.new_items)
+        except Exception as exc:
+            self.session_failure = RunFailed(SessionFailed(f"{type(exc).__name__}: {exc}"))
+
+    async def finish(self, terminal: TerminalEvent) -> None:
+        """Deliver a resumed run's dropped answer, then `terminal`, unless the consumer has gone."""
+        try:
+            if self._resumed is not None and type(terminal) is RunCompleted:
+                for delivered in self._resumed.answer():
+                    await self.send(delivered)
+            await self.send(terminal)
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             return  # noqa: ASYNC910 - the consumer has gone; the run passed checkpoints before
 

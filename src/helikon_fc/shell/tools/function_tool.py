@@ -27,7 +27,7 @@ import inspect
 import re
 import sys
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any, Concatenate, Generic, ParamSpec, Protocol, TypeVar, cast, get_origin, get_type_hints, overload
 
@@ -297,54 +297,15 @@ def _build(
     timeout: float | None,
     localns: dict[str, Any] | None = None,
 ) -> FunctionTool[Any, Any, Any]:
+    """The `FunctionTool` for `fn`, every problem with its definition refused here rather than on a call."""
     if not callable(fn):
         raise TypeError(f"function_tool expects a function, got {type(fn).__name__}")
-    tool_name = name if name is not None else getattr(fn, "__name__", "")
-    if not _NAME.fullmatch(tool_name) or len(tool_name) > _MAX_NAME:
-        raise ValueError(
-            f"invalid tool name {tool_name!r}: it must match [A-Za-z_][A-Za-z0-9_-]* and have at most {_MAX_NAME} "
-            "characters (pass name=...)"
-        )
-    doc = inspect.getdoc(fn) or ""
-    summary, arg_docs = parse_docstring(doc)
-    tool_description = (description if description is not None else summary).strip()
-    if not tool_description:
-        raise ValueError(
-            f"tool {tool_name!r} has no description: give the function a docstring or pass description=..."
-        )
+    tool_name = _tool_name(fn, name)
+    tool_description, arg_docs = _described(fn, tool_name, description)
     if timeout is not None and not timeout > 0:
         raise ValueError(f"tool {tool_name!r}: timeout must be a positive number of seconds, got {timeout!r}")
-
-    try:
-        hints = get_type_hints(fn, localns=localns, include_extras=True)
-    except Exception as exc:
-        raise TypeError(f"tool {tool_name!r}: cannot resolve its annotations: {exc}") from exc
-    signature = inspect.signature(fn)
-    params: list[Parameter] = []
-    takes_context = False
-    for index, param in enumerate(signature.parameters.values()):
-        annotation = hints.get(param.name, inspect.Parameter.empty)
-        if _is_tool_context(annotation):
-            if index != 0:
-                raise TypeError(f"tool {tool_name!r}: the ToolContext parameter {param.name!r} must come first")
-            if param.kind is inspect.Parameter.KEYWORD_ONLY:
-                raise TypeError(f"tool {tool_name!r}: the ToolContext parameter {param.name!r} must be positional")
-            takes_context = True
-            continue
-        if param.kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD):
-            raise TypeError(f"tool {tool_name!r}: *args and **kwargs ({param.name!r}) cannot be described to a model")
-        if annotation is inspect.Parameter.empty:
-            raise TypeError(f"tool {tool_name!r}: parameter {param.name!r} has no type annotation")
-        params.append(
-            Parameter(
-                param.name,
-                annotation,
-                REQUIRED if param.default is inspect.Parameter.empty else param.default,
-                arg_docs.get(param.name),
-                positional_only=param.kind is inspect.Parameter.POSITIONAL_ONLY,
-            )
-        )
-    codec = compile_parameters(tuple(params), tool_name, localns)
+    params, takes_context = _parameters(fn, tool_name, arg_docs, localns)
+    codec = compile_parameters(params, tool_name, localns)
     if strict:
         # Fail now, not on the first request, if strict mode cannot express a parameter.
         problems = strict_problems(codec.schema(True))
@@ -360,6 +321,66 @@ def _build(
         timeout=timeout,
         takes_context=takes_context,
         is_async=is_async,
+    )
+
+
+def _tool_name(fn: Callable[..., Any], name: str | None) -> str:
+    """The name the model calls the tool by (`name`, else the function's), refused when a provider would refuse it."""
+    tool_name = name if name is not None else getattr(fn, "__name__", "")
+    if not _NAME.fullmatch(tool_name) or len(tool_name) > _MAX_NAME:
+        raise ValueError(
+            f"invalid tool name {tool_name!r}: it must match [A-Za-z_][A-Za-z0-9_-]* and have at most {_MAX_NAME} "
+            "characters (pass name=...)"
+        )
+    return tool_name
+
+
+def _described(fn: Callable[..., Any], tool_name: str, description: str | None) -> tuple[str, dict[str, str]]:
+    """The tool's description and its parameters' docs from the docstring; a tool the model cannot read is refused."""
+    summary, arg_docs = parse_docstring(inspect.getdoc(fn) or "")
+    tool_description = (description if description is not None else summary).strip()
+    if not tool_description:
+        raise ValueError(
+            f"tool {tool_name!r} has no description: give the function a docstring or pass description=..."
+        )
+    return tool_description, arg_docs
+
+
+def _parameters(
+    fn: Callable[..., Any], tool_name: str, arg_docs: Mapping[str, str], localns: dict[str, Any] | None
+) -> tuple[tuple[Parameter, ...], bool]:
+    """The parameters the model fills in, and whether a leading `ToolContext` parameter takes the call's context."""
+    try:
+        hints = get_type_hints(fn, localns=localns, include_extras=True)
+    except Exception as exc:
+        raise TypeError(f"tool {tool_name!r}: cannot resolve its annotations: {exc}") from exc
+    params: list[Parameter] = []
+    takes_context = False
+    for index, param in enumerate(inspect.signature(fn).parameters.values()):
+        annotation = hints.get(param.name, inspect.Parameter.empty)
+        if _is_tool_context(annotation):
+            if index != 0:
+                raise TypeError(f"tool {tool_name!r}: the ToolContext parameter {param.name!r} must come first")
+            if param.kind is inspect.Parameter.KEYWORD_ONLY:
+                raise TypeError(f"tool {tool_name!r}: the ToolContext parameter {param.name!r} must be positional")
+            takes_context = True
+            continue
+        params.append(_parameter(param, annotation, tool_name, arg_docs))
+    return tuple(params), takes_context
+
+
+def _parameter(param: inspect.Parameter, annotation: Any, tool_name: str, arg_docs: Mapping[str, str]) -> Parameter:
+    """One parameter as the model sees it, refused when it cannot be described (no annotation, ``*args``)."""
+    if param.kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD):
+        raise TypeError(f"tool {tool_name!r}: *args and **kwargs ({param.name!r}) cannot be described to a model")
+    if annotation is inspect.Parameter.empty:
+        raise TypeError(f"tool {tool_name!r}: parameter {param.name!r} has no type annotation")
+    return Parameter(
+        param.name,
+        annotation,
+        REQUIRED if param.default is inspect.Parameter.empty else param.default,
+        arg_docs.get(param.name),
+        positional_only=param.kind is inspect.Parameter.POSITIONAL_ONLY,
     )
 
 
