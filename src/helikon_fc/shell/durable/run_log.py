@@ -25,7 +25,8 @@ from typing import TYPE_CHECKING
 import attrs
 import trio
 
-from ...core import AgentEvent, JsonValue, RunCompleted, RunPaused
+from ...core import AgentEvent, ApprovalRequested, JsonValue, RunCompleted, RunPaused
+from ...core.patterns.subrun import Relay, relay
 from ...core.record_codec import Seen, decode_record, encode_log
 from ...core.records import (
     RecordLogError,
@@ -80,6 +81,18 @@ class ReplayMarks:
     def take(self, event: AgentEvent) -> bool:
         """Whether `event` was marked as a replay (and forget it)."""
         return self._marked.pop(id(event), None) is not None
+
+
+def relayed(marks: ReplayMarks | None, state: Relay, event: AgentEvent) -> tuple[Relay, tuple[AgentEvent, ...]]:
+    """`subrun.relay` for a shell run with `marks` (its run tree's, `None` when unrecorded): the qualified copy
+    of a replayed question is a replay too, so a resumed run drops what it delivered before the pause (the copy
+    would not carry the mark the original does). Every sub-run that qualifies its questions relays through it."""
+    state, passed = relay(state, event)
+    if marks is not None and type(event) is ApprovalRequested and passed and passed[0] is not event:
+        if marks.take(event):
+            for each in passed:
+                marks.mark(each)
+    return state, passed
 
 
 @attrs.frozen
