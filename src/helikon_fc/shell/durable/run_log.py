@@ -99,10 +99,6 @@ def relayed(marks: ReplayMarks | None, state: Relay, event: AgentEvent) -> tuple
 class Durability:
     """Where a run records itself: the store, its run id, and the replay marks of the whole run tree.
 
-    `scope` is the run's place below the run that was started (``""`` there, ``"tool:CALL/"`` in an
-    agent-as-tool sub-run, ...): it qualifies the call ids a paused run asks approval for, so a
-    decision given to `Runner.resume` reaches the run whose call waits.
-
     `fresh` says that nothing can be recorded under this id or any id below it yet (a run started
     under a new id, and its sub-runs): its log is then created with its first write, without being
     looked up first.
@@ -111,14 +107,11 @@ class Durability:
     store: RunStore
     run_id: str
     marks: ReplayMarks = attrs.field(factory=ReplayMarks, eq=False)
-    scope: str = ""
     fresh: bool = False
 
     def child(self, segment: str) -> Durability:
         """The durability of a sub-run: recorded in the same store under ``f"{run_id}/{segment}"``."""
-        return Durability(
-            self.store, f"{self.run_id}/{segment}", self.marks, scope=f"{self.scope}{segment}/", fresh=self.fresh
-        )
+        return Durability(self.store, f"{self.run_id}/{segment}", self.marks, fresh=self.fresh)
 
 
 def definition_fingerprint(pattern: str, definition: JsonValue) -> str:
