@@ -1,13 +1,13 @@
 """An agent-as-tool sub-run's questions reach its caller's stream while the call runs (as on Temporal), qualified
 by the call: before a waiting handler answers, before a pause, and not a second time when a paused run resumes
-(nor do a workflow child's, whose questions the relay qualifies the same way)."""
+(nor do a workflow child's or a handoff target's, whose questions the relay qualifies the same way)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import trio
-from tests.control.scenario import DECISIONS, graph, lead, resume, scoped, start
+from tests.control.scenario import DECISIONS, front, graph, lead, resume, scoped, start
 
 from helikon_fc import AgentInput, RunContext, Runner
 from helikon_fc.core import AgentEvent, ApprovalRequested, RunPaused, ToolOutputItem
@@ -66,4 +66,14 @@ async def test_a_paused_graph_nodes_questions_are_not_handed_out_again_on_resume
         assert _asked(paused.events) == ["clean/cmd0", "clean/cmd2", "clean/cmd3"]
         done = await resume(store, graph(None), "g", scoped("clean/", DECISIONS))
         assert done.final_output == "report written"
+        assert _asked(done.events) == []
+
+
+async def test_a_paused_handoff_targets_questions_are_not_handed_out_again_on_resume() -> None:
+    """The target's replayed questions are qualified copies too: the resume drops them as replays."""
+    async with MemoryStore() as store:
+        paused = await start(store, front(None), "f")
+        assert _asked(paused.events) == ["handoff:ops/cmd0", "handoff:ops/cmd2", "handoff:ops/cmd3"]
+        done = await resume(store, front(None), "f", scoped("handoff:ops/", DECISIONS))
+        assert "cmd2: permission denied" in done.final_output, done.pending
         assert _asked(done.events) == []

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import attrs
 
-from helikon_fc import AgentAsTool, AgentInput, GraphAgent, LlmAgent, RunContext, Runner, RunResultStreaming
+from helikon_fc import AgentAsTool, AgentInput, GraphAgent, Handoff, LlmAgent, RunContext, Runner, RunResultStreaming
 from helikon_fc.core import JsonObject, ModelRequest, ToolEffect, ToolResult
 from helikon_fc.shell.control.permissions import ApprovalAnswer, Approve, Permissions, Reject
 from helikon_fc.shell.durable.storage import RunStore
@@ -93,6 +93,24 @@ def graph(log: Path | None) -> GraphAgent[None]:
         .node("report", report)
         .edge("clean", "report")
         .build()
+    )
+
+
+def _handed_ops_turn(request: ModelRequest) -> ScriptedTurn:
+    """`ops`'s turns, reading past the handoff's own result in the transcript it is handed."""
+    done = [item for item in request.items if isinstance(item, ToolResult) and item.call_id.startswith("cmd")]
+    if not done:
+        return call_tools(*(call("Bash", command=command).with_id(f"cmd{i}") for i, command in enumerate(COMMANDS)))
+    return reply(" | ".join(f"{result.call_id}: {result.output}" for result in done))
+
+
+def front(log: Path | None) -> LlmAgent[None]:
+    """An agent that hands off to an `ops` at once (its calls decided as ``handoff:ops/ID``)."""
+    target = LlmAgent(name="ops", model=FunctionModel(_handed_ops_turn), tools=[LoggingTool("Bash", log)])
+    return LlmAgent(
+        name="front",
+        model=FunctionModel(lambda request: call_tools(call("transfer_to_ops").with_id("t1"))),
+        handoffs=[Handoff.to(target)],
     )
 
 

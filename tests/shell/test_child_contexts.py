@@ -16,7 +16,7 @@ KINDS: tuple[ChildKind, ...] = ("handoff", "workflow", "tool")
 
 
 def _recorded() -> RunContext[str]:
-    return attrs.evolve(RunContext.ephemeral("user"), durable=Durability(MemoryStore(), "run-1", scope="s/"))
+    return attrs.evolve(RunContext.ephemeral("user"), durable=Durability(MemoryStore(), "run-1"), scope="s/")
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -26,14 +26,17 @@ def test_a_recorded_parent_records_the_child_under_the_segment(kind: ChildKind) 
     child = parent.child(kind, "0.1:draft")
     assert parent.durable is not None and child.durable is not None
     assert child.durable.run_id == "run-1/0.1:draft"
-    assert child.durable.scope == "s/0.1:draft/"
+    assert child.scope == "s/0.1:draft/"
     assert child.durable.store is parent.durable.store and child.durable.marks is parent.durable.marks
 
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_an_unrecorded_parent_gives_an_unrecorded_child(kind: ChildKind) -> None:
-    """A run that records nothing has sub-runs that record nothing."""
-    assert RunContext.ephemeral("user").child(kind, "seg").durable is None
+    """A run that records nothing has sub-runs that record nothing, each still at its place (its questions'
+    qualifier)."""
+    child = attrs.evolve(RunContext.ephemeral("user"), scope="s/").child(kind, "seg")
+    assert child.durable is None
+    assert child.scope == "s/seg/"
 
 
 def _shared(ctx: RunContext[Any]) -> tuple[object, ...]:

@@ -33,7 +33,6 @@ from ..core import (
     AgentError,
     AgentEvent,
     AgentUpdated,
-    ApprovalRequested,
     HookFailed,
     JsonValue,
     MaxAgentDepthExceeded,
@@ -54,7 +53,14 @@ from ..core.patterns import (
 from ..core.records import RecordLogError
 from ..shell.context.run_context import RunContext
 from ..shell.control.hooks import subagent_stopped
-from ..shell.durable.run_log import Durability, IncompatibleRunError, ReplayMarks, definition_fingerprint, open_log
+from ..shell.durable.run_log import (
+    Durability,
+    IncompatibleRunError,
+    ReplayMarks,
+    definition_fingerprint,
+    open_log,
+    relayed,
+)
 from ..shell.input import AgentInput
 from ..shell.loop.controls import failing_on_hook
 from ..shell.loop.run_stream import emit_run, open_run_stream
@@ -115,14 +121,6 @@ async def run_child(
     return outcome
 
 
-def _replayed_as(marks: ReplayMarks, event: ApprovalRequested, passed: tuple[AgentEvent, ...]) -> None:
-    """A replayed question's qualified copy is a replay too: a resumed run's stream drops what it delivered
-    before the pause by its mark, which the copy the relay made would not carry."""
-    if passed and passed[0] is not event and marks.take(event):
-        for each in passed:
-            marks.mark(each)
-
-
 async def _run_child(
     agent: Agent[Ctx], ctx: RunContext[Ctx], input: AgentInput, emit: Emit, state: subrun.Relay
 ) -> ChildOutcome:
@@ -135,9 +133,7 @@ async def _run_child(
         async with agent.run(ctx, input) as events:
             started = True
             async for event in events:
-                state, passed = subrun.relay(state, event)
-                if marks is not None and type(event) is ApprovalRequested:
-                    _replayed_as(marks, event, passed)
+                state, passed = relayed(marks, state, event)
                 if type(event) is RunCompleted and state.terminal is event:
                     slot.settle(agent.name, event.usage)
                 for each in passed:

@@ -203,6 +203,10 @@ class RunContext(Generic[Ctx]):
     stream: Stream | None = attrs.field(default=None, eq=False, repr=False)
     """The event stream of the model loop whose tools run in this context (set by `for_run`; `None` outside
     one): an `AgentAsTool` relays its sub-run's questions into it while the call runs."""
+    scope: str = ""
+    """The run's place below the run that was started (``""`` there, ``"tool:CALL/"`` in an agent-as-tool
+    sub-run, ...; set by `child`, recorded or not): it qualifies the call ids a paused run asks approval for,
+    as the stream's questions are qualified, so a decision reaches the run whose call waits."""
 
     @classmethod
     def ephemeral(cls, user: Ctx, *, session: Session | None = None) -> RunContext[Ctx]:
@@ -290,12 +294,13 @@ class RunContext(Generic[Ctx]):
         return _tightest(self.depth_limit, self.run_config)
 
     def child(self, kind: ChildKind, segment: str) -> RunContext[Ctx]:
-        """The context of a sub-run of `kind`, recorded (when this context is) under its child id `segment`.
+        """The context of a sub-run of `kind` at `segment` below this run's `scope`, recorded (when this context
+        is) under its child id `segment`.
 
         `kind` says what crosses (see `handoff_child`, `subagent_child`, `isolated_child`):
         ``"handoff"`` a handoff target, ``"workflow"`` a workflow child, ``"tool"`` an agent-as-tool sub-run.
         """
-        made = _CHILDREN[kind](self)
+        made = attrs.evolve(_CHILDREN[kind](self), scope=f"{self.scope}{segment}/")
         return made if self.durable is None else attrs.evolve(made, durable=self.durable.child(segment))
 
     def handoff_child(self) -> RunContext[Ctx]:

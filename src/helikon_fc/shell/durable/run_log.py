@@ -25,7 +25,8 @@ from typing import TYPE_CHECKING
 import attrs
 import trio
 
-from ...core import AgentEvent, JsonValue, RunCompleted, RunPaused
+from ...core import AgentEvent, ApprovalRequested, JsonValue, RunCompleted, RunPaused
+from ...core.patterns.subrun import Relay, relay
 from ...core.record_codec import Seen, decode_record, encode_log
 from ...core.records import (
     RecordLogError,
@@ -82,13 +83,21 @@ class ReplayMarks:
         return self._marked.pop(id(event), None) is not None
 
 
+def relayed(marks: ReplayMarks | None, state: Relay, event: AgentEvent) -> tuple[Relay, tuple[AgentEvent, ...]]:
+    """`subrun.relay` for a shell run with `marks` (its run tree's, `None` when unrecorded): the qualified copy
+    of a replayed question is a replay too, so a resumed run drops what it delivered before the pause (the copy
+    would not carry the mark the original does). Every sub-run that qualifies its questions relays through it."""
+    state, passed = relay(state, event)
+    if marks is not None and type(event) is ApprovalRequested and passed and passed[0] is not event:
+        if marks.take(event):
+            for each in passed:
+                marks.mark(each)
+    return state, passed
+
+
 @attrs.frozen
 class Durability:
     """Where a run records itself: the store, its run id, and the replay marks of the whole run tree.
-
-    `scope` is the run's place below the run that was started (``""`` there, ``"tool:CALL/"`` in an
-    agent-as-tool sub-run, ...): it qualifies the call ids a paused run asks approval for, so a
-    decision given to `Runner.resume` reaches the run whose call waits.
 
     `fresh` says that nothing can be recorded under this id or any id below it yet (a run started
     under a new id, and its sub-runs): its log is then created with its first write, without being
@@ -98,14 +107,11 @@ class Durability:
     store: RunStore
     run_id: str
     marks: ReplayMarks = attrs.field(factory=ReplayMarks, eq=False)
-    scope: str = ""
     fresh: bool = False
 
     def child(self, segment: str) -> Durability:
         """The durability of a sub-run: recorded in the same store under ``f"{run_id}/{segment}"``."""
-        return Durability(
-            self.store, f"{self.run_id}/{segment}", self.marks, scope=f"{self.scope}{segment}/", fresh=self.fresh
-        )
+        return Durability(self.store, f"{self.run_id}/{segment}", self.marks, fresh=self.fresh)
 
 
 def definition_fingerprint(pattern: str, definition: JsonValue) -> str:

@@ -54,7 +54,7 @@ from ...core import (
     initial_state,
 )
 from ...core.loop_steps import credited_model, problems_by_call
-from ...core.patterns.subrun import Relay, SubRun, handoff_end, handoff_segment, relay, relay_of
+from ...core.patterns.subrun import Relay, SubRun, handoff_end, handoff_segment, relay_of
 from ...core.records import RecordLogError
 from ...core.usage import one_call
 from ...engine import Begin, Held, run_loop
@@ -65,7 +65,7 @@ from ..context.run_context import RunContext
 from ..control.hooks import HookFailure, Hooks, after_tool_call, before_tool_call, subagent_stopped
 from ..control.permissions import ApprovalAnswer
 from ..durable.compaction import discard
-from ..durable.run_log import IncompatibleRunError
+from ..durable.run_log import IncompatibleRunError, ReplayMarks, relayed
 from ..input import AgentInput
 from ..telemetry.metering import UsageMeter
 from ..telemetry.tracing import Tracer, trace_model_call
@@ -661,7 +661,8 @@ async def hand_off(
     except Exception as exc:
         return RunFailed(OtherError(f"handoff target {target!r} could not be resolved: {type(exc).__name__}: {exc}"))
     segment = handoff_segment(target)
-    forward = _HandoffForward(send, relay_of(SubRun.HANDOFF, target, segment))
+    marks = ctx.durable.marks if ctx.durable is not None else None
+    forward = _HandoffForward(send, relay_of(SubRun.HANDOFF, target, segment), marks)
     child, slot = ctx.child("handoff", segment).with_meter_slot()
     try:
         await forward_run(successor.run(child, AgentInput.from_items(transcript)), forward)
@@ -678,15 +679,17 @@ async def hand_off(
 
 
 class _HandoffForward:
-    """Passes a handoff target's events on as its relay says (`core.patterns.subrun`)."""
+    """Passes a handoff target's events on as its relay says (`core.patterns.subrun`), a replayed question's
+    qualified copy marked as a replay (`relayed`)."""
 
-    __slots__ = ("_send", "state")
+    __slots__ = ("_marks", "_send", "state")
 
-    def __init__(self, send: Send, state: Relay) -> None:
+    def __init__(self, send: Send, state: Relay, marks: ReplayMarks | None) -> None:
         self._send = send
         self.state = state
+        self._marks = marks
 
     async def __call__(self, event: AgentEvent) -> None:  # noqa: ASYNC910 - a pass-through per event, as `sender`
-        self.state, passed = relay(self.state, event)
+        self.state, passed = relayed(self._marks, self.state, event)
         for each in passed:
             await self._send(each)

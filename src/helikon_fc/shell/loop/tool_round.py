@@ -72,9 +72,9 @@ class Allowed:
 
 def approval_key(ctx: RunContext[Any], call_id: str) -> str:
     """The id a paused run asks approval for `call_id` under: qualified by the run's place in the run tree
-    (``"tool:call_1/call_7"`` for call ``call_7`` of the agent-as-tool sub-run of call ``call_1``)."""
-    durable = ctx.durable
-    return durable.scope + call_id if durable is not None else call_id
+    (``"tool:call_1/call_7"`` for call ``call_7`` of the agent-as-tool sub-run of call ``call_1``), whether
+    the run is recorded or not, as its stream's questions are."""
+    return ctx.scope + call_id
 
 
 def _waiting(ctx: RunContext[Any], call: ToolCall) -> ApprovalRequested:
