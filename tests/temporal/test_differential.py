@@ -383,10 +383,6 @@ CASES: dict[str, Case] = {
 }
 
 
-XFAIL: dict[str, str] = {}
-"""Cases whose difference lies in the model/tool loop body being rewritten (said in each reason)."""
-
-
 def _trio(case: Case, probe: Probe) -> Events:
     """The case on the trio runner (the simulator: virtual time, deterministic scheduling)."""
     ctx = RunContext[None].ephemeral(None).with_run_config(case.config)
@@ -438,8 +434,7 @@ def _temporal(case: Case, probe: Probe, address: str) -> Events:
 
 
 def _params() -> list[Any]:
-    marks = {name: pytest.mark.xfail(strict=True, reason=reason) for name, reason in XFAIL.items()}
-    return [pytest.param(name, id=name.replace(" ", "-"), marks=marks.get(name, ())) for name in CASES]
+    return [pytest.param(name, id=name.replace(" ", "-")) for name in CASES]
 
 
 @pytest.mark.parametrize("name", _params())
