@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import attrs
 from tests.engine.test_engine_controls import Scripted
 from tests.engine.test_shared_loop import CTX, InputTripping, Performer, fresh
 
@@ -21,8 +22,6 @@ from helikon_fc.core import (
     HookFailed,
     Item,
     JsonObject,
-    ModelFailed,
-    ModelFailureKind,
     ModelRequest,
     ModelResponse,
     RunCompleted,
@@ -39,13 +38,14 @@ from helikon_fc.core import (
     UserMessage,
     initial_state,
 )
+from helikon_fc.core.errors import ModelFailed, ModelFailureKind
 from helikon_fc.engine import Begin, Controls, Held, run_loop
 
-CALL = ToolCall("c1", "t", "{}")
-RESULT = ToolResult("c1", "42")
 TOOLS_CTX = TransitionCtx(
     agent_name="a", instructions=None, conversation=Conversation(), tools=(ToolDef("t", "d", {"type": "object"}),)
 )
+CALL = ToolCall("c1", "t", "{}")
+RESULT = ToolResult("c1", "42")
 
 
 class Acting(Performer):
@@ -263,12 +263,7 @@ async def test_a_performer_that_does_not_record_gets_no_boundary() -> None:
 
 async def test_a_handoff_leaves_run_complete_to_its_target() -> None:
     """A run that handed off does not fire its own `OnRunComplete` afterwards (its target fires its own)."""
-    ctx = TransitionCtx(
-        agent_name="a",
-        instructions=None,
-        conversation=Conversation(),
-        handoffs=(HandoffTarget("transfer_to_b", "b", "b"),),
-    )
+    ctx = attrs.evolve(CTX, handoffs=(HandoffTarget("transfer_to_b", "b", "b"),))
     controls = Scripted()
     p = Acting([ModelResponse(tool_calls=(ToolCall("c1", "transfer_to_b", "{}"),))])
     await run_loop(p, controls, ctx, fresh())
