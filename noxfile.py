@@ -8,6 +8,9 @@ import nox
 
 nox.options.sessions = ["lint", "typecheck", "tests", "properties"]
 nox.options.reuse_existing_virtualenvs = True
+# uv builds each session's virtualenv in seconds where pip took a minute or two (four sessions, each with the
+# `dev` extra); where uv is not installed nox falls back to virtualenv and pip.
+nox.options.default_venv_backend = "uv|virtualenv"
 
 PYTHON = "3.11"
 
