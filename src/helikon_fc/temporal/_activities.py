@@ -90,10 +90,10 @@ class Activities:
         registry: AgentRegistry,
         portal: TrioPortal,
         *,
-        heartbeat_every: float = 1.0,
         user_codec: UserCodec | None = None,
         permissions: Permissions | None = None,
         run_level: RunLevel | None = None,
+        heartbeat_every: float = 1.0,
     ) -> None:
         self._registry = registry
         self._permissions = permissions

@@ -11,10 +11,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from datetime import timedelta
 
 from temporalio import workflow
-from temporalio.common import RetryPolicy
 from temporalio.exceptions import ActivityError
 
 with workflow.unsafe.imports_passed_through():
@@ -32,6 +30,7 @@ with workflow.unsafe.imports_passed_through():
     )
     from ..engine import Controls
     from ._payloads import CONTROL, ActivityPolicy, ControlInput, ControlOutput
+    from ._schedules import user_code
 
 __all__ = ["LoopControls"]
 
@@ -60,18 +59,10 @@ class LoopControls(Controls):
 
     async def _fire(self, point: str, **fields: object) -> ControlOutput | AgentError:
         """Run `point` in the control activity; its answer (the shared state it left taken in), or the failure."""
-        policy = self._policy
         request = ControlInput(self._path, point, json.dumps(self._state), self._depth, self._user_json, **fields)  # type: ignore[arg-type]
         try:
             output: ControlOutput = await workflow.execute_activity(
-                CONTROL,
-                request,
-                result_type=ControlOutput,
-                start_to_close_timeout=timedelta(seconds=policy.tool_timeout),
-                heartbeat_timeout=timedelta(seconds=policy.heartbeat_timeout),
-                retry_policy=RetryPolicy(
-                    initial_interval=timedelta(seconds=policy.retry_interval), maximum_attempts=policy.tool_attempts
-                ),
+                CONTROL, request, result_type=ControlOutput, **user_code(self._policy)
             )
         except ActivityError as exc:
             return HookFailed(point, f"control activity failed: {exc.cause or exc}")  # noqa: ASYNC910 - asyncio workflow code: trio checkpoint rules do not apply

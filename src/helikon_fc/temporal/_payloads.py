@@ -37,28 +37,25 @@ class RunSettings:
 
 @dataclass(frozen=True)
 class ActivityPolicy:
-    """How the workflow schedules its activities (seconds; attempts count the first call).
-
-    Attributes:
-        model_timeout: start-to-close timeout of one model call.
-        model_attempts: tries of a model call whose failure is retryable (rate limited, unavailable, transport).
-        tool_timeout: start-to-close timeout of one tool call.
-        tool_attempts: tries of a tool call whose activity failed (a worker lost, a timeout); a tool
-            that raises returns an error result and is never retried.
-        heartbeat_timeout: a model or tool call whose worker stops heartbeating for this long is retried elsewhere.
-        retry_interval: the first wait before a retry (doubling after each).
-        delta_interval: a model call sends its live deltas to the run at most this often (each batch
-            a signal in the run's history); what is left at its end rides with the response. `None`:
-            no live deltas (they reach the run with the response, and the history holds no signals).
-    """
+    """How the workflow schedules its activities (seconds; attempts count the first call)."""
 
     model_timeout: float = 300.0
+    """Start-to-close timeout of one model call."""
     model_attempts: int = 3
+    """Tries of a model call whose failure is retryable (rate limited, unavailable, transport)."""
     tool_timeout: float = 300.0
+    """Start-to-close timeout of one tool call."""
     tool_attempts: int = 3
+    """Tries of a tool call whose activity failed (a worker lost, a timeout); a tool that raises returns an error
+    result and is never retried."""
     heartbeat_timeout: float = 10.0
+    """A model or tool call whose worker stops heartbeating for this long is retried elsewhere."""
     retry_interval: float = 1.0
+    """The first wait before a retry (doubling after each)."""
     delta_interval: float | None = 0.2
+    """A model call sends its live deltas to the run at most this often (each batch a signal in the run's history);
+    what is left at its end rides with the response. `None`: no live deltas (they reach the run with the response,
+    and the history holds no signals)."""
 
 
 @dataclass(frozen=True)
@@ -288,10 +285,15 @@ class ControlInput:
     """
 
     path: str
+    """Where the agent stands in the run's tree of agents."""
     point: str
+    """The hook point or the kind of guardrails (above)."""
     state_json: str
+    """The run's shared state (what hooks read and write), as JSON."""
     depth: int
-    user_json: str | None = None
+    """The agent depth of the run at `path` (0: the run's own agent)."""
+    user_json: str | None
+    """The run's user value as its codec wrote it (`None`: the run has none)."""
     turn: int = 0
     target: str = ""
     text: str = ""

@@ -27,16 +27,18 @@ def settings_of(config: RunConfig | None) -> RunSettings | None:
 
 def config_of(settings: RunSettings) -> RunConfig:
     """The `RunConfig` a worker runs with for `settings` (its compaction without a model of its own)."""
-    compaction = None
-    if settings.compaction_json is not None:
-        policy: CompactionPolicy = from_json(CompactionPolicy, settings.compaction_json)
-        compaction = Compaction(
-            max_tokens=policy.max_tokens, summary_tokens=policy.summary_tokens, instructions=policy.instructions
-        )
     return RunConfig(
         max_turns=settings.max_turns,
         parallel_tool_call_limit=settings.parallel_tool_call_limit,
         max_agent_depth=settings.max_agent_depth,
         timeout=settings.timeout,
-        compaction=compaction,
+        compaction=None if settings.compaction_json is None else _compaction(settings.compaction_json),
+    )
+
+
+def _compaction(policy_json: str) -> Compaction:
+    """The `Compaction` of a crossed `CompactionPolicy` (summaries by the agent's own model)."""
+    policy: CompactionPolicy = from_json(CompactionPolicy, policy_json)
+    return Compaction(
+        max_tokens=policy.max_tokens, summary_tokens=policy.summary_tokens, instructions=policy.instructions
     )

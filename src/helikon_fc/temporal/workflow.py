@@ -38,11 +38,9 @@ import dataclasses
 import functools
 import json
 from collections.abc import Awaitable, Callable
-from datetime import timedelta
 from typing import Any, TypeVar
 
 from temporalio import workflow
-from temporalio.common import RetryPolicy
 from temporalio.exceptions import ActivityError, ApplicationError, ChildWorkflowError
 
 with workflow.unsafe.imports_passed_through():
@@ -140,6 +138,7 @@ with workflow.unsafe.imports_passed_through():
         ToolCallInput,
         ToolCallOutput,
     )
+    from ._schedules import describe, model_call, user_code
     from ._scope import Actions, Emit, Scope, State
 
 A = TypeVar("A")
@@ -317,10 +316,7 @@ class RunWorkflow:
                 permissions=self._permissions_json is not None,
             ),
             result_type=AgentPlan,
-            start_to_close_timeout=timedelta(seconds=60),
-            retry_policy=RetryPolicy(
-                initial_interval=timedelta(seconds=self._policy.retry_interval), maximum_attempts=3
-            ),
+            **describe(self._policy),
         )
         emit(RunStarted(plan.name))  # a run that cannot start opens its stream too, as on trio
         if plan.kind == "error":
@@ -367,7 +363,7 @@ class RunWorkflow:
         )
         try:
             output = await workflow.execute_activity(
-                CONTROL, request, result_type=ControlOutput, **_user_code(self._policy)
+                CONTROL, request, result_type=ControlOutput, **user_code(self._policy)
             )
         except ActivityError as exc:
             return HookFailed("on_subagent_stop", f"control activity failed: {exc.cause or exc}")
@@ -542,11 +538,7 @@ class RunWorkflow:
                 CALL_MODEL,
                 ModelCallInput(path, to_json(request), stream, policy.delta_interval),
                 result_type=str,
-                start_to_close_timeout=timedelta(seconds=policy.model_timeout),
-                heartbeat_timeout=timedelta(seconds=policy.heartbeat_timeout),
-                retry_policy=RetryPolicy(
-                    initial_interval=timedelta(seconds=policy.retry_interval), maximum_attempts=policy.model_attempts
-                ),
+                **model_call(policy),
             )
         except ActivityError as exc:
             return RunFailed(_model_error(exc))
@@ -697,7 +689,7 @@ class RunWorkflow:
         call: ToolCall = from_json(ToolCall, request.call_json)
         try:
             output = await workflow.execute_activity(
-                name, request, result_type=ToolCallOutput, **_user_code(self._policy)
+                name, request, result_type=ToolCallOutput, **user_code(self._policy)
             )
         except ActivityError as exc:
             message = f"tool activity failed: {exc.cause or exc}"
@@ -769,17 +761,6 @@ class _HookRaised(Exception):
     def __init__(self, error: HookFailed) -> None:
         super().__init__(str(error))
         self.error = error
-
-
-def _user_code(policy: ActivityPolicy) -> dict[str, Any]:
-    """The options of an activity that runs user code (a tool, a hook): the policy's tool timeout and attempts."""
-    return {
-        "start_to_close_timeout": timedelta(seconds=policy.tool_timeout),
-        "heartbeat_timeout": timedelta(seconds=policy.heartbeat_timeout),
-        "retry_policy": RetryPolicy(
-            initial_interval=timedelta(seconds=policy.retry_interval), maximum_attempts=policy.tool_attempts
-        ),
-    }
 
 
 class _LoopPerformer:

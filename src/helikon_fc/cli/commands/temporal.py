@@ -11,6 +11,12 @@ from typing import Any
 
 from .._command import Command
 
+# The worker's options that name an object to import (module:attr), with what each is.
+_WORKER_OBJECTS = (
+    ("--user-codec", "the UserCodec that decodes runs' user values (default: JSON as is)"),
+    ("--permissions", "the Permissions that decide every tool call of the runs"),
+)
+
 
 def _configure(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="temporal_command", metavar="COMMAND", required=True)
@@ -31,12 +37,8 @@ def _configure(parser: argparse.ArgumentParser) -> None:
         metavar="SECONDS",
         help="how long a run's next workflow task waits for the worker that has it cached (default %(default)s)",
     )
-    worker.add_argument(
-        "--user-codec", metavar="MODULE:ATTR", help="the UserCodec that decodes runs' user values (default: JSON as is)"
-    )
-    worker.add_argument(
-        "--permissions", metavar="MODULE:ATTR", help="the Permissions that decide every tool call of the runs"
-    )
+    for flag, help_text in _WORKER_OBJECTS:
+        worker.add_argument(flag, metavar="MODULE:ATTR", help=help_text)
     pending = sub.add_parser(
         "pending",
         help="list the calls a run waits on a human for",
