@@ -42,3 +42,13 @@ async def test_an_unrecorded_sub_runs_pending_ids_are_its_streamed_ones(case: st
     done = await _unrecorded(build(log), Approvals(scoped(prefix, DECISIONS)))
     assert not done.paused, done.pending
     assert sorted(commands_run(log)) == ["echo hi > /tmp/motd", "ls -la", "rm -rf /"]
+
+
+async def test_a_run_started_from_a_sub_runs_context_pends_under_its_own_ids() -> None:
+    """`Runner.run` starts a run of its own: a context taken from inside a sub-run (a tool's, whose scope is
+    ``tool:CALL/``) does not qualify the new run's pending ids by the sub-run's place."""
+    inner = context().child("tool", "tool:outer")
+    paused = await RunResultStreaming(Runner().run(CASES["agent-as-tool"][0](None), inner, "go")).collect()
+    assert [request.call_id for request in paused.pending] == [
+        "tool:ask-ops/" + call_id for call_id in ("cmd0", "cmd2", "cmd3")
+    ]

@@ -88,7 +88,7 @@ class Runner:
             RunRecordConflict: on entering the stream, when a run is recorded under `run_id` already.
         """
         input = as_input("Runner.run", input)
-        run_ctx = ctx.with_run_config(self.config)
+        run_ctx = _root(ctx, self.config)
         if self.store is None:
             if run_id is not None:
                 raise ValueError(f"run_id={run_id!r} needs a store to record the run in: Runner(config, store=...)")
@@ -138,7 +138,7 @@ class Runner:
         if self.store is None:
             raise ValueError("resume needs the store the run was recorded in: Runner(config, store=...)")
         run_ctx = attrs.evolve(
-            ctx.with_run_config(self.config),
+            _root(ctx, self.config),
             durable=Durability(self.store, run_id),
             approvals=Approvals(approvals) if approvals else ctx.approvals,
         )
@@ -217,6 +217,12 @@ class Runner:
             start()
             await relay.send(RunStarted(agent.name, ctx.run_id))
         return terminal
+
+
+def _root(ctx: RunContext[Ctx], config: RunConfig) -> RunContext[Ctx]:
+    """`ctx` as the context of a run of its own: `config` installed, at the top of its tree (a context taken from
+    inside a sub-run, a tool's, keeps no place of it: its scope and its loop's stream stay behind)."""
+    return attrs.evolve(ctx, run_config=config, scope="", stream=None)
 
 
 @attrs.frozen
