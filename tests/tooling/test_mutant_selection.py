@@ -92,3 +92,31 @@ def test_module_names_reach_the_engine_and_the_packages() -> None:
     assert named("wire") == "src/helikon_fc/core/wire.py"
     first, rest = test_paths()
     assert "tests/engine" in first and "tests/engine" not in rest and "tests/core" not in rest
+
+
+def test_a_class_body_mutant_also_runs_the_tests_that_name_its_class(tmp_path: Path) -> None:
+    """`Begin`'s ``kw_only=True`` is read only by attrs' generated ``__init__``, which no trace credits to
+    ``engine/loop.py``: the fresh stage adds the tests of every file that names the class, ahead of the rest."""
+    path = "src/helikon_fc/engine/loop.py"
+    source = (ROOT / path).read_text()
+    line = next(n for n, text in enumerate(source.splitlines(), 1) if text.strip().startswith("resumed: bool"))
+    mutant = Mutant(path, 0, 0, line, line, "<module>", "`True` -> `False`")
+    server = ForkServer([mutant], ROOT, ("tests/core", "tests/engine", "properties"), tmp_path, lambda o, n: None)
+    reader = "tests/engine/test_shared_loop.py::test_begin_takes_its_options_by_keyword_only"
+    collected = [reader, "tests/core/test_records.py::test_x", "tests/agents/test_graph.py::test_y"]
+    first, rest = server._with_readers(mutant, source, collected, ["tests/core/test_other.py::test_z"], [])
+    assert first == [reader, "tests/core/test_other.py::test_z"]
+    assert rest == []
+
+
+def test_a_mutant_outside_a_class_body_gets_no_readers(tmp_path: Path) -> None:
+    path = "src/helikon_fc/engine/loop.py"
+    source = (ROOT / path).read_text()
+    line = next(n for n, text in enumerate(source.splitlines(), 1) if text.startswith("_FIXED = "))
+    mutant = Mutant(path, 0, 0, line, line, "<module>", "`!=` -> `==`")
+    server = ForkServer([mutant], ROOT, ("tests/core", "tests/engine", "properties"), tmp_path, lambda o, n: None)
+    collected = ["tests/engine/test_shared_loop.py::test_begin_takes_its_options_by_keyword_only"]
+    assert server._with_readers(mutant, source, collected, ["tests/core/a.py::t"], ["tests/b.py::u"]) == (
+        ["tests/core/a.py::t"],
+        ["tests/b.py::u"],
+    )

@@ -11,13 +11,15 @@ that runs only at import is covered by every test that runs its module's code, i
 
 from __future__ import annotations
 
+import ast
 import json
 import multiprocessing
 import os
+import re
 import signal
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from types import CodeType
@@ -126,6 +128,7 @@ class ForkServer:
         self.worker = 0
         self.kills: dict[str, int] = {}
         self._live_functions: dict[str, dict[tuple[str, str, int], list[Any]]] = {}
+        self._texts: dict[str, str] = {}
         self.mutants, self.root, self.first, self.work, self.log = mutants, root, first, work, log
         self.import_coverage, self.console = import_coverage, console
         self.outcomes: list[Outcome] = []
@@ -298,6 +301,7 @@ class ForkServer:
             return "uncovered", "-"
         if not first and not rest:
             first, rest = self._module_tests(mutant, failing)
+        first, rest = self._with_readers(mutant, source, items, first, rest)
         if not first and not rest:  # no test ran the module's code: all of the first stage
             first = list(self.first)
         status = "survived"
@@ -319,6 +323,27 @@ class ForkServer:
         of a normal mutant's covering tests (the 60 fastest of them let about 24 mutants a run survive falsely)."""
         by_line: dict[str, list[str]] = self.trace["lines"].get(str(self.root / mutant.path), {})
         return self._stages(sorted({i for tests in by_line.values() for i in tests if i and i not in failing}))
+
+    def _with_readers(
+        self, mutant: Mutant, source: str, collected: Iterable[str], first: list[str], rest: list[str]
+    ) -> tuple[list[str], list[str]]:
+        """`first` and `rest` with, ahead of each, the collected tests of its stage in files that name the class
+        whose body holds the mutant (none outside a class body). A class body's values are read through code no
+        trace credits to the module (attrs' generated ``__init__``, a converter), so no covering test need read
+        them; a test file that names the class likely does."""
+        name = _class_at(source, mutant.line)
+        if name is None:
+            return first, rest
+        word = re.compile(rf"\b{re.escape(name)}\b")
+        readers = [nodeid for nodeid in collected if word.search(self._text(nodeid.split("::")[0]))]
+        in_first = [nodeid for nodeid in readers if nodeid.startswith(tuple(f"{p}/" for p in self.first))]
+        in_rest = [nodeid for nodeid in readers if nodeid not in in_first]
+        return _ahead(in_first, first), _ahead(in_rest, rest)
+
+    def _text(self, path: str) -> str:
+        if path not in self._texts:
+            self._texts[path] = (self.root / path).read_text()
+        return self._texts[path]
 
     def _runs_at_import(self, mutant: Mutant) -> bool:
         lines = self.import_lines.get(str(self.root / mutant.path), set())
@@ -365,6 +390,28 @@ class ForkServer:
             return int(pytest.main([*ids, "-x", *PYTEST_FLAGS], plugins=[_Profile()]))
 
         return _status(in_child(work, timeout), fresh=True)
+
+
+def _class_at(source: str, line: int) -> str | None:
+    """The name of the innermost class whose body (or decorators) holds `line` outside any function, or `None`."""
+    found: str | None = None
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) and _spans(node, line):
+            return None
+        if isinstance(node, ast.ClassDef) and _spans(node, line):
+            found = node.name
+    return found
+
+
+def _spans(node: ast.expr | ast.stmt, line: int) -> bool:
+    decorators: list[ast.expr] = getattr(node, "decorator_list", [])
+    start = min([node.lineno, *(decorator.lineno for decorator in decorators)])
+    return start <= line <= (node.end_lineno or node.lineno)
+
+
+def _ahead(readers: list[str], ids: list[str]) -> list[str]:
+    """`readers`, then the rest of `ids`."""
+    return [*readers, *(nodeid for nodeid in ids if nodeid not in readers)]
 
 
 class _Profile:

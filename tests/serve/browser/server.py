@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import re
-import socket
 import subprocess
 import sys
 import threading
@@ -21,28 +20,20 @@ URL_SAID = re.compile(r"helikon serve: .* at (http://\S+)")
 """How ``helikon serve`` says where it listens."""
 
 
-def free_port() -> int:
-    """A loopback port nothing listens on now."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
 class Server:
-    """``helikon serve`` on `database` and `port` (0: any free port), started by `start`."""
+    """``helikon serve`` on `database`, started by `start`: first on any free port, then again on the one it took."""
 
-    def __init__(self, database: Path, port: int = 0) -> None:
+    def __init__(self, database: Path) -> None:
         self._command = [sys.executable, "-m", "helikon_fc", "serve", f"{AGENTS}:agents"]
-        self._command += ["--permissions", f"{AGENTS}:permissions", "--store", str(database)]
-        self._command += ["--port", str(port), "--token", TOKEN]
+        self._command += ["--permissions", f"{AGENTS}:permissions", "--store", str(database), "--token", TOKEN]
+        self._port = 0
         self._process: subprocess.Popen[str] | None = None
         self._said: _Said | None = None
 
     def start(self, **environment: str) -> str:
         """Start the process, with `environment` added to this one's; the URL it listens at, once it does."""
         process = subprocess.Popen(
-            self._command,
+            [*self._command, "--port", str(self._port)],
             cwd=ROOT,
             env={**os.environ, **environment},
             stdout=subprocess.DEVNULL,
@@ -50,7 +41,9 @@ class Server:
             text=True,
         )
         self._process, self._said = process, _Said(process)
-        return self._said.url()
+        url = self._said.url()
+        self._port = int(url.rsplit(":", 1)[1].split("/", 1)[0])  # a restart listens where this one does
+        return url
 
     def stop(self) -> None:
         """SIGTERM (the server's own shutdown), SIGKILL after 15 s."""

@@ -21,7 +21,7 @@ from tests.serve.browser.page import (
     wait_for,
     wait_visible,
 )
-from tests.serve.browser.server import TOKEN, Server, free_port
+from tests.serve.browser.server import TOKEN, Server
 
 pytestmark = pytest.mark.browser
 
@@ -32,7 +32,7 @@ def test_a_run_whose_server_died_is_picked_up_again_and_resumed_from_the_page(
     chromium: WebDriver, tmp_path: Path, artifacts: Path
 ) -> None:
     driver = chromium
-    server = Server(tmp_path / "runs.db", free_port())
+    server = Server(tmp_path / "runs.db")
     try:
         open_page(driver, f"{server.start(**{inspector_agents.HELD: '3'})}/#token={TOKEN}")  # the draft halts
         start_run(driver, "triage", "Write about lighthouses.")
