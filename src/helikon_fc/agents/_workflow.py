@@ -288,9 +288,8 @@ class _WorkflowRun(Generic[Ctx]):
         except (IncompatibleRunError, RecordLogError) as exc:
             return RunFailed(OtherError(str(exc)))  # noqa: ASYNC910 - reading the log was a store call
         if point.finished is not None:
-            await self._run_body(
-                _replaying(emit, durable.marks), run_ctx
-            )  # the children replay their usage onto the meter
+            # the children replay their usage onto the meter
+            await self._run_body(_replaying(emit, durable.marks), run_ctx)
             return meter.completed(cast("TerminalEvent", point.finished.terminal))
         terminal = meter.completed(await self._run_body(emit, run_ctx))
         await recorder.finish(terminal)
