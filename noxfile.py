@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import nox
@@ -11,6 +12,9 @@ nox.options.reuse_existing_virtualenvs = True
 # uv builds each session's virtualenv in seconds where pip took a minute or two (four sessions, each with the
 # `dev` extra); where uv is not installed nox falls back to virtualenv and pip.
 nox.options.default_venv_backend = "uv|virtualenv"
+# uv leaves compiling bytecode to the first import, which, where PYTHONDONTWRITEBYTECODE is set (CI here), is every
+# import in every process the tests start (servers, workers, the CLI): compile at install time, as pip does.
+os.environ.setdefault("UV_COMPILE_BYTECODE", "1")
 
 PYTHON = "3.11"
 
