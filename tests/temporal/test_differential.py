@@ -34,6 +34,7 @@ from helikon_fc import (
 from helikon_fc.core import (
     AgentEvent,
     AgentUpdated,
+    ApprovalRequested,
     ModelFailureKind,
     ModelRequest,
     PermissionConfig,
@@ -42,6 +43,7 @@ from helikon_fc.core import (
     RunStarted,
     ToolResult,
     ToolRule,
+    TurnStarted,
     to_json,
 )
 from helikon_fc.shell.context.run_context import RunContext
@@ -81,6 +83,24 @@ class Probe:
 def exact(events: Events) -> object:
     """The events as they are (deltas already dropped)."""
     return events
+
+
+def questions_as_held(events: Events) -> object:
+    """The events as they are, but each run of consecutive questions as a set.
+
+    An agent-as-tool sub-run's questions reach its caller's stream as each of its calls is held, so that a round
+    whose other calls go on can be decided at once: on Temporal each call's permission step is an activity of its
+    own, and a round's questions come in the order those finish; on trio, in call order.
+    """
+    compared: list[object] = []
+    for event in events:
+        if isinstance(event, ApprovalRequested) and compared and isinstance(compared[-1], frozenset):
+            compared[-1] = compared[-1] | {to_json(event)}
+        elif isinstance(event, ApprovalRequested):
+            compared.append(frozenset({to_json(event)}))
+        else:
+            compared.append(event)
+    return compared
 
 
 def by_agent(events: Events) -> object:
@@ -373,7 +393,7 @@ CASES: dict[str, Case] = {
         rounds=(2,),
     ),
     "approvals in an agent-as-tool sub-run, its questions in its caller's stream": _asking(
-        lambda probe: lead(probe.calls), "tool:ask-ops/"
+        lambda probe: lead(probe.calls), "tool:ask-ops/", questions_as_held
     ),
     "approvals in a graph node": _asking(lambda probe: graph(probe.calls), "clean/", by_agent),
     "approvals in a handoff target": _asking(_handoff_to_ops, "handoff:ops/"),
@@ -464,3 +484,11 @@ def test_every_case_says_something_of_its_own() -> None:
         (case.build, case.hooks, case.input_guardrails, case.output_guardrails, case.config) for case in CASES.values()
     }
     assert len(seen) == len(CASES)
+
+
+def test_questions_as_held_loosens_only_the_order_of_consecutive_questions() -> None:
+    one, two = ApprovalRequested("a", "Bash", "{}"), ApprovalRequested("b", "Bash", "{}")
+    started, turn = RunStarted("lead"), TurnStarted(0)
+    assert questions_as_held((started, one, two, turn)) == questions_as_held((started, two, one, turn))
+    assert questions_as_held((started, one, turn, two)) != questions_as_held((started, two, turn, one))
+    assert questions_as_held((started, one, turn)) != questions_as_held((started, two, turn))
