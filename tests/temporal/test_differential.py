@@ -7,7 +7,8 @@ context's and the Temporal worker's; a human's decisions are an in-process handl
 ``helikon.decide`` signal on Temporal), and how the two event sequences are compared. The comparison is
 exact, deltas aside (both runtimes deliver the same text; how finely it is split is theirs), except where
 children run concurrently: there the interleaving is scheduling, so each agent's own events are compared
-in order (`by_agent`) and the workflow's terminal exactly. Whatever hook points fired are compared too.
+in order (`by_agent`) and the workflow's terminal exactly, and where an agent-as-tool sub-run's questions reach
+its caller as each call is held (`questions_as_held`). Whatever hook points fired are compared too.
 """
 
 from __future__ import annotations

@@ -104,6 +104,7 @@ def test_a_class_body_mutant_also_runs_the_tests_that_name_its_class(tmp_path: P
     server = ForkServer([mutant], ROOT, ("tests/core", "tests/engine", "properties"), tmp_path, lambda o, n: None)
     reader = "tests/engine/test_shared_loop.py::test_begin_takes_its_options_by_keyword_only"
     collected = [reader, "tests/core/test_records.py::test_x", "tests/agents/test_graph.py::test_y"]
+    assert server._with_readers(mutant, source, collected[1:], [], []) == ([], [])  # files that do not name it
     first, rest = server._with_readers(mutant, source, collected, ["tests/core/test_other.py::test_z"], [])
     assert first == [reader, "tests/core/test_other.py::test_z"]
     assert rest == []

@@ -301,7 +301,7 @@ class ForkServer:
             return "uncovered", "-"
         if not first and not rest:
             first, rest = self._module_tests(mutant, failing)
-        first, rest = self._with_readers(mutant, source, items, first, rest)
+        first, rest = self._with_readers(mutant, source, [i for i in items if i not in failing], first, rest)
         if not first and not rest:  # no test ran the module's code: all of the first stage
             first = list(self.first)
         status = "survived"
@@ -327,10 +327,10 @@ class ForkServer:
     def _with_readers(
         self, mutant: Mutant, source: str, collected: Iterable[str], first: list[str], rest: list[str]
     ) -> tuple[list[str], list[str]]:
-        """`first` and `rest` with, ahead of each, the collected tests of its stage in files that name the class
-        whose body holds the mutant (none outside a class body). A class body's values are read through code no
-        trace credits to the module (attrs' generated ``__init__``, a converter), so no covering test need read
-        them; a test file that names the class likely does."""
+        """`first` and `rest` with, ahead of each, the `collected` tests (those that pass unmutated) of its stage in
+        files that name the class whose body holds the mutant (none outside a class body). A class body's values are
+        read through code no trace credits to the module (attrs' generated ``__init__``, a converter), so no covering
+        test need read them; a test file that names the class likely does."""
         name = _class_at(source, mutant.line)
         if name is None:
             return first, rest
@@ -411,7 +411,8 @@ def _spans(node: ast.expr | ast.stmt, line: int) -> bool:
 
 def _ahead(readers: list[str], ids: list[str]) -> list[str]:
     """`readers`, then the rest of `ids`."""
-    return [*readers, *(nodeid for nodeid in ids if nodeid not in readers)]
+    ahead = set(readers)
+    return [*readers, *(nodeid for nodeid in ids if nodeid not in ahead)]
 
 
 class _Profile:

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -42,7 +43,7 @@ class Server:
         )
         self._process, self._said = process, _Said(process)
         url = self._said.url()
-        self._port = int(url.rsplit(":", 1)[1].split("/", 1)[0])  # a restart listens where this one does
+        self._port = urlsplit(url).port or 0  # a restart listens where this one does
         return url
 
     def stop(self) -> None:
